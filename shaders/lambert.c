@@ -1,0 +1,2 @@
+/* shaders/lambert.c — not written yet. */
+typedef int sr_unwritten_lambert;

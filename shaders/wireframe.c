@@ -1,0 +1,2 @@
+/* shaders/wireframe.c — not written yet. */
+typedef int sr_unwritten_wireframe;

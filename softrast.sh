@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# softrast.sh — the README's two quick-start commands.
+#   ./softrast.sh run    install what is missing, build, run the main job (demo scene)
+#   ./softrast.sh test   install what is missing, build, run every test (plain and sanitized)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(gcc pkg-config meson ninja-build libsdl2-dev libstb-dev libcriterion-dev libcjson-dev)
+
+install_missing() {
+    local missing=() p
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "softrast.sh: installing ${missing[*]}"
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+    else
+        echo "softrast.sh: missing packages; install them with:" >&2
+        echo "  sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+}
+
+# build DIR [meson options...]: configure once, then build incrementally.
+build() {
+    local dir=$1
+    shift
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" "$@"
+    fi
+    meson compile -C "$dir"
+}
+
+case "${1:-}" in
+run)
+    install_missing
+    build build -Dbuildtype=release -Dnative=true
+    mkdir -p out
+    ./build/src/app/softrast render --out out/demo.bmp
+    ;;
+test)
+    install_missing
+    build build -Dbuildtype=release -Dnative=true
+    build build-sanitize -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+    echo "== test suite (release build) =="
+    meson test -C build --verbose --num-processes 1
+    echo "== test suite (AddressSanitizer + UndefinedBehaviorSanitizer) =="
+    meson test -C build-sanitize --setup sanitize --verbose --num-processes 1
+    ;;
+*)
+    echo "usage: ./softrast.sh run|test" >&2
+    exit 2
+    ;;
+esac

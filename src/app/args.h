@@ -1,0 +1,24 @@
+/* args.h — strict parsing of command-line values for the sub-commands. Every parser returns
+ * false and writes a message naming the option and the bad value into `error`. */
+#ifndef SR_APP_ARGS_H
+#define SR_APP_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SR_ARGS_ERROR_SIZE 256
+
+/// "WxH" with 1 <= W, H <= max_side, e.g. "1280x720".
+bool sr_args_parse_size(const char *option, const char *text, int max_side, int *width, int *height,
+                        char error[SR_ARGS_ERROR_SIZE]);
+/// A whole decimal integer in [min, max].
+bool sr_args_parse_int(const char *option, const char *text, long min, long max, long *value,
+                       char error[SR_ARGS_ERROR_SIZE]);
+/// A finite decimal number.
+bool sr_args_parse_float(const char *option, const char *text, float *value, char error[SR_ARGS_ERROR_SIZE]);
+/// The value after option argv[*index]; advances *index. False (with message) when missing.
+bool sr_args_take_value(int argc, char **argv, int *index, const char **value, char error[SR_ARGS_ERROR_SIZE]);
+/// True when `path` ends with `extension` (".bmp"), compared case-insensitively.
+bool sr_args_has_extension(const char *path, const char *extension);
+
+#endif

@@ -1,0 +1,11 @@
+/* cmd_raycast.c — not written yet. */
+#include <stdio.h>
+
+#include "commands.h"
+
+int sr_cmd_raycast(int argc, char **argv)
+{
+    (void)argc;
+    fprintf(stderr, "softrast: %s is not implemented yet\n", argv[0]);
+    return 1;
+}

@@ -1,0 +1,11 @@
+/* commands.h — the sub-commands of the `softrast` program. Each takes the arguments after its
+ * name (argv[0] is the sub-command name), prints errors to stderr and returns the exit status. */
+#ifndef SR_APP_COMMANDS_H
+#define SR_APP_COMMANDS_H
+
+int sr_cmd_render(int argc, char **argv);       /* cmd_render.c */
+int sr_cmd_bench_raster(int argc, char **argv); /* cmd_bench_raster.c: softrast bench raster */
+int sr_cmd_bench_bvh(int argc, char **argv);    /* cmd_bench_bvh.c: softrast bench bvh */
+int sr_cmd_raycast(int argc, char **argv);      /* cmd_raycast.c */
+
+#endif

@@ -1,0 +1,70 @@
+/* softrast/core.h — status codes, error messages and the allocator hook shared by every module.
+ * Knows nothing of the other modules. */
+#ifndef SOFTRAST_CORE_H
+#define SOFTRAST_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Result of every function that can fail at run time. 0 is success.
+typedef enum sr_status {
+    SR_OK = 0,
+    SR_ERROR_INVALID_ARGUMENT, ///< an argument is NULL, out of range, NaN, or sizes are absurd
+    SR_ERROR_OUT_OF_MEMORY,    ///< an allocation failed (or the allocator hook refused it)
+    SR_ERROR_IO,               ///< a file could not be opened, read, written or renamed
+    SR_ERROR_PARSE,            ///< a file was read but its contents are malformed
+    SR_ERROR_UNSUPPORTED,      ///< a valid request this build cannot serve (format, feature)
+} sr_status;
+
+/// Human-readable message of a failure, filled by the function that failed. Names the file,
+/// line or argument and what was wrong. Callers own it (usually on the stack); every function
+/// taking `sr_error *` accepts NULL when the caller does not want the message.
+typedef struct sr_error {
+    sr_status status;
+    char message[512];
+} sr_error;
+
+/// Short constant name of a status ("ok", "invalid argument", ...). Never NULL.
+const char *sr_status_name(sr_status status);
+
+/// Fills `err` (if not NULL) with `status` and a printf-style message, and returns `status`, so a
+/// failing path reads `return sr_error_set(err, SR_ERROR_IO, "%s: cannot open", path);`.
+sr_status sr_error_set(sr_error *err, sr_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/// Clears `err` to status SR_OK and an empty message (no-op on NULL).
+void sr_error_clear(sr_error *err);
+
+/// The one allocator hook of the library (all-or-none), like STBI_MALLOC or b2SetAllocator.
+/// `allocate` and `reallocate` return NULL on failure; `release` accepts NULL.
+typedef struct sr_allocator {
+    void *(*allocate)(size_t size, void *user);
+    void *(*reallocate)(void *pointer, size_t size, void *user);
+    void (*release)(void *pointer, void *user);
+    void *user;
+} sr_allocator;
+
+/// Installs `allocator` for every later allocation of the library; NULL restores malloc/free.
+/// This is the library's single piece of process-wide state (a configuration, not per-frame
+/// data): set it before creating any object and never while another thread uses the library;
+/// memory must be released by the allocator that gave it.
+void sr_set_allocator(const sr_allocator *allocator);
+
+/// Allocation through the hook. sizes are checked for overflow; every function returns NULL on
+/// failure (zero sizes allocate one byte so that NULL always means failure).
+void *sr_alloc(size_t size);
+void *sr_calloc(size_t count, size_t size); ///< zero-filled, count*size checked for overflow
+void *sr_realloc(void *pointer, size_t size);
+void *sr_alloc_array(size_t count, size_t size); ///< count*size checked for overflow
+void sr_free(void *pointer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,251 @@
+/* softrast/raster.h — the rasterization pipeline: framebuffer, programs (C-function shaders),
+ * indexed triangle and 3D line drawing, textures and image files.
+ * Knows nothing of scenes or BVHs.
+ *
+ * Conventions (DESIGN.md): clip space x, y in [-w, w], z in [0, w]; screen origin top-left,
+ * y down, pixel centres at (x + 0.5, y + 0.5); window depth = z / w in [0, 1], cleared to 1.0,
+ * default test LESS; front faces are counter-clockwise in normalised device coordinates
+ * (y up); fixed-point edge functions with 8 sub-pixel bits and the top-left fill rule. */
+#ifndef SOFTRAST_RASTER_H
+#define SOFTRAST_RASTER_H
+
+#include <softrast/core.h>
+#include <softrast/math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Maximum number of float varyings a vertex function may write.
+#define SR_MAX_VARYINGS 16
+/// Largest accepted framebuffer or texture side, in pixels.
+#define SR_MAX_IMAGE_SIDE 16384
+/// Value of the id buffer where no triangle was drawn.
+#define SR_NO_ID 0xffffffffu
+
+/// Packs a colour (components in [0, 1], clamped) as RGBA8: bytes r, g, b, a in memory order,
+/// i.e. the uint32 value a << 24 | b << 16 | g << 8 | r on little-endian machines.
+static inline uint32_t sr_rgba8(float r, float g, float b, float a)
+{
+#define SR_TO_BYTE(c) ((uint32_t)((c) <= 0.0f ? 0.0f : (c) >= 1.0f ? 255.0f : (c) * 255.0f + 0.5f))
+    return SR_TO_BYTE(r) | SR_TO_BYTE(g) << 8 | SR_TO_BYTE(b) << 16 | SR_TO_BYTE(a) << 24;
+#undef SR_TO_BYTE
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Framebuffer                                                                                 */
+
+/// Colour (RGBA8, see sr_rgba8), depth (float32, window depth in [0, 1]) and an optional id
+/// buffer (uint32 per pixel, the primitive id of the triangle that wrote the pixel's colour).
+/// Rows are stored top row first, `width` pixels per row with no padding. Fields are read-only
+/// for callers: change them through the functions below.
+typedef struct sr_framebuffer {
+    int width, height;
+    uint32_t *color;
+    float *depth;
+    uint32_t *ids; ///< NULL unless created with `.ids = true`
+} sr_framebuffer;
+
+typedef struct sr_framebuffer_desc {
+    int width, height; ///< both in [1, SR_MAX_IMAGE_SIDE]
+    bool ids;          ///< also allocate an id buffer (cleared to SR_NO_ID)
+} sr_framebuffer_desc;
+
+/// Creates a framebuffer cleared to colour 0 (transparent black), depth 1.0, ids SR_NO_ID.
+/// Free with sr_framebuffer_destroy. Errors: size out of range, out of memory.
+sr_status sr_framebuffer_create(const sr_framebuffer_desc *desc, sr_framebuffer **out, sr_error *err);
+void sr_framebuffer_destroy(sr_framebuffer *fb);
+/// Reallocates to a new size (contents cleared as at creation). On error the framebuffer is
+/// unchanged.
+sr_status sr_framebuffer_resize(sr_framebuffer *fb, int width, int height, sr_error *err);
+/// Clears colour to `rgba` (see sr_rgba8), depth to `depth` and ids to SR_NO_ID.
+void sr_framebuffer_clear(sr_framebuffer *fb, uint32_t rgba, float depth);
+void sr_framebuffer_clear_color(sr_framebuffer *fb, uint32_t rgba);
+void sr_framebuffer_clear_depth(sr_framebuffer *fb, float depth);
+
+/// Saves the colour buffer as BMP (24-bit, alpha dropped) or PNG (RGBA), chosen by the
+/// extension of `path` (.bmp / .png, case-insensitive; anything else is an error). The file is
+/// written under a temporary name in the same folder and renamed, so a failed save leaves no
+/// file and never a half-written one.
+sr_status sr_framebuffer_save(const sr_framebuffer *fb, const char *path, sr_error *err);
+/// Saves the depth buffer as raw little-endian float32 per pixel, top row first.
+sr_status sr_framebuffer_save_depth(const sr_framebuffer *fb, const char *path, sr_error *err);
+/// Saves the id buffer as raw little-endian uint32 per pixel, top row first (error if none).
+sr_status sr_framebuffer_save_ids(const sr_framebuffer *fb, const char *path, sr_error *err);
+
+/// Writes `size` bytes to `path` through a temporary file and a rename (no partial files).
+sr_status sr_file_write_atomic(const char *path, const void *data, size_t size, sr_error *err);
+
+/// Saves RGBA8 pixels (`width` x `height`, rows top first, `stride_bytes` apart) as BMP or PNG by
+/// extension, atomically as sr_framebuffer_save.
+sr_status sr_image_save(const char *path, int width, int height, const uint32_t *rgba, size_t stride_bytes,
+                        sr_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Textures                                                                                    */
+
+/// RGBA8 texels, top row of the image first. Texture coordinates: u grows to the right, v grows
+/// downwards (v = 0 is the top edge of the image, as stored in the file); texel (i, j) has its
+/// centre at ((i + 0.5) / width, (j + 0.5) / height).
+typedef struct sr_texture {
+    int width, height;
+    uint32_t *texels;
+} sr_texture;
+
+typedef struct sr_texture_desc {
+    int width, height;      ///< both in [1, SR_MAX_IMAGE_SIDE]
+    const uint32_t *texels; ///< optional: copied (width * height RGBA8 values); NULL = zeroed
+} sr_texture_desc;
+
+sr_status sr_texture_create(const sr_texture_desc *desc, sr_texture **out, sr_error *err);
+/// Loads PNG, JPG, TGA or BMP through stb_image (converted to RGBA8). Free with
+/// sr_texture_destroy. Errors name the file and stb_image's reason.
+sr_status sr_texture_load(const char *path, sr_texture **out, sr_error *err);
+void sr_texture_destroy(sr_texture *texture);
+
+typedef enum sr_filter { SR_FILTER_NEAREST = 0, SR_FILTER_BILINEAR } sr_filter;
+typedef enum sr_wrap { SR_WRAP_REPEAT = 0, SR_WRAP_CLAMP } sr_wrap;
+
+typedef struct sr_sampler {
+    sr_filter filter;
+    sr_wrap wrap_u, wrap_v;
+} sr_sampler;
+
+/// Samples the texture at (u, v) and writes RGBA in [0, 1] to `rgba`. NaN coordinates sample
+/// texel (0, 0). Thread-safe (reads only).
+void sr_texture_sample(const sr_texture *texture, const sr_sampler *sampler, float u, float v, float rgba[4]);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Programs: shaders are C functions                                                           */
+
+/// Vertex function: reads one vertex (`vertex` points at the caller's vertex, `stride` bytes
+/// apart) and the program's uniforms; writes the clip-space position and `varying_count` floats.
+/// Must be thread-safe (it may be called from several threads at once).
+typedef void (*sr_vertex_fn)(const void *vertex, const void *uniforms, float clip[4], float *varyings);
+
+/// What a fragment function is told about the fragment.
+typedef struct sr_fragment_in {
+    float x, y;              ///< window position of the pixel centre (x + 0.5, y + 0.5)
+    float depth;             ///< interpolated window depth in [0, 1]
+    const float *varyings;   ///< perspective-correct interpolated varyings
+    const float *barycentric; ///< perspective-correct weights of the triangle's 3 vertices
+                              ///< (only when the program sets uses_barycentrics, else NULL)
+    uint32_t primitive_id;   ///< primitive_id_base + index of the triangle in the draw
+    bool front_facing;
+} sr_fragment_in;
+
+/// What a fragment function writes.
+typedef struct sr_fragment_out {
+    float color[4]; ///< RGBA, [0, 1]
+    float depth;    ///< preset to the interpolated depth; read back only if writes_depth
+} sr_fragment_out;
+
+/// Fragment function: returns false to discard the fragment. Must be thread-safe.
+typedef bool (*sr_fragment_fn)(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out);
+
+/// A program bundles a vertex and a fragment function with its varying count and uniforms.
+typedef struct sr_program {
+    const char *name;
+    sr_vertex_fn vertex;
+    sr_fragment_fn fragment;
+    int varying_count;        ///< 0 .. SR_MAX_VARYINGS
+    const void *uniforms;     ///< passed to both functions; owned by the caller
+    bool writes_depth;        ///< disables the early depth test
+    bool uses_barycentrics;   ///< fill sr_fragment_in.barycentric
+} sr_program;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Render state and drawing                                                                    */
+
+typedef enum sr_cull_mode { SR_CULL_NONE = 0, SR_CULL_BACK, SR_CULL_FRONT } sr_cull_mode;
+
+typedef enum sr_depth_func {
+    SR_DEPTH_LESS = 0, ///< default
+    SR_DEPTH_LESS_EQUAL,
+    SR_DEPTH_GREATER,
+    SR_DEPTH_GREATER_EQUAL,
+    SR_DEPTH_EQUAL,
+    SR_DEPTH_NOT_EQUAL,
+    SR_DEPTH_ALWAYS, ///< no test
+    SR_DEPTH_NEVER,
+} sr_depth_func;
+
+typedef enum sr_blend_mode {
+    SR_BLEND_NONE = 0,  ///< replace
+    SR_BLEND_ALPHA,     ///< dst = src * a + dst * (1 - a)
+    SR_BLEND_ADDITIVE,  ///< dst = dst + src * a (saturating)
+} sr_blend_mode;
+
+/// Zero-initialised state = no culling, depth test LESS, depth writes on, no blending.
+typedef struct sr_render_state {
+    sr_cull_mode cull;
+    sr_depth_func depth_func;
+    bool no_depth_write; ///< depth write mask off
+    sr_blend_mode blend;
+} sr_render_state;
+
+/// One draw of an indexed triangle list over a user vertex array.
+typedef struct sr_draw_desc {
+    const void *vertices;   ///< vertex_count vertices, vertex_stride bytes apart
+    size_t vertex_count;
+    size_t vertex_stride;
+    const uint32_t *indices; ///< 3 per triangle; NULL = non-indexed (0, 1, 2, ...)
+    size_t index_count;      ///< multiple of 3 (a trailing partial triangle is an error)
+    const sr_program *program;
+    sr_render_state state;
+    uint32_t primitive_id_base; ///< added to the triangle index for sr_fragment_in and ids
+} sr_draw_desc;
+
+/// Counters of the draws since the last sr_renderer_reset_stats.
+typedef struct sr_raster_stats {
+    uint64_t triangles_in;       ///< triangles submitted
+    uint64_t triangles_culled;   ///< dropped by face culling or zero area
+    uint64_t triangles_clipped;  ///< that went through homogeneous clipping
+    uint64_t triangles_skipped;  ///< skipped: index out of range or non-finite position
+    uint64_t triangles_rasterized;
+    uint64_t fragments_shaded;   ///< fragment function calls
+    uint64_t fragments_written;  ///< colour writes
+    uint64_t lines_in;
+} sr_raster_stats;
+
+typedef struct sr_renderer_desc {
+    int threads; ///< 0 or 1 = render on the calling thread
+} sr_renderer_desc;
+
+/// The drawing context: scratch memory (post-transform vertex cache, clip buffers), statistics.
+/// One renderer per thread that draws; it owns no framebuffer.
+typedef struct sr_renderer sr_renderer;
+
+sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err);
+void sr_renderer_destroy(sr_renderer *renderer);
+sr_raster_stats sr_renderer_stats(const sr_renderer *renderer);
+void sr_renderer_reset_stats(sr_renderer *renderer);
+
+/// Draws an indexed triangle list into `fb`. Triangles with an index out of range or a
+/// non-finite clip position are skipped (counted in triangles_skipped), never a crash.
+/// Errors: NULL arguments, stride smaller than needed, varying_count out of range, index_count
+/// not a multiple of 3, out of memory.
+sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_draw_desc *desc, sr_error *err);
+
+/// One end of a 3D line segment.
+typedef struct sr_line_vertex {
+    sr_vec3 position; ///< world space (transformed by sr_line_desc.view_projection)
+    float color[4];   ///< RGBA in [0, 1], interpolated along the segment
+} sr_line_vertex;
+
+/// Pairs of vertices (0-1, 2-3, ...) drawn as one-pixel-wide segments, clipped in homogeneous
+/// space against the near and far planes and the viewport.
+typedef struct sr_line_desc {
+    const sr_line_vertex *vertices;
+    size_t vertex_count;      ///< even
+    sr_mat4 view_projection;  ///< world to clip
+    bool depth_test;          ///< test (LESS_EQUAL) against the depth buffer; never writes depth
+    sr_blend_mode blend;
+} sr_line_desc;
+
+sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line_desc *desc, sr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

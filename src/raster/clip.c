@@ -1,0 +1,2 @@
+/* src/raster/clip.c — not written yet. */
+typedef int sr_unwritten_clip;

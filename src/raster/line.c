@@ -1,0 +1,2 @@
+/* src/raster/line.c — not written yet. */
+typedef int sr_unwritten_line;

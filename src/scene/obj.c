@@ -1,0 +1,2 @@
+/* src/scene/obj.c — not written yet. */
+typedef int sr_unwritten_obj;
