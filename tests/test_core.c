@@ -1,1 +1,92 @@
+/* test_core.c — status names, error messages and the allocator hook (src/core/core.c). */
 #include <criterion/criterion.h>
+#include <softrast/core.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+Test(core, error_set_formats_and_returns_status)
+{
+    sr_error err;
+    sr_status status = sr_error_set(&err, SR_ERROR_IO, "%s:%d: %s", "file.obj", 12, "broken");
+    cr_assert_eq(status, SR_ERROR_IO);
+    cr_assert_eq(err.status, SR_ERROR_IO);
+    cr_assert_str_eq(err.message, "file.obj:12: broken");
+    cr_assert_eq(sr_error_set(NULL, SR_ERROR_PARSE, "ignored"), SR_ERROR_PARSE);
+    sr_error_clear(&err);
+    cr_assert_eq(err.status, SR_OK);
+    cr_assert_str_eq(err.message, "");
+    char long_text[2000];
+    memset(long_text, 'a', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    sr_error_set(&err, SR_ERROR_PARSE, "%s", long_text);
+    cr_assert_eq(strlen(err.message), sizeof err.message - 1, "message is truncated, not overflowed");
+}
+
+Test(core, status_names)
+{
+    cr_assert_str_eq(sr_status_name(SR_OK), "ok");
+    cr_assert_str_eq(sr_status_name(SR_ERROR_OUT_OF_MEMORY), "out of memory");
+    cr_assert_str_eq(sr_status_name((sr_status)999), "unknown status");
+}
+
+typedef struct counting {
+    int allocations, releases, fail_after;
+} counting;
+
+static void *counting_allocate(size_t size, void *user)
+{
+    counting *c = user;
+    if (c->fail_after >= 0 && c->allocations >= c->fail_after)
+        return NULL;
+    c->allocations++;
+    return malloc(size);
+}
+
+static void *counting_reallocate(void *pointer, size_t size, void *user)
+{
+    counting *c = user;
+    if (c->fail_after >= 0 && c->allocations >= c->fail_after)
+        return NULL;
+    if (!pointer)
+        c->allocations++;
+    return realloc(pointer, size);
+}
+
+static void counting_release(void *pointer, void *user)
+{
+    counting *c = user;
+    if (pointer)
+        c->releases++;
+    free(pointer);
+}
+
+Test(core, allocator_hook_routes_every_allocation_and_can_fail)
+{
+    counting c = {0, 0, -1};
+    sr_set_allocator(&(sr_allocator){counting_allocate, counting_reallocate, counting_release, &c});
+    void *a = sr_alloc(10), *b = sr_calloc(4, 8), *r = sr_realloc(NULL, 5);
+    cr_assert(a && b && r);
+    cr_assert_eq(((char *)b)[31], 0);
+    sr_free(a);
+    sr_free(b);
+    sr_free(r);
+    sr_free(NULL);
+    cr_assert_eq(c.allocations, 3);
+    cr_assert_eq(c.releases, 3);
+    c.fail_after = c.allocations;
+    cr_assert_null(sr_alloc(1));
+    sr_set_allocator(NULL);
+    void *back = sr_alloc(1);
+    cr_assert_not_null(back);
+    sr_free(back);
+}
+
+Test(core, overflowing_sizes_are_refused)
+{
+    cr_assert_null(sr_alloc_array(SIZE_MAX / 2, 4));
+    cr_assert_null(sr_calloc(SIZE_MAX / 8 + 1, 16));
+    void *zero = sr_alloc(0);
+    cr_assert_not_null(zero, "zero-size allocations return a unique pointer");
+    sr_free(zero);
+}

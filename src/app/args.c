@@ -48,10 +48,8 @@ bool sr_args_parse_size(const char *option, const char *text, int max_side, int 
         x = strchr(text, 'X');
     char left[32], right[32];
     size_t left_length = x ? (size_t)(x - text) : 0;
-    if (!x || left_length == 0 || left_length >= sizeof left || strlen(x + 1) == 0 ||
-        strlen(x + 1) >= sizeof right) {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: '%s' is not a size of the form WxH (e.g. 1280x720)", option,
-                 text);
+    if (!x || left_length == 0 || left_length >= sizeof left || strlen(x + 1) == 0 || strlen(x + 1) >= sizeof right) {
+        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: '%s' is not a size of the form WxH (e.g. 1280x720)", option, text);
         return false;
     }
     memcpy(left, text, left_length);
@@ -65,8 +63,8 @@ bool sr_args_parse_size(const char *option, const char *text, int max_side, int 
             goto malformed;
     long w = strtol(left, NULL, 10), h = strtol(right, NULL, 10);
     if (strlen(left) > 9 || strlen(right) > 9 || w < 1 || h < 1 || w > max_side || h > max_side) {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: size '%s' is out of range (each side 1 to %d pixels)", option,
-                 text, max_side);
+        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: size '%s' is out of range (each side 1 to %d pixels)", option, text,
+                 max_side);
         return false;
     }
     *width = (int)w;

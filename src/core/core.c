@@ -30,12 +30,18 @@ static sr_allocator g_allocator = {default_allocate, default_reallocate, default
 const char *sr_status_name(sr_status status)
 {
     switch (status) {
-    case SR_OK: return "ok";
-    case SR_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case SR_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case SR_ERROR_IO: return "i/o error";
-    case SR_ERROR_PARSE: return "parse error";
-    case SR_ERROR_UNSUPPORTED: return "unsupported";
+    case SR_OK:
+        return "ok";
+    case SR_ERROR_INVALID_ARGUMENT:
+        return "invalid argument";
+    case SR_ERROR_OUT_OF_MEMORY:
+        return "out of memory";
+    case SR_ERROR_IO:
+        return "i/o error";
+    case SR_ERROR_PARSE:
+        return "parse error";
+    case SR_ERROR_UNSUPPORTED:
+        return "unsupported";
     }
     return "unknown status";
 }

@@ -1,2 +1,211 @@
-/* src/scene/mesh_gen.c — not written yet. */
-typedef int sr_unwritten_mesh_gen;
+/* mesh_gen.c — generated meshes: sphere, torus, box, plane (softrast/scene.h). Closed shapes
+ * are watertight: every position shared by two faces is computed by the same expression from
+ * the same integers, so seams and poles are bit-identical. Triangles are counter-clockwise seen
+ * from outside ((b - a) x (c - a) points outwards). */
+#include <softrast/scene.h>
+
+static sr_status check_count(const char *function, const char *what, int value, int minimum, sr_error *err)
+{
+    if (value < minimum || value > 4096)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: %s = %d is out of range [%d, 4096]", function, what,
+                            value, minimum);
+    return SR_OK;
+}
+
+static sr_status check_length(const char *function, const char *what, float value, sr_error *err)
+{
+    if (!(value > 0.0f) || !isfinite(value))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: %s = %g must be positive and finite", function, what,
+                            (double)value);
+    return SR_OK;
+}
+
+static void set_triangle(sr_mesh *mesh, size_t *t, uint32_t a, uint32_t b, uint32_t c)
+{
+    mesh->indices[3 * *t + 0] = a;
+    mesh->indices[3 * *t + 1] = b;
+    mesh->indices[3 * *t + 2] = c;
+    (*t)++;
+}
+
+sr_status sr_mesh_create_sphere(float radius, int slices, int stacks, sr_mesh **out, sr_error *err)
+{
+    const char *fn = "sr_mesh_create_sphere";
+    sr_status status;
+    if ((status = check_length(fn, "radius", radius, err)) || (status = check_count(fn, "slices", slices, 3, err)) ||
+        (status = check_count(fn, "stacks", stacks, 2, err)))
+        return status;
+    size_t columns = (size_t)slices + 1; /* the seam column is duplicated for its uvs */
+    status = sr_mesh_create(&(sr_mesh_desc){.vertex_count = columns * ((size_t)stacks + 1),
+                                            .triangle_count = (size_t)slices * 2 * ((size_t)stacks - 1),
+                                            .normals = true,
+                                            .uvs = true},
+                            out, err);
+    if (status)
+        return status;
+    sr_mesh *mesh = *out;
+    for (int i = 0; i <= stacks; i++) {
+        float polar = SR_PI * (float)i / (float)stacks;
+        for (int j = 0; j <= slices; j++) {
+            float azimuth = 2.0f * SR_PI * (float)(j % slices) / (float)slices;
+            sr_vec3 n = {sinf(polar) * cosf(azimuth), cosf(polar), -sinf(polar) * sinf(azimuth)};
+            if (i == 0 || i == stacks) /* poles exactly on the axis, shared by every column */
+                n = (sr_vec3){0.0f, i == 0 ? 1.0f : -1.0f, 0.0f};
+            size_t v = (size_t)i * columns + (size_t)j;
+            mesh->positions[v] = sr_vec3_scale(n, radius);
+            mesh->normals[v] = n;
+            mesh->uvs[v] = (sr_vec2){(float)j / (float)slices, (float)i / (float)stacks};
+        }
+    }
+    size_t t = 0;
+    for (int i = 0; i < stacks; i++)
+        for (int j = 0; j < slices; j++) {
+            uint32_t a = (uint32_t)(i * (int)columns + j), b = a + 1;
+            uint32_t c = a + (uint32_t)columns, d = c + 1;
+            /* azimuth grows counter-clockwise seen from +Y; rows grow downwards */
+            if (i != 0)
+                set_triangle(mesh, &t, a, c, b);
+            if (i != stacks - 1)
+                set_triangle(mesh, &t, b, c, d);
+        }
+    return SR_OK;
+}
+
+sr_status sr_mesh_create_torus(float major_radius, float minor_radius, int rings, int sides, sr_mesh **out,
+                               sr_error *err)
+{
+    const char *fn = "sr_mesh_create_torus";
+    sr_status status;
+    if ((status = check_length(fn, "major_radius", major_radius, err)) ||
+        (status = check_length(fn, "minor_radius", minor_radius, err)) ||
+        (status = check_count(fn, "rings", rings, 3, err)) || (status = check_count(fn, "sides", sides, 3, err)))
+        return status;
+    size_t columns = (size_t)sides + 1;
+    status = sr_mesh_create(&(sr_mesh_desc){.vertex_count = columns * ((size_t)rings + 1),
+                                            .triangle_count = 2 * (size_t)rings * (size_t)sides,
+                                            .normals = true,
+                                            .uvs = true},
+                            out, err);
+    if (status)
+        return status;
+    sr_mesh *mesh = *out;
+    for (int i = 0; i <= rings; i++) {
+        float u = 2.0f * SR_PI * (float)(i % rings) / (float)rings;
+        for (int j = 0; j <= sides; j++) {
+            float w = 2.0f * SR_PI * (float)(j % sides) / (float)sides;
+            sr_vec3 n = {cosf(w) * cosf(u), sinf(w), -cosf(w) * sinf(u)};
+            sr_vec3 centre = {major_radius * cosf(u), 0.0f, -major_radius * sinf(u)};
+            size_t v = (size_t)i * columns + (size_t)j;
+            mesh->positions[v] = sr_vec3_add(centre, sr_vec3_scale(n, minor_radius));
+            mesh->normals[v] = n;
+            mesh->uvs[v] = (sr_vec2){(float)i / (float)rings, (float)j / (float)sides};
+        }
+    }
+    size_t t = 0;
+    for (int i = 0; i < rings; i++)
+        for (int j = 0; j < sides; j++) {
+            uint32_t a = (uint32_t)(i * (int)columns + j), b = a + 1;
+            uint32_t c = a + (uint32_t)columns, d = c + 1;
+            set_triangle(mesh, &t, a, c, b);
+            set_triangle(mesh, &t, b, c, d);
+        }
+    return SR_OK;
+}
+
+/* Grid coordinate k of d between -h and h: one expression for every face, so edges shared by
+ * two faces get bit-identical positions. */
+static float grid(float h, int k, int d)
+{
+    return k == d ? h : -h + 2.0f * h * (float)k / (float)d;
+}
+
+sr_status sr_mesh_create_box(sr_vec3 half_extents, int divisions, sr_mesh **out, sr_error *err)
+{
+    const char *fn = "sr_mesh_create_box";
+    sr_status status;
+    if ((status = check_length(fn, "half_extents.x", half_extents.x, err)) ||
+        (status = check_length(fn, "half_extents.y", half_extents.y, err)) ||
+        (status = check_length(fn, "half_extents.z", half_extents.z, err)) ||
+        (status = check_count(fn, "divisions", divisions, 1, err)))
+        return status;
+    size_t side = (size_t)divisions + 1;
+    status = sr_mesh_create(&(sr_mesh_desc){.vertex_count = 6 * side * side,
+                                            .triangle_count = 6 * 2 * (size_t)divisions * (size_t)divisions,
+                                            .normals = true,
+                                            .uvs = true},
+                            out, err);
+    if (status)
+        return status;
+    sr_mesh *mesh = *out;
+    const float h[3] = {half_extents.x, half_extents.y, half_extents.z};
+    size_t v = 0, t = 0;
+    for (int face = 0; face < 6; face++) {
+        int axis = face / 2;                  /* the face's normal axis */
+        float sign = face % 2 ? -1.0f : 1.0f; /* +axis then -axis */
+        int ua = (axis + 1) % 3, va = (axis + 2) % 3;
+        uint32_t first = (uint32_t)v;
+        for (int j = 0; j <= divisions; j++)
+            for (int i = 0; i <= divisions; i++) {
+                float p[3], n[3] = {0, 0, 0};
+                p[axis] = sign * h[axis];
+                p[ua] = grid(h[ua], i, divisions);
+                p[va] = grid(h[va], j, divisions);
+                n[axis] = sign;
+                mesh->positions[v] = (sr_vec3){p[0], p[1], p[2]};
+                mesh->normals[v] = (sr_vec3){n[0], n[1], n[2]};
+                mesh->uvs[v] = (sr_vec2){(float)i / (float)divisions, (float)j / (float)divisions};
+                v++;
+            }
+        for (int j = 0; j < divisions; j++)
+            for (int i = 0; i < divisions; i++) {
+                uint32_t a = first + (uint32_t)(j * (int)side + i), b = a + 1;
+                uint32_t c = a + (uint32_t)side, d = c + 1;
+                /* (ua, va, axis) is right-handed: a, b, d is counter-clockwise seen from +axis */
+                if (sign > 0) {
+                    set_triangle(mesh, &t, a, b, d);
+                    set_triangle(mesh, &t, a, d, c);
+                } else {
+                    set_triangle(mesh, &t, a, d, b);
+                    set_triangle(mesh, &t, a, c, d);
+                }
+            }
+    }
+    return SR_OK;
+}
+
+sr_status sr_mesh_create_plane(float size, int divisions, float uv_repeat, sr_mesh **out, sr_error *err)
+{
+    const char *fn = "sr_mesh_create_plane";
+    sr_status status;
+    if ((status = check_length(fn, "size", size, err)) || (status = check_count(fn, "divisions", divisions, 1, err)))
+        return status;
+    if (!isfinite(uv_repeat))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: uv_repeat is not finite", fn);
+    size_t side = (size_t)divisions + 1;
+    status = sr_mesh_create(&(sr_mesh_desc){.vertex_count = side * side,
+                                            .triangle_count = 2 * (size_t)divisions * (size_t)divisions,
+                                            .normals = true,
+                                            .uvs = true},
+                            out, err);
+    if (status)
+        return status;
+    sr_mesh *mesh = *out;
+    size_t v = 0, t = 0;
+    for (int j = 0; j <= divisions; j++)
+        for (int i = 0; i <= divisions; i++) {
+            float s = (float)i / (float)divisions, r = (float)j / (float)divisions;
+            mesh->positions[v] = (sr_vec3){grid(0.5f * size, i, divisions), 0.0f, grid(0.5f * size, j, divisions)};
+            mesh->normals[v] = (sr_vec3){0.0f, 1.0f, 0.0f};
+            mesh->uvs[v] = (sr_vec2){s * uv_repeat, r * uv_repeat};
+            v++;
+        }
+    for (int j = 0; j < divisions; j++)
+        for (int i = 0; i < divisions; i++) {
+            uint32_t a = (uint32_t)(j * (int)side + i), b = a + 1;
+            uint32_t c = a + (uint32_t)side, d = c + 1;
+            /* x right, z towards the viewer: a, c, d is counter-clockwise seen from +Y */
+            set_triangle(mesh, &t, a, c, d);
+            set_triangle(mesh, &t, a, d, b);
+        }
+    return SR_OK;
+}
