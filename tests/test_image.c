@@ -1,1 +1,968 @@
+/* test_image.c — framebuffer storage, image files and textures of src/raster/ (framebuffer.c,
+ * image.c, texture.c). Files are checked by decoding them independently (stb_image, SDL_LoadBMP,
+ * raw bytes), samples against a double-precision reference written here. Every test works in a
+ * fresh mkdtemp folder removed afterwards. */
 #include <criterion/criterion.h>
+#include <softrast/raster.h>
+
+#include <SDL.h>
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+/* ---- Temporary folder and file helpers (test process only) ----------------------------------- */
+
+static char temp_dir[256];
+
+static void make_temp_dir(void)
+{
+    snprintf(temp_dir, sizeof temp_dir, "/tmp/sr_test_image_XXXXXX");
+    cr_assert_not_null(mkdtemp(temp_dir), "mkdtemp failed");
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *dir = opendir(path);
+    if (dir) {
+        struct dirent *entry;
+        while ((entry = readdir(dir))) {
+            if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+                continue;
+            char child[512];
+            snprintf(child, sizeof child, "%s/%s", path, entry->d_name);
+            remove_tree(child);
+        }
+        closedir(dir);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static void remove_temp_dir(void)
+{
+    if (temp_dir[0])
+        remove_tree(temp_dir);
+}
+
+TestSuite(image, .init = make_temp_dir, .fini = remove_temp_dir);
+
+/* Path of `name` inside the test folder (a static buffer per call site is enough here). */
+static const char *temp_path(char *buffer, size_t size, const char *name)
+{
+    snprintf(buffer, size, "%s/%s", temp_dir, name);
+    return buffer;
+}
+
+/* Number of entries in `path` besides . and ..; their names are concatenated into `names`. */
+static int count_entries(const char *path, char *names, size_t size)
+{
+    DIR *dir = opendir(path);
+    cr_assert_not_null(dir, "cannot open %s", path);
+    int count = 0;
+    names[0] = '\0';
+    struct dirent *entry;
+    while ((entry = readdir(dir))) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        count++;
+        strncat(names, entry->d_name, size - strlen(names) - 2);
+        strcat(names, " ");
+    }
+    closedir(dir);
+    return count;
+}
+
+static void assert_dir_holds(int expected, const char *context)
+{
+    char names[1024];
+    int count = count_entries(temp_dir, names, sizeof names);
+    cr_assert_eq(count, expected, "%s: folder holds %d entries (%s), expected %d", context, count, names, expected);
+}
+
+static unsigned char *read_whole_file(const char *path, size_t *size)
+{
+    FILE *file = fopen(path, "rb");
+    cr_assert_not_null(file, "cannot open %s", path);
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    unsigned char *data = malloc((size_t)length + 1);
+    cr_assert_eq(fread(data, 1, (size_t)length, file), (size_t)length);
+    fclose(file);
+    *size = (size_t)length;
+    return data;
+}
+
+static void write_whole_file(const char *path, const void *data, size_t size)
+{
+    FILE *file = fopen(path, "wb");
+    cr_assert_not_null(file, "cannot create %s", path);
+    cr_assert_eq(fwrite(data, 1, size, file), size);
+    fclose(file);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t le16(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+/* Allocator (the library's hook, core.h) that succeeds `budget` times and then refuses, and
+ * counts live blocks: a leak on an error path shows as a count that does not come back. */
+typedef struct tracking_allocator {
+    int budget;
+    int live_blocks;
+} tracking_allocator;
+
+static void *tracking_allocate(size_t size, void *user)
+{
+    tracking_allocator *state = user;
+    void *pointer = state->budget-- > 0 ? malloc(size) : NULL;
+    state->live_blocks += pointer != NULL;
+    return pointer;
+}
+
+static void *tracking_reallocate(void *pointer, size_t size, void *user)
+{
+    tracking_allocator *state = user;
+    void *grown = state->budget-- > 0 ? realloc(pointer, size) : NULL;
+    state->live_blocks += grown != NULL && pointer == NULL;
+    return grown;
+}
+
+static void tracking_release(void *pointer, void *user)
+{
+    tracking_allocator *state = user;
+    state->live_blocks -= pointer != NULL;
+    free(pointer);
+}
+
+static void install_tracking_allocator(tracking_allocator *state)
+{
+    *state = (tracking_allocator){.budget = 1 << 30};
+    sr_set_allocator(&(sr_allocator){tracking_allocate, tracking_reallocate, tracking_release, state});
+}
+
+/* ---- Pixel patterns ---------------------------------------------------------------------------- */
+
+/* RGBA8 as raster.h defines it: bytes r, g, b, a in memory order, whatever the machine. */
+static uint32_t pack(unsigned r, unsigned g, unsigned b, unsigned a)
+{
+    unsigned char bytes[4] = {(unsigned char)r, (unsigned char)g, (unsigned char)b, (unsigned char)a};
+    uint32_t value;
+    memcpy(&value, bytes, sizeof value);
+    return value;
+}
+
+static unsigned byte_of(uint32_t rgba, int channel)
+{
+    unsigned char bytes[4];
+    memcpy(bytes, &rgba, sizeof bytes);
+    return bytes[channel];
+}
+
+/* Distinct per pixel ((r, g) = (x, y)), with blue and alpha varying too. */
+static uint32_t pattern(int x, int y)
+{
+    return pack((unsigned)x & 0xff, (unsigned)y & 0xff, (unsigned)(x * 31 + y * 17 + 3) & 0xff,
+                (unsigned)(x * 7 + y * 11 + 100) & 0xff);
+}
+
+static sr_framebuffer *make_pattern_framebuffer(int width, int height)
+{
+    sr_framebuffer *fb = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){width, height, false}, &fb, &err), SR_OK, "%s",
+                 err.message);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            fb->color[y * width + x] = pattern(x, y);
+    return fb;
+}
+
+static const int sizes[][2] = {{37, 23}, {1, 1}, {4, 3}, {2, 5}, {5, 2}};
+
+/* ---- BMP and PNG files ------------------------------------------------------------------------- */
+
+Test(image, bmp_round_trip_and_header)
+{
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int width = sizes[s][0], height = sizes[s][1];
+        sr_framebuffer *fb = make_pattern_framebuffer(width, height);
+        char path[512];
+        temp_path(path, sizeof path, "frame.bmp");
+        sr_error err = {0};
+        cr_assert_eq(sr_framebuffer_save(fb, path, &err), SR_OK, "%s", err.message);
+
+        // Header fields read from the bytes (BITMAPFILEHEADER + BITMAPINFOHEADER).
+        size_t size;
+        unsigned char *file = read_whole_file(path, &size);
+        size_t row_size = ((size_t)width * 3 + 3) / 4 * 4;
+        cr_assert_eq(size, 54 + row_size * (size_t)height, "%dx%d: file size %zu", width, height, size);
+        cr_assert(file[0] == 'B' && file[1] == 'M');
+        cr_assert_eq(le32(file + 2), size);
+        cr_assert_eq(le32(file + 10), 54u);
+        cr_assert_eq(le32(file + 14), 40u);
+        cr_assert_eq(le32(file + 18), (uint32_t)width);
+        cr_assert_eq(le32(file + 22), (uint32_t)height, "height must be positive (bottom-up)");
+        cr_assert_eq(le16(file + 26), 1u);
+        cr_assert_eq(le16(file + 28), 24u);
+        cr_assert_eq(le32(file + 30), 0u, "BI_RGB");
+        // Bottom-up, B G R order, zero padding: checked byte by byte, independently of any decoder.
+        for (int row = 0; row < height; row++) {
+            const unsigned char *p = file + 54 + (size_t)row * row_size;
+            int y = height - 1 - row;
+            for (int x = 0; x < width; x++) {
+                uint32_t expected = pattern(x, y);
+                cr_assert(p[3 * x] == byte_of(expected, 2) && p[3 * x + 1] == byte_of(expected, 1) &&
+                              p[3 * x + 2] == byte_of(expected, 0),
+                          "%dx%d: pixel (%d, %d) wrong in the file", width, height, x, y);
+            }
+            for (size_t pad = (size_t)width * 3; pad < row_size; pad++)
+                cr_assert_eq(p[pad], 0);
+        }
+        free(file);
+
+        // And stb_image decodes the same RGB.
+        int w, h, channels;
+        unsigned char *pixels = stbi_load(path, &w, &h, &channels, 3);
+        cr_assert_not_null(pixels, "stb_image: %s", stbi_failure_reason());
+        cr_assert(w == width && h == height);
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++)
+                for (int c = 0; c < 3; c++)
+                    cr_assert_eq(pixels[(y * width + x) * 3 + c], byte_of(pattern(x, y), c),
+                                 "%dx%d: pixel (%d, %d) channel %d", width, height, x, y, c);
+        stbi_image_free(pixels);
+        sr_framebuffer_destroy(fb);
+    }
+}
+
+Test(image, bmp_readable_by_sdl)
+{
+    sr_framebuffer *fb = make_pattern_framebuffer(37, 23);
+    char path[512];
+    temp_path(path, sizeof path, "sdl.BMP"); // upper-case extension is accepted too
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_save(fb, path, &err), SR_OK, "%s", err.message);
+
+    SDL_Surface *loaded = SDL_LoadBMP(path);
+    cr_assert_not_null(loaded, "SDL_LoadBMP: %s", SDL_GetError());
+    SDL_Surface *rgba = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGBA32, 0);
+    cr_assert_not_null(rgba, "SDL_ConvertSurfaceFormat: %s", SDL_GetError());
+    cr_assert(rgba->w == 37 && rgba->h == 23);
+    for (int y = 0; y < 23; y++) {
+        const unsigned char *row = (const unsigned char *)rgba->pixels + (size_t)y * (size_t)rgba->pitch;
+        for (int x = 0; x < 37; x++)
+            for (int c = 0; c < 3; c++)
+                cr_assert_eq(row[4 * x + c], byte_of(pattern(x, y), c), "pixel (%d, %d) channel %d", x, y, c);
+    }
+    SDL_FreeSurface(rgba);
+    SDL_FreeSurface(loaded);
+    sr_framebuffer_destroy(fb);
+}
+
+Test(image, png_round_trip)
+{
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int width = sizes[s][0], height = sizes[s][1];
+        sr_framebuffer *fb = make_pattern_framebuffer(width, height);
+        char path[512];
+        temp_path(path, sizeof path, s % 2 ? "frame.png" : "frame.PnG");
+        sr_error err = {0};
+        cr_assert_eq(sr_framebuffer_save(fb, path, &err), SR_OK, "%s", err.message);
+
+        size_t size;
+        unsigned char *file = read_whole_file(path, &size);
+        cr_assert(size > 8 && memcmp(file, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG signature");
+        free(file);
+
+        int w, h, channels;
+        unsigned char *pixels = stbi_load(path, &w, &h, &channels, 4);
+        cr_assert_not_null(pixels, "stb_image: %s", stbi_failure_reason());
+        cr_assert(w == width && h == height && channels == 4);
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++)
+                for (int c = 0; c < 4; c++)
+                    cr_assert_eq(pixels[(y * width + x) * 4 + c], byte_of(pattern(x, y), c),
+                                 "%dx%d: pixel (%d, %d) channel %d", width, height, x, y, c);
+        stbi_image_free(pixels);
+        sr_framebuffer_destroy(fb);
+        remove(path);
+    }
+}
+
+Test(image, image_save_honours_stride)
+{
+    // A 3x2 window of a 5-pixel-wide buffer: the extra pixels must not appear in the files.
+    enum { WIDTH = 3, HEIGHT = 2, PITCH = 5 };
+    uint32_t pixels[PITCH * HEIGHT];
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < PITCH; x++)
+            pixels[y * PITCH + x] = pattern(x, y);
+    const char *names[] = {"stride.bmp", "stride.png"};
+    for (int n = 0; n < 2; n++) {
+        char path[512];
+        temp_path(path, sizeof path, names[n]);
+        sr_error err = {0};
+        cr_assert_eq(sr_image_save(path, WIDTH, HEIGHT, pixels, PITCH * 4, &err), SR_OK, "%s", err.message);
+        int w, h, channels;
+        unsigned char *decoded = stbi_load(path, &w, &h, &channels, 4);
+        cr_assert_not_null(decoded);
+        cr_assert(w == WIDTH && h == HEIGHT);
+        for (int y = 0; y < HEIGHT; y++)
+            for (int x = 0; x < WIDTH; x++)
+                for (int c = 0; c < 3; c++)
+                    cr_assert_eq(decoded[(y * WIDTH + x) * 4 + c], byte_of(pattern(x, y), c), "%s (%d, %d)", names[n],
+                                 x, y);
+        stbi_image_free(decoded);
+    }
+    sr_error err = {0};
+    char path[512];
+    cr_assert_eq(sr_image_save(temp_path(path, sizeof path, "a.bmp"), WIDTH, HEIGHT, pixels, WIDTH * 4 - 1, &err),
+                 SR_ERROR_INVALID_ARGUMENT, "a stride below width * 4 is refused");
+    cr_assert_eq(sr_image_save(path, 0, HEIGHT, pixels, PITCH * 4, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_image_save(path, WIDTH, HEIGHT, NULL, PITCH * 4, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_image_save(NULL, WIDTH, HEIGHT, pixels, PITCH * 4, &err), SR_ERROR_INVALID_ARGUMENT);
+    assert_dir_holds(2, "after refused saves");
+}
+
+/* ---- Failed saves leave nothing behind --------------------------------------------------------- */
+
+Test(image, unwritable_paths_fail_cleanly)
+{
+    tracking_allocator state;
+    install_tracking_allocator(&state);
+    sr_framebuffer *fb = make_pattern_framebuffer(5, 4);
+    char regular_file[512], directory_target[512], path[512];
+    write_whole_file(temp_path(regular_file, sizeof regular_file, "plain"), "x", 1);
+    cr_assert_eq(mkdir(temp_path(directory_target, sizeof directory_target, "folder.bmp"), 0755), 0);
+
+    // A folder that does not exist; a "folder" that is a regular file (tests run as root, so a
+    // read-only folder would not stop them); a target that is a directory, which fails only at
+    // the rename, after the temporary file was written.
+    const char *names[] = {"missing/out.bmp", "missing/out.png", "plain/out.bmp", "plain/out.png", "folder.bmp"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        temp_path(path, sizeof path, names[n]);
+        sr_error err = {0};
+        cr_assert_eq(sr_framebuffer_save(fb, path, &err), SR_ERROR_IO, "%s: %s", path, err.message);
+        cr_assert_not_null(strstr(err.message, path), "the message must name the path: %s", err.message);
+        assert_dir_holds(2, path); // still only "plain" and "folder.bmp": no temporary file left
+        cr_assert_eq(state.live_blocks, 3, "%s: memory leaked on the error path", path);
+    }
+    struct stat info;
+    cr_assert(stat(directory_target, &info) == 0 && S_ISDIR(info.st_mode), "the directory target is untouched");
+    char names_in_folder[256];
+    cr_assert_eq(count_entries(directory_target, names_in_folder, sizeof names_in_folder), 0);
+
+    sr_error err = {0};
+    const float depth = 0.5f;
+    cr_assert_eq(sr_file_write_atomic(temp_path(path, sizeof path, "missing/raw"), &depth, sizeof depth, &err),
+                 SR_ERROR_IO);
+    cr_assert_not_null(strstr(err.message, path), "%s", err.message);
+    cr_assert_eq(sr_framebuffer_save_depth(fb, temp_path(path, sizeof path, "plain/depth.raw"), &err), SR_ERROR_IO);
+    assert_dir_holds(2, "after raw saves");
+    sr_framebuffer_destroy(fb);
+    cr_assert_eq(state.live_blocks, 0);
+    sr_set_allocator(NULL);
+}
+
+Test(image, bad_extensions_are_refused)
+{
+    sr_framebuffer *fb = make_pattern_framebuffer(3, 3);
+    const char *names[] = {"out.jpg", "out", "out.bmp.txt", "out.bm", "out.pngx", "dir.bmp/noextension", ".bmpx"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        char path[512];
+        temp_path(path, sizeof path, names[n]);
+        sr_error err = {0};
+        cr_assert_eq(sr_framebuffer_save(fb, path, &err), SR_ERROR_INVALID_ARGUMENT, "%s accepted", path);
+        cr_assert_not_null(strstr(err.message, path), "the message must name the path: %s", err.message);
+    }
+    assert_dir_holds(0, "after refused extensions");
+    sr_framebuffer_destroy(fb);
+}
+
+Test(image, existing_file_is_replaced_by_rename)
+{
+    char path[512];
+    temp_path(path, sizeof path, "frame.bmp");
+    write_whole_file(path, "old contents", 12);
+    struct stat before, after;
+    cr_assert_eq(stat(path, &before), 0);
+
+    sr_framebuffer *fb = make_pattern_framebuffer(6, 2);
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_save(fb, path, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(stat(path, &after), 0);
+    // A new inode proves a rename over the target, not a rewrite in place: while the temporary
+    // file existed beside the old one, the two could not share an inode.
+    cr_assert_neq(before.st_ino, after.st_ino, "the target was rewritten in place, not replaced");
+    cr_assert_eq(after.st_size, 54 + 20 * 2);
+    size_t size;
+    unsigned char *file = read_whole_file(path, &size);
+    cr_assert(file[0] == 'B' && file[1] == 'M');
+    free(file);
+    assert_dir_holds(1, "after the replace");
+    sr_framebuffer_destroy(fb);
+}
+
+Test(image, file_write_atomic_writes_exact_bytes)
+{
+    char path[512];
+    temp_path(path, sizeof path, "bytes.bin");
+    unsigned char data[1000];
+    for (int i = 0; i < 1000; i++)
+        data[i] = (unsigned char)(i * 37 + 11);
+    sr_error err = {0};
+    cr_assert_eq(sr_file_write_atomic(path, data, sizeof data, &err), SR_OK, "%s", err.message);
+    size_t size;
+    unsigned char *file = read_whole_file(path, &size);
+    cr_assert(size == sizeof data && memcmp(file, data, size) == 0);
+    free(file);
+    cr_assert_eq(sr_file_write_atomic(path, NULL, 0, &err), SR_OK, "an empty file is valid: %s", err.message);
+    struct stat info;
+    cr_assert(stat(path, &info) == 0 && info.st_size == 0);
+    cr_assert_eq(sr_file_write_atomic(NULL, data, 1, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_file_write_atomic(path, NULL, 1, &err), SR_ERROR_INVALID_ARGUMENT);
+    assert_dir_holds(1, "after writes");
+}
+
+/* ---- Raw depth and id files -------------------------------------------------------------------- */
+
+Test(image, depth_and_ids_raw_files)
+{
+    enum { WIDTH = 5, HEIGHT = 3 };
+    sr_framebuffer *fb = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){WIDTH, HEIGHT, true}, &fb, &err), SR_OK);
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++) {
+            fb->depth[y * WIDTH + x] = 0.125f * (float)x - 3.5f * (float)y + 0.001f;
+            fb->ids[y * WIDTH + x] = 0x01020304u * (uint32_t)(y + 1) + (uint32_t)x;
+        }
+    char depth_path[512], ids_path[512];
+    temp_path(depth_path, sizeof depth_path, "depth.raw");
+    temp_path(ids_path, sizeof ids_path, "ids.raw");
+    cr_assert_eq(sr_framebuffer_save_depth(fb, depth_path, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_framebuffer_save_ids(fb, ids_path, &err), SR_OK, "%s", err.message);
+
+    size_t depth_size, ids_size;
+    unsigned char *depth_file = read_whole_file(depth_path, &depth_size);
+    unsigned char *ids_file = read_whole_file(ids_path, &ids_size);
+    cr_assert_eq(depth_size, (size_t)WIDTH * HEIGHT * 4);
+    cr_assert_eq(ids_size, (size_t)WIDTH * HEIGHT * 4);
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++) {
+            size_t offset = (size_t)(y * WIDTH + x) * 4; // top row first, little-endian words
+            uint32_t bits = le32(depth_file + offset);
+            float depth;
+            memcpy(&depth, &bits, sizeof depth);
+            cr_assert_eq(depth, 0.125f * (float)x - 3.5f * (float)y + 0.001f, "depth (%d, %d)", x, y);
+            cr_assert_eq(le32(ids_file + offset), 0x01020304u * (uint32_t)(y + 1) + (uint32_t)x, "id (%d, %d)", x, y);
+        }
+    free(depth_file);
+    free(ids_file);
+    sr_framebuffer_destroy(fb);
+
+    // Without an id buffer there is nothing to save.
+    fb = make_pattern_framebuffer(2, 2);
+    char path[512];
+    cr_assert_eq(sr_framebuffer_save_ids(fb, temp_path(path, sizeof path, "none.raw"), &err),
+                 SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_framebuffer_save_depth(NULL, path, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_framebuffer_save(NULL, path, &err), SR_ERROR_INVALID_ARGUMENT);
+    assert_dir_holds(2, "after the raw files");
+    sr_framebuffer_destroy(fb);
+}
+
+/* ---- Framebuffer storage ----------------------------------------------------------------------- */
+
+static void assert_cleared(const sr_framebuffer *fb, uint32_t rgba, float depth, const char *context)
+{
+    for (int i = 0; i < fb->width * fb->height; i++) {
+        cr_assert_eq(fb->color[i], rgba, "%s: colour of pixel %d", context, i);
+        cr_assert_eq(memcmp(&fb->depth[i], &depth, sizeof depth), 0, "%s: depth of pixel %d = %g", context, i,
+                     (double)fb->depth[i]);
+        if (fb->ids)
+            cr_assert_eq(fb->ids[i], SR_NO_ID, "%s: id of pixel %d", context, i);
+    }
+}
+
+Test(image, framebuffer_create_and_clear)
+{
+    sr_framebuffer *fb = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){7, 5, true}, &fb, &err), SR_OK, "%s", err.message);
+    cr_assert(fb->width == 7 && fb->height == 5 && fb->color && fb->depth && fb->ids);
+    assert_cleared(fb, 0, 1.0f, "after create");
+
+    // Values taking the memset path (equal bytes, +0.0) and the loop path (all others).
+    sr_framebuffer_clear(fb, pack(0x10, 0x20, 0x30, 0x40), 0.25f);
+    assert_cleared(fb, pack(0x10, 0x20, 0x30, 0x40), 0.25f, "clear to mixed values");
+    for (int i = 0; i < 35; i++)
+        fb->ids[i] = (uint32_t)i;
+    sr_framebuffer_clear(fb, 0xffffffffu, 0.0f);
+    assert_cleared(fb, 0xffffffffu, 0.0f, "clear to white and 0");
+    sr_framebuffer_clear(fb, 0, -0.0f);
+    assert_cleared(fb, 0, -0.0f, "clear to -0.0 keeps its sign bit");
+
+    sr_framebuffer_clear(fb, pack(7, 1, 2, 7), 0.5f);
+    assert_cleared(fb, pack(7, 1, 2, 7), 0.5f, "clear to equal outer bytes");
+    sr_framebuffer_clear_color(fb, pack(1, 2, 3, 4));
+    assert_cleared(fb, pack(1, 2, 3, 4), 0.5f, "clear_color leaves depth");
+    sr_framebuffer_clear_depth(fb, 0.75f);
+    assert_cleared(fb, pack(1, 2, 3, 4), 0.75f, "clear_depth leaves colour");
+    sr_framebuffer_destroy(fb);
+
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = 3, .height = 2}, &fb, &err), SR_OK);
+    cr_assert_null(fb->ids, "no id buffer unless asked for");
+    sr_framebuffer_clear(fb, 5, 0.5f);
+    assert_cleared(fb, 5, 0.5f, "clear without ids");
+    sr_framebuffer_destroy(fb);
+
+    // The largest side is accepted (as a thin strip, to stay small).
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){SR_MAX_IMAGE_SIDE, 1, false}, &fb, &err), SR_OK);
+    sr_framebuffer_destroy(fb);
+    sr_framebuffer_destroy(NULL);
+    sr_framebuffer_clear(NULL, 0, 1.0f); // safe no-ops
+}
+
+Test(image, framebuffer_resize)
+{
+    sr_framebuffer *fb = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){4, 4, true}, &fb, &err), SR_OK);
+    sr_framebuffer_clear(fb, 77, 0.5f);
+    cr_assert_eq(sr_framebuffer_resize(fb, 9, 3, &err), SR_OK, "%s", err.message);
+    cr_assert(fb->width == 9 && fb->height == 3 && fb->ids);
+    assert_cleared(fb, 0, 1.0f, "after resize");
+
+    sr_framebuffer_clear(fb, 99, 0.25f);
+    uint32_t *color = fb->color;
+    cr_assert_eq(sr_framebuffer_resize(fb, 0, 3, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_not_null(strstr(err.message, "0x3"), "%s", err.message);
+    cr_assert_eq(sr_framebuffer_resize(fb, 100000, 100000, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert(fb->width == 9 && fb->height == 3 && fb->color == color, "a failed resize changes nothing");
+    assert_cleared(fb, 99, 0.25f, "after failed resizes");
+    cr_assert_eq(sr_framebuffer_resize(NULL, 2, 2, &err), SR_ERROR_INVALID_ARGUMENT);
+    sr_framebuffer_destroy(fb);
+}
+
+Test(image, framebuffer_refuses_bad_sizes_and_arguments)
+{
+    const struct {
+        int width, height;
+        const char *text;
+    } bad[] = {{0, 0, "0x0"},
+               {-1, 5, "-1x5"},
+               {100000, 100000, "100000x100000"},
+               {5, 0, "5x0"},
+               {SR_MAX_IMAGE_SIDE + 1, 1, "16385x1"},
+               {1, -2147483647 - 1, "1x-2147483648"}};
+    for (size_t n = 0; n < sizeof bad / sizeof bad[0]; n++) {
+        sr_framebuffer *fb = (sr_framebuffer *)&n; // must be overwritten with NULL
+        sr_error err = {0};
+        cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){bad[n].width, bad[n].height, true}, &fb, &err),
+                     SR_ERROR_INVALID_ARGUMENT, "%s accepted", bad[n].text);
+        cr_assert_null(fb);
+        cr_assert_not_null(strstr(err.message, bad[n].text), "the message must name the size: %s", err.message);
+    }
+    sr_framebuffer *fb = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_create(NULL, &fb, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){2, 2, false}, NULL, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){0, 2, false}, &fb, NULL), SR_ERROR_INVALID_ARGUMENT,
+                 "a NULL error pointer is allowed");
+}
+
+Test(image, allocation_failures_are_reported)
+{
+    tracking_allocator state;
+    install_tracking_allocator(&state);
+    sr_error err = {0};
+    // Each allocation of create refused in turn (struct, colour, depth, ids): an error, no leak,
+    // never a crash.
+    for (int budget = 0; budget < 4; budget++) {
+        state.budget = budget;
+        sr_framebuffer *fb = (sr_framebuffer *)&state;
+        cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){64, 64, true}, &fb, &err), SR_ERROR_OUT_OF_MEMORY,
+                     "budget %d: %s", budget, err.message);
+        cr_assert_null(fb);
+        cr_assert_eq(state.live_blocks, 0, "budget %d: %d blocks leaked", budget, state.live_blocks);
+    }
+
+    state.budget = 1 << 30;
+    sr_framebuffer *fb = make_pattern_framebuffer(8, 8);
+    cr_assert_eq(state.live_blocks, 3);
+    for (int budget = 0; budget < 2; budget++) {
+        state.budget = budget;
+        cr_assert_eq(sr_framebuffer_resize(fb, 32, 32, &err), SR_ERROR_OUT_OF_MEMORY, "resize, budget %d", budget);
+        cr_assert(fb->width == 8 && fb->height == 8 && fb->color[9] == pattern(1, 1),
+                  "a failed resize changes nothing");
+        cr_assert_eq(state.live_blocks, 3, "resize, budget %d: leak", budget);
+    }
+    state.budget = 1 << 30;
+    cr_assert_eq(sr_framebuffer_resize(fb, 16, 4, &err), SR_OK);
+    cr_assert_eq(state.live_blocks, 3, "a resize frees the old buffers");
+
+    // Encoders: the file buffer (BMP) or output sink (PNG), then the temporary name.
+    const char *names[] = {"oom.bmp", "oom.png"};
+    for (int n = 0; n < 2; n++)
+        for (int budget = 0; budget < 2; budget++) {
+            char path[512];
+            state.budget = budget;
+            cr_assert_eq(sr_framebuffer_save(fb, temp_path(path, sizeof path, names[n]), &err), SR_ERROR_OUT_OF_MEMORY,
+                         "%s, budget %d: %s", names[n], budget, err.message);
+            cr_assert_eq(state.live_blocks, 3, "%s, budget %d: leak", names[n], budget);
+        }
+    assert_dir_holds(0, "after failed encodes");
+
+    for (int budget = 0; budget < 2; budget++) {
+        state.budget = budget;
+        sr_texture *texture = (sr_texture *)&state;
+        cr_assert_eq(sr_texture_create(&(sr_texture_desc){4, 4, NULL}, &texture, &err), SR_ERROR_OUT_OF_MEMORY);
+        cr_assert_null(texture);
+    }
+    sr_framebuffer_destroy(fb);
+    cr_assert_eq(state.live_blocks, 0);
+    sr_set_allocator(NULL);
+}
+
+/* ---- Textures: creation and loading ------------------------------------------------------------ */
+
+Test(image, texture_create_copies_or_zeroes)
+{
+    uint32_t texels[6];
+    for (int i = 0; i < 6; i++)
+        texels[i] = pattern(i, 2 * i);
+    sr_texture *texture = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_texture_create(&(sr_texture_desc){3, 2, texels}, &texture, &err), SR_OK, "%s", err.message);
+    texels[0] = 0; // the texture owns a copy
+    cr_assert(texture->width == 3 && texture->height == 2 && texture->texels != texels);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(texture->texels[i], pattern(i, 2 * i));
+    sr_texture_destroy(texture);
+
+    cr_assert_eq(sr_texture_create(&(sr_texture_desc){.width = 5, .height = 4}, &texture, &err), SR_OK);
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(texture->texels[i], 0u);
+    sr_texture_destroy(texture);
+    sr_texture_destroy(NULL);
+
+    texture = (sr_texture *)texels;
+    cr_assert_eq(sr_texture_create(&(sr_texture_desc){0, 4, NULL}, &texture, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(texture);
+    cr_assert_not_null(strstr(err.message, "0x4"), "%s", err.message);
+    cr_assert_eq(sr_texture_create(&(sr_texture_desc){100000, 100000, NULL}, &texture, &err),
+                 SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_texture_create(NULL, &texture, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_texture_create(&(sr_texture_desc){1, 1, NULL}, NULL, &err), SR_ERROR_INVALID_ARGUMENT);
+}
+
+/* Smooth image for JPEG, whose loss on sharp edges would need a loose tolerance. */
+static unsigned char smooth(int x, int y, int c)
+{
+    return (unsigned char)(40 + 4 * x + 3 * y + 30 * c);
+}
+
+Test(image, texture_load_formats)
+{
+    enum { WIDTH = 19, HEIGHT = 13 };
+    unsigned char rgba[WIDTH * HEIGHT * 4], rgb[WIDTH * HEIGHT * 3], smooth_rgb[WIDTH * HEIGHT * 3];
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++)
+            for (int c = 0; c < 4; c++) {
+                unsigned char value = (unsigned char)byte_of(pattern(x, y), c);
+                rgba[(y * WIDTH + x) * 4 + c] = value;
+                if (c < 3) {
+                    rgb[(y * WIDTH + x) * 3 + c] = value;
+                    smooth_rgb[(y * WIDTH + x) * 3 + c] = smooth(x, y, c);
+                }
+            }
+    char png[512], tga[512], bmp[512], jpg[512];
+    cr_assert(stbi_write_png(temp_path(png, sizeof png, "t.png"), WIDTH, HEIGHT, 4, rgba, WIDTH * 4));
+    cr_assert(stbi_write_tga(temp_path(tga, sizeof tga, "t.tga"), WIDTH, HEIGHT, 4, rgba));
+    cr_assert(stbi_write_bmp(temp_path(bmp, sizeof bmp, "t.bmp"), WIDTH, HEIGHT, 3, rgb));
+    cr_assert(stbi_write_jpg(temp_path(jpg, sizeof jpg, "t.jpg"), WIDTH, HEIGHT, 3, smooth_rgb, 95));
+
+    const struct {
+        const char *path;
+        bool has_alpha, lossy;
+    } files[] = {{png, true, false}, {tga, true, false}, {bmp, false, false}, {jpg, false, true}};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        sr_texture *texture = NULL;
+        sr_error err = {0};
+        cr_assert_eq(sr_texture_load(files[f].path, &texture, &err), SR_OK, "%s", err.message);
+        cr_assert(texture->width == WIDTH && texture->height == HEIGHT, "%s", files[f].path);
+        int worst = 0;
+        for (int y = 0; y < HEIGHT; y++)
+            for (int x = 0; x < WIDTH; x++)
+                for (int c = 0; c < 4; c++) {
+                    int expected = files[f].lossy                  ? (c < 3 ? smooth(x, y, c) : 255)
+                                   : c == 3 && !files[f].has_alpha ? 255
+                                                                   : (int)byte_of(pattern(x, y), c);
+                    int actual = (int)byte_of(texture->texels[y * WIDTH + x], c);
+                    int difference = abs(actual - expected);
+                    worst = difference > worst ? difference : worst;
+                    if (!files[f].lossy)
+                        cr_assert_eq(actual, expected, "%s: texel (%d, %d) channel %d", files[f].path, x, y, c);
+                }
+        if (files[f].lossy)
+            cr_assert_leq(worst, 8, "%s: JPEG error %d exceeds the tolerance", files[f].path, worst);
+        sr_texture_destroy(texture);
+    }
+
+    // Our own encoders' output loads back too (rows top first, as the framebuffer stores them).
+    sr_framebuffer *fb = make_pattern_framebuffer(WIDTH, HEIGHT);
+    char own[512];
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_save(fb, temp_path(own, sizeof own, "own.png"), &err), SR_OK);
+    sr_texture *texture = NULL;
+    cr_assert_eq(sr_texture_load(own, &texture, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(memcmp(texture->texels, fb->color, sizeof(uint32_t) * WIDTH * HEIGHT), 0);
+    sr_texture_destroy(texture);
+    sr_framebuffer_destroy(fb);
+}
+
+Test(image, texture_load_errors_name_the_file)
+{
+    char missing[512], garbage[512], huge[512];
+    temp_path(missing, sizeof missing, "missing.png");
+    temp_path(garbage, sizeof garbage, "garbage.png");
+    temp_path(huge, sizeof huge, "huge.bmp");
+    write_whole_file(garbage, "this is not an image at all, just text", 38);
+    // A valid BMP header announcing 20000 x 1 pixels (the pixels are not needed to refuse it).
+    unsigned char header[54] = {'B', 'M'};
+    header[10] = 54;
+    header[14] = 40;
+    header[18] = 20000 & 0xff, header[19] = 20000 >> 8;
+    header[22] = 1;
+    header[26] = 1;
+    header[28] = 24;
+    write_whole_file(huge, header, sizeof header);
+
+    const struct {
+        const char *path;
+        sr_status status;
+    } cases[] = {{missing, SR_ERROR_IO}, {garbage, SR_ERROR_PARSE}, {huge, SR_ERROR_UNSUPPORTED}};
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; n++) {
+        sr_texture *texture = (sr_texture *)&n;
+        sr_error err = {0};
+        cr_assert_eq(sr_texture_load(cases[n].path, &texture, &err), cases[n].status, "%s: %s", cases[n].path,
+                     err.message);
+        cr_assert_null(texture);
+        cr_assert_not_null(strstr(err.message, cases[n].path), "the message must name the file: %s", err.message);
+    }
+    sr_texture *texture = NULL;
+    cr_assert_eq(sr_texture_load(NULL, &texture, NULL), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sr_texture_load(garbage, NULL, NULL), SR_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- Textures: sampling ------------------------------------------------------------------------ */
+
+enum { TEX_W = 5, TEX_H = 3 };
+
+static sr_texture *make_sample_texture(void)
+{
+    uint32_t texels[TEX_W * TEX_H];
+    for (int j = 0; j < TEX_H; j++)
+        for (int i = 0; i < TEX_W; i++)
+            texels[j * TEX_W + i] = pack((unsigned)(i * 50 + 5), (unsigned)(j * 100 + 20), (unsigned)(i * j * 17 + 1),
+                                         (unsigned)(255 - i * 13 - j * 40));
+    sr_texture *texture = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_texture_create(&(sr_texture_desc){TEX_W, TEX_H, texels}, &texture, &err), SR_OK);
+    return texture;
+}
+
+static double texel_channel(const sr_texture *texture, int i, int j, int c)
+{
+    return byte_of(texture->texels[j * texture->width + i], c) / 255.0;
+}
+
+/* Reference texel index along one axis, in integer arithmetic: Euclidean modulo or clamp. */
+static int reference_index(long long i, int size, sr_wrap wrap)
+{
+    if (wrap == SR_WRAP_CLAMP)
+        return i < 0 ? 0 : i >= size ? size - 1 : (int)i;
+    return (int)(((i % size) + size) % size);
+}
+
+/* Reference sampler in double precision, written from the convention in raster.h (centre of
+ * texel i at (i + 0.5) / size) without the library's reduction to [0, 1]. */
+static void reference_sample(const sr_texture *texture, sr_sampler sampler, double u, double v, double out[4])
+{
+    double x = u * texture->width, y = v * texture->height;
+    if (sampler.filter == SR_FILTER_NEAREST) {
+        int i = reference_index((long long)floor(x), texture->width, sampler.wrap_u);
+        int j = reference_index((long long)floor(y), texture->height, sampler.wrap_v);
+        for (int c = 0; c < 4; c++)
+            out[c] = texel_channel(texture, i, j, c);
+        return;
+    }
+    double fx = floor(x - 0.5), fy = floor(y - 0.5);
+    double ax = x - 0.5 - fx, ay = y - 0.5 - fy;
+    int i0 = reference_index((long long)fx, texture->width, sampler.wrap_u);
+    int i1 = reference_index((long long)fx + 1, texture->width, sampler.wrap_u);
+    int j0 = reference_index((long long)fy, texture->height, sampler.wrap_v);
+    int j1 = reference_index((long long)fy + 1, texture->height, sampler.wrap_v);
+    for (int c = 0; c < 4; c++)
+        out[c] = (1 - ax) * (1 - ay) * texel_channel(texture, i0, j0, c) +
+                 ax * (1 - ay) * texel_channel(texture, i1, j0, c) + (1 - ax) * ay * texel_channel(texture, i0, j1, c) +
+                 ax * ay * texel_channel(texture, i1, j1, c);
+}
+
+static void assert_sample(const sr_texture *texture, sr_sampler sampler, float u, float v, const double expected[4],
+                          const char *context)
+{
+    float actual[4];
+    sr_texture_sample(texture, &sampler, u, v, actual);
+    for (int c = 0; c < 4; c++)
+        cr_assert(fabs(actual[c] - expected[c]) < 1e-5, "%s at (%g, %g), channel %d: %g, expected %g", context,
+                  (double)u, (double)v, c, (double)actual[c], expected[c]);
+}
+
+static void assert_sample_texel(const sr_texture *texture, sr_sampler sampler, float u, float v, int i, int j,
+                                const char *context)
+{
+    double expected[4];
+    for (int c = 0; c < 4; c++)
+        expected[c] = texel_channel(texture, i, j, c);
+    assert_sample(texture, sampler, u, v, expected, context);
+}
+
+Test(image, sample_at_texel_centres_is_exact)
+{
+    sr_texture *texture = make_sample_texture();
+    for (int filter = 0; filter < 2; filter++)
+        for (int wrap = 0; wrap < 2; wrap++)
+            for (int j = 0; j < TEX_H; j++)
+                for (int i = 0; i < TEX_W; i++) {
+                    sr_sampler sampler = {(sr_filter)filter, (sr_wrap)wrap, (sr_wrap)wrap};
+                    float u = ((float)i + 0.5f) / TEX_W, v = ((float)j + 0.5f) / TEX_H;
+                    assert_sample_texel(texture, sampler, u, v, i, j, "texel centre");
+                    // Nearest keeps the texel over its whole square (v = 0 is the top row).
+                    if (filter == SR_FILTER_NEAREST)
+                        assert_sample_texel(texture, sampler, ((float)i + 0.95f) / TEX_W, ((float)j + 0.05f) / TEX_H, i,
+                                            j, "inside the texel");
+                }
+    sr_texture_destroy(texture);
+}
+
+Test(image, bilinear_matches_hand_computed_weights)
+{
+    sr_texture *texture = make_sample_texture();
+    sr_sampler bilinear = {SR_FILTER_BILINEAR, SR_WRAP_REPEAT, SR_WRAP_REPEAT};
+
+    // Midway between the centres of texels (1, 0), (2, 0), (1, 1), (2, 1): the plain average.
+    double expected[4];
+    for (int c = 0; c < 4; c++)
+        expected[c] = (texel_channel(texture, 1, 0, c) + texel_channel(texture, 2, 0, c) +
+                       texel_channel(texture, 1, 1, c) + texel_channel(texture, 2, 1, c)) /
+                      4;
+    assert_sample(texture, bilinear, 2.0f / TEX_W, 1.0f / TEX_H, expected, "midpoint");
+
+    // A quarter of the way from texel (3, 1) to (4, 1) and 0.75 of the way down to (3, 2), (4, 2):
+    // u = (3.5 + 0.25) / 5, v = (1.5 + 0.75) / 3.
+    for (int c = 0; c < 4; c++)
+        expected[c] = 0.75 * 0.25 * texel_channel(texture, 3, 1, c) + 0.25 * 0.25 * texel_channel(texture, 4, 1, c) +
+                      0.75 * 0.75 * texel_channel(texture, 3, 2, c) + 0.25 * 0.75 * texel_channel(texture, 4, 2, c);
+    assert_sample(texture, bilinear, 3.75f / TEX_W, 2.25f / TEX_H, expected, "weighted point");
+
+    // Many points, every wrap mode, against the double-precision reference.
+    unsigned seed = 12345;
+    for (int n = 0; n < 4000; n++) {
+        seed = seed * 1664525u + 1013904223u;
+        float u = (float)(seed >> 8) / (float)(1u << 24) * 3.0f - 1.0f;
+        seed = seed * 1664525u + 1013904223u;
+        float v = (float)(seed >> 8) / (float)(1u << 24) * 3.0f - 1.0f;
+        for (int mode = 0; mode < 8; mode++) {
+            sr_sampler sampler = {(sr_filter)(mode & 1), (sr_wrap)(mode >> 1 & 1), (sr_wrap)(mode >> 2 & 1)};
+            double reference[4];
+            reference_sample(texture, sampler, u, v, reference);
+            assert_sample(texture, sampler, u, v, reference, "random point");
+        }
+    }
+    sr_texture_destroy(texture);
+}
+
+Test(image, wrap_modes_and_extreme_coordinates)
+{
+    sr_texture *texture = make_sample_texture();
+    const sr_sampler nearest_repeat = {SR_FILTER_NEAREST, SR_WRAP_REPEAT, SR_WRAP_REPEAT};
+    const sr_sampler nearest_clamp = {SR_FILTER_NEAREST, SR_WRAP_CLAMP, SR_WRAP_CLAMP};
+    const sr_sampler bilinear_repeat = {SR_FILTER_BILINEAR, SR_WRAP_REPEAT, SR_WRAP_REPEAT};
+    const sr_sampler bilinear_clamp = {SR_FILTER_BILINEAR, SR_WRAP_CLAMP, SR_WRAP_CLAMP};
+    const float v_row1 = 1.5f / TEX_H; // centre of row 1
+
+    // u = -0.25: repeat reads u = 0.75 (x = 3.75, texel 3), clamp the first column.
+    assert_sample_texel(texture, nearest_repeat, -0.25f, v_row1, 3, 1, "repeat -0.25");
+    assert_sample_texel(texture, nearest_clamp, -0.25f, v_row1, 0, 1, "clamp -0.25");
+    // u = 1.25: repeat reads u = 0.25 (x = 1.25, texel 1), clamp the last column.
+    assert_sample_texel(texture, nearest_repeat, 1.25f, v_row1, 1, 1, "repeat 1.25");
+    assert_sample_texel(texture, nearest_clamp, 1.25f, v_row1, 4, 1, "clamp 1.25");
+    assert_sample_texel(texture, bilinear_clamp, -0.25f, v_row1, 0, 1, "bilinear clamp -0.25");
+    assert_sample_texel(texture, bilinear_clamp, 1.25f, v_row1, 4, 1, "bilinear clamp 1.25");
+
+    double expected[4];
+    // Bilinear repeat at u = -0.25 (x = 3.75): texels 3 and 4 weighted 0.75 and 0.25.
+    for (int c = 0; c < 4; c++)
+        expected[c] = 0.75 * texel_channel(texture, 3, 1, c) + 0.25 * texel_channel(texture, 4, 1, c);
+    assert_sample(texture, bilinear_repeat, -0.25f, v_row1, expected, "bilinear repeat -0.25");
+    // At the seam u = 0 repeat blends the last and the first column half and half.
+    for (int c = 0; c < 4; c++)
+        expected[c] = 0.5 * texel_channel(texture, 4, 1, c) + 0.5 * texel_channel(texture, 0, 1, c);
+    assert_sample(texture, bilinear_repeat, 0.0f, v_row1, expected, "bilinear repeat seam");
+    assert_sample(texture, bilinear_repeat, 1e7f, v_row1, expected, "bilinear repeat 1e7 (an integer)");
+
+    // Large coordinates: 1e7 is an integer (same as 0); 2^20 + 0.25 is exact in float (same as 0.25).
+    assert_sample_texel(texture, nearest_repeat, 1e7f, v_row1, 0, 1, "repeat 1e7");
+    assert_sample_texel(texture, nearest_repeat, -1e7f, v_row1, 0, 1, "repeat -1e7");
+    assert_sample_texel(texture, nearest_repeat, 1048576.25f, v_row1, 1, 1, "repeat 2^20 + 0.25");
+    assert_sample_texel(texture, nearest_clamp, 1e7f, v_row1, 4, 1, "clamp 1e7");
+    assert_sample_texel(texture, nearest_clamp, -1e7f, v_row1, 0, 1, "clamp -1e7");
+    for (int c = 0; c < 4; c++)
+        expected[c] = 0.25 * texel_channel(texture, 0, 1, c) + 0.75 * texel_channel(texture, 1, 1, c);
+    assert_sample(texture, bilinear_repeat, 1048576.25f, v_row1, expected, "bilinear repeat 2^20 + 0.25");
+
+    // Per-axis wrap: u repeats while v clamps.
+    const sr_sampler mixed = {SR_FILTER_NEAREST, SR_WRAP_REPEAT, SR_WRAP_CLAMP};
+    assert_sample_texel(texture, mixed, -0.25f, -0.25f, 3, 0, "mixed wrap");
+    assert_sample_texel(texture, mixed, 1.25f, 1.25f, 1, 2, "mixed wrap");
+
+    // Non-finite coordinates sample texel (0, 0); the most extreme finite ones stay in range.
+    const float specials[] = {NAN, INFINITY, -INFINITY};
+    for (int mode = 0; mode < 8; mode++) {
+        sr_sampler sampler = {(sr_filter)(mode & 1), (sr_wrap)(mode >> 1 & 1), (sr_wrap)(mode >> 2 & 1)};
+        for (int s = 0; s < 3; s++) {
+            assert_sample_texel(texture, sampler, specials[s], 0.5f, 0, 0, "non-finite u");
+            assert_sample_texel(texture, sampler, 0.5f, specials[s], 0, 0, "non-finite v");
+        }
+        // The reference cannot take huge values (its indices are integers): there they repeat to
+        // 0 (floats that large are integers) or clamp to the edge (as +-1 does).
+        const float extremes[] = {FLT_MAX, -FLT_MAX, 1e30f, -1e30f, FLT_MIN, -FLT_MIN, -1e-10f, 0x1.fffffep-1f};
+        for (int e = 0; e < 8; e++) {
+            double u = extremes[e];
+            if (fabs(u) > 1e15)
+                u = sampler.wrap_u == SR_WRAP_REPEAT ? 0.0 : u > 0 ? 1.0 : -1.0;
+            double reference[4];
+            reference_sample(texture, sampler, u, 0.5, reference);
+            assert_sample(texture, sampler, extremes[e], 0.5f, reference, "extreme u");
+        }
+    }
+    sr_texture_destroy(texture);
+}
