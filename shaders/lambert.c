@@ -1,2 +1,34 @@
-/* shaders/lambert.c — not written yet. */
-typedef int sr_unwritten_lambert;
+/* shaders/lambert.c — the "lambert" program of BENCH_SCENE.md:
+ * colour = albedo * (0.2 + 0.8 * max(0, dot(N, L))), N the interpolated, renormalised world
+ * normal. It is the hot path of `softrast bench raster`: three varyings (the normal) and nothing
+ * computed that the formula does not use. */
+#include "shader_common.h"
+
+static void lambert_vertex(const void *vertex, const void *uniforms, float clip[4], float *varyings)
+{
+    const sr_shader_vertex *v = vertex;
+    shader_clip_position(uniforms, v->position, clip);
+    shader_world_normal(uniforms, v->normal, varyings);
+}
+
+static bool lambert_fragment(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out)
+{
+    const sr_shader_uniforms *u = uniforms;
+    float k = shader_lambert_factor(u, in->varyings);
+    out->color[0] = u->albedo.x * k;
+    out->color[1] = u->albedo.y * k;
+    out->color[2] = u->albedo.z * k;
+    out->color[3] = u->opacity;
+    return true;
+}
+
+const sr_shader sr_shader_lambert = {
+    .name = "lambert",
+    .summary = "diffuse lighting, BENCH_SCENE.md (the default)",
+    .program = {.name = "lambert",
+                .vertex_size = sizeof(sr_shader_vertex),
+                .vertex = lambert_vertex,
+                .fragment = lambert_fragment,
+                .varying_count = 3},
+    .inputs = SR_SHADER_INPUT_NORMAL,
+};

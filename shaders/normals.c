@@ -1,2 +1,33 @@
-/* shaders/normals.c — not written yet. */
-typedef int sr_unwritten_normals;
+/* shaders/normals.c — the "normals" program: the renormalised world normal shown as a colour,
+ * N * 0.5 + 0.5 (+X red, +Y green, +Z blue), the usual debugging view of normals. */
+#include "shader_common.h"
+
+static void normals_vertex(const void *vertex, const void *uniforms, float clip[4], float *varyings)
+{
+    const sr_shader_vertex *v = vertex;
+    shader_clip_position(uniforms, v->position, clip);
+    shader_world_normal(uniforms, v->normal, varyings);
+}
+
+static bool normals_fragment(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out)
+{
+    const sr_shader_uniforms *u = uniforms;
+    /* sr_vec3_normalize maps a zero normal to zero, hence grey 0.5 rather than NaN. */
+    sr_vec3 n = sr_vec3_normalize(sr_vec3_make(in->varyings[0], in->varyings[1], in->varyings[2]));
+    out->color[0] = n.x * 0.5f + 0.5f;
+    out->color[1] = n.y * 0.5f + 0.5f;
+    out->color[2] = n.z * 0.5f + 0.5f;
+    out->color[3] = u->opacity;
+    return true;
+}
+
+const sr_shader sr_shader_normals = {
+    .name = "normals",
+    .summary = "world normal as colour (N * 0.5 + 0.5)",
+    .program = {.name = "normals",
+                .vertex_size = sizeof(sr_shader_vertex),
+                .vertex = normals_vertex,
+                .fragment = normals_fragment,
+                .varying_count = 3},
+    .inputs = SR_SHADER_INPUT_NORMAL,
+};

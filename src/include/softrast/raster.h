@@ -152,6 +152,8 @@ typedef struct sr_program {
     const void *uniforms;     ///< passed to both functions; owned by the caller
     bool writes_depth;        ///< disables the early depth test
     bool uses_barycentrics;   ///< fill sr_fragment_in.barycentric
+    size_t vertex_size;       ///< bytes `vertex` reads per vertex; a draw whose vertex_stride is
+                              ///< smaller is refused. 0 = not declared (only stride 0 is refused)
 } sr_program;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -170,10 +172,13 @@ typedef enum sr_depth_func {
     SR_DEPTH_NEVER,
 } sr_depth_func;
 
+/// Blending on RGBA8, the same formula for all four channels (for alpha, src = a). With s the
+/// source component clamped to [0, 1] (NaN as 0) times 255, a the clamped source alpha and d
+/// the stored byte, the stored result is floor(v + 0.5) saturated to 255, where v is:
 typedef enum sr_blend_mode {
-    SR_BLEND_NONE = 0,  ///< replace
-    SR_BLEND_ALPHA,     ///< dst = src * a + dst * (1 - a)
-    SR_BLEND_ADDITIVE,  ///< dst = dst + src * a (saturating)
+    SR_BLEND_NONE = 0,  ///< replace: v = s
+    SR_BLEND_ALPHA,     ///< v = s * a + d * (1 - a)
+    SR_BLEND_ADDITIVE,  ///< v = d + s * a (saturating)
 } sr_blend_mode;
 
 /// Zero-initialised state = no culling, depth test LESS, depth writes on, no blending.
@@ -190,7 +195,8 @@ typedef struct sr_draw_desc {
     size_t vertex_count;
     size_t vertex_stride;
     const uint32_t *indices; ///< 3 per triangle; NULL = non-indexed (0, 1, 2, ...)
-    size_t index_count;      ///< multiple of 3 (a trailing partial triangle is an error)
+    size_t index_count;      ///< multiple of 3 (a trailing partial triangle is an error); with
+                             ///< indices NULL, 0 means vertex_count
     const sr_program *program;
     sr_render_state state;
     uint32_t primitive_id_base; ///< added to the triangle index for sr_fragment_in and ids
@@ -199,23 +205,34 @@ typedef struct sr_draw_desc {
 /// Counters of the draws since the last sr_renderer_reset_stats.
 typedef struct sr_raster_stats {
     uint64_t triangles_in;       ///< triangles submitted
-    uint64_t triangles_culled;   ///< dropped by face culling or zero area
+    uint64_t triangles_culled;   ///< dropped by face culling or zero area, outside the view
+                                 ///< volume, clipped away or covering no pixel centre
     uint64_t triangles_clipped;  ///< that went through homogeneous clipping
     uint64_t triangles_skipped;  ///< skipped: index out of range or non-finite position
     uint64_t triangles_rasterized;
     uint64_t fragments_shaded;   ///< fragment function calls
     uint64_t fragments_written;  ///< colour writes
     uint64_t lines_in;
+    uint64_t lines_skipped;      ///< segments with a non-finite clip position
 } sr_raster_stats;
 
+/// Largest sr_renderer_desc.threads.
+#define SR_MAX_THREADS 64
+
 typedef struct sr_renderer_desc {
-    int threads; ///< 0 or 1 = render on the calling thread
+    /// 0 or 1 = render on the calling thread. N > 1: the renderer owns N - 1 worker threads; the
+    /// calling thread and the workers split large draws into bands of screen rows (each band
+    /// drawn by one thread, triangles in submission order), so the image is bit-identical to the
+    /// single-threaded one. Program functions must then be thread-safe. At most SR_MAX_THREADS.
+    int threads;
 } sr_renderer_desc;
 
 /// The drawing context: scratch memory (post-transform vertex cache, clip buffers), statistics.
 /// One renderer per thread that draws; it owns no framebuffer.
 typedef struct sr_renderer sr_renderer;
 
+/// `desc` may be NULL (defaults). Free with sr_renderer_destroy. Not thread-safe: one renderer
+/// per drawing thread.
 sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err);
 void sr_renderer_destroy(sr_renderer *renderer);
 sr_raster_stats sr_renderer_stats(const sr_renderer *renderer);
@@ -223,8 +240,14 @@ void sr_renderer_reset_stats(sr_renderer *renderer);
 
 /// Draws an indexed triangle list into `fb`. Triangles with an index out of range or a
 /// non-finite clip position are skipped (counted in triangles_skipped), never a crash.
-/// Errors: NULL arguments, stride smaller than needed, varying_count out of range, index_count
-/// not a multiple of 3, out of memory.
+/// The vertex function runs once per vertex the draw references (post-transform cache of
+/// vertex_count entries in the renderer, grown between draws). When the program does not write
+/// depth, the depth test runs before the fragment function (early test); otherwise after it, on
+/// the written depth clamped to [0, 1] (NaN discards). Depth, colour and id are written only for
+/// fragments that pass the test and are not discarded; depth only without no_depth_write.
+/// Errors: NULL arguments, framebuffer with NULL buffers or a side outside
+/// [1, SR_MAX_IMAGE_SIDE], stride smaller than needed, varying_count out of range, enum out of
+/// range, index_count not a multiple of 3, out of memory.
 sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_draw_desc *desc, sr_error *err);
 
 /// One end of a 3D line segment.
@@ -234,7 +257,12 @@ typedef struct sr_line_vertex {
 } sr_line_vertex;
 
 /// Pairs of vertices (0-1, 2-3, ...) drawn as one-pixel-wide segments, clipped in homogeneous
-/// space against the near and far planes and the viewport.
+/// space against the near and far planes and the viewport. Along its major axis a segment
+/// covers every pixel column (row) that contains a point of it, both ends included; in each,
+/// the pixel containing the segment's point at the column's (row's) centre, clamped to the
+/// segment. Colour is interpolated perspective-correctly, depth linearly in screen space. Lines
+/// never write depth or ids. Errors: NULL arguments, odd vertex_count, bad blend mode;
+/// segments with a non-finite position are skipped (lines_skipped).
 typedef struct sr_line_desc {
     const sr_line_vertex *vertices;
     size_t vertex_count;      ///< even

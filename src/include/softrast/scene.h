@@ -67,6 +67,77 @@ sr_status sr_mesh_create_box(sr_vec3 half_extents, int divisions, sr_mesh **out,
 /// uvs from 0 to `uv_repeat`.
 sr_status sr_mesh_create_plane(float size, int divisions, float uv_repeat, sr_mesh **out, sr_error *err);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Meshes for the built-in shaders, and the demo scene (src/scene/demo.c)                      */
+
+/* Declared in softrast/shaders.h (the shader catalogue); named here only through pointers so
+ * that this header does not depend on where the catalogue header is installed. */
+struct sr_shader;
+struct sr_shader_vertex;
+
+/// Interleaves the mesh into the vertex layout of the built-in shaders: position, normal (zero
+/// when the mesh has none), uv (zero when none) and `color` (RGBA; NULL = opaque white) for
+/// every vertex. `*out` holds mesh->vertex_count vertices; free it with sr_free.
+/// Errors: NULL arguments, out of memory.
+sr_status sr_mesh_create_shader_vertices(const sr_mesh *mesh, const float color[4], struct sr_shader_vertex **out,
+                                         sr_error *err);
+
+/// A square RGBA8 checkerboard of `size` x `size` texels with `squares` x `squares` squares
+/// alternating `light` and `dark` (sr_rgba8 values), the top-left square light. Free with
+/// sr_texture_destroy. Errors: size outside [1, SR_MAX_IMAGE_SIDE], squares outside [1, size].
+sr_status sr_checker_texture_create(int size, int squares, uint32_t light, uint32_t dark, sr_texture **out,
+                                    sr_error *err);
+
+/// BENCH_SCENE.md's camera for a `width` x `height` image: eye (0, 0, 3) looking at the origin,
+/// up +Y, vertical field of view 45 degrees, aspect width / height, near 0.1, far 100.
+void sr_bench_scene_camera(int width, int height, sr_mat4 *view, sr_mat4 *projection);
+/// BENCH_SCENE.md's mesh: loads the OBJ at `path`, normalises it (box centre at the origin,
+/// largest extent 2) and computes area-weighted vertex normals. Free with sr_mesh_destroy.
+/// Errors: those of sr_mesh_load_obj and sr_mesh_compute_normals.
+sr_status sr_bench_scene_load_mesh(const char *path, sr_mesh **out, sr_error *err);
+/// BENCH_SCENE.md's background colour (0.1, 0.1, 0.1), opaque, as an sr_rgba8 value.
+#define SR_BENCH_SCENE_BACKGROUND 0xff1a1a1au
+
+/// One object of the demo scene; read-only for callers, owned by the scene.
+typedef struct sr_demo_object {
+    const char *name;               ///< "ground", "sphere", "box" or "torus"
+    const sr_mesh *mesh;            ///< object space, with normals and uvs
+    sr_mat4 model;                  ///< object to world
+    sr_aabb world_bounds;           ///< box of the transformed vertices
+    const struct sr_shader *shader; ///< the built-in program it is drawn with (lambert or textured)
+    sr_vec3 albedo;
+    uint32_t first_primitive_id;    ///< its triangles have ids first .. first + triangle_count - 1
+} sr_demo_object;
+
+/// The built-in demo scene, made in code (no files): a checker-textured ground plane (y = 0)
+/// with a lambert sphere, a textured box and a lambert torus standing on it, lit by the default
+/// light of softrast/shaders.h, seen by a camera that shows all of them for any aspect ratio
+/// from 1:2 to 3:1.
+typedef struct sr_demo_scene sr_demo_scene;
+
+/// Builds the demo scene. Free with sr_demo_scene_destroy. Errors: out of memory.
+sr_status sr_demo_scene_create(sr_demo_scene **out, sr_error *err);
+void sr_demo_scene_destroy(sr_demo_scene *scene);
+
+/// Number of objects, and object `index` (NULL outside [0, count)). Object order is draw order
+/// and primitive id order: ground, sphere, box, torus.
+size_t sr_demo_scene_object_count(const sr_demo_scene *scene);
+const sr_demo_object *sr_demo_scene_object(const sr_demo_scene *scene, size_t index);
+/// Total number of triangles of all objects.
+size_t sr_demo_scene_triangle_count(const sr_demo_scene *scene);
+
+/// The scene's camera for a `width` x `height` target: world-to-view and view-to-clip matrices
+/// (eye (0, 2, 4.6) looking at (0, 0.35, 0), vertical field of view 45 degrees, near 0.1, far 100).
+void sr_demo_scene_camera(const sr_demo_scene *scene, int width, int height, sr_mat4 *view, sr_mat4 *projection);
+
+/// Clears `fb` (colour to the background (0.1, 0.1, 0.1), depth to 1, ids to SR_NO_ID) and draws
+/// every object with depth test LESS and no culling. With an id buffer, a pixel's id is its
+/// object's first_primitive_id plus the triangle index within the object's mesh. The scene is
+/// only read, so several threads may render it at once with their own renderers and
+/// framebuffers. Errors: NULL arguments, and those of sr_draw_triangles.
+sr_status sr_demo_scene_render(const sr_demo_scene *scene, sr_renderer *renderer, sr_framebuffer *fb,
+                               sr_error *err);
+
 #ifdef __cplusplus
 }
 #endif
