@@ -592,6 +592,14 @@ Test(bench, raster_prints_one_json_object, .timeout = 120)
               median->valuedouble <= max->valuedouble);
     cr_assert_eq(cJSON_GetArraySize(json), 6, "unexpected keys: %s", r.out);
     cJSON_Delete(json);
+    /* Multi-threaded rendering is accepted and reported. */
+    r = run((const char *[]){"bench", "raster", mesh, "--runs", "2", "--size", "64x48", "--threads", "2", NULL});
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    json = cJSON_Parse(r.out);
+    cr_assert_not_null(json, "not JSON: %s", r.out);
+    threads = cJSON_GetObjectItemCaseSensitive(json, "threads");
+    cr_assert(cJSON_IsNumber(threads) && threads->valuedouble == 2, "%s", r.out);
+    cJSON_Delete(json);
     remove_dir(dir);
 }
 
@@ -611,6 +619,7 @@ Test(bench, raster_errors)
     expect_failure((const char *[]){"bench", "raster", mesh, "--runs", "ten", NULL}, "--runs", outs);
     expect_failure((const char *[]){"bench", "raster", mesh, "--size", "0x0", NULL}, "--size", outs);
     expect_failure((const char *[]){"bench", "raster", mesh, "--threads", "0", NULL}, "--threads", outs);
+    expect_failure((const char *[]){"bench", "raster", mesh, "--threads", "65", NULL}, "--threads", outs);
     expect_failure((const char *[]){"bench", "raster", mesh, "--fast", NULL}, "--fast", outs);
     remove_dir(outs);
     remove_dir(dir);
