@@ -4,7 +4,7 @@
 #ifndef SR_SHADER_COMMON_H
 #define SR_SHADER_COMMON_H
 
-#include "shaders.h"
+#include <softrast/shaders.h>
 
 /* clip = model_view_projection * (p, 1), written out so that no sr_vec4 temporaries are built. */
 static inline void shader_clip_position(const sr_shader_uniforms *u, sr_vec3 p, float clip[4])

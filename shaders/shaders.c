@@ -1,7 +1,7 @@
 /* shaders/shaders.c — the catalogue of built-in programs (softrast/shaders.h): default
  * uniforms, derived transforms, lookup by name. The programs themselves live one per file;
  * this file must not know what any of them computes. */
-#include "shaders.h"
+#include <softrast/shaders.h>
 
 #include <string.h>
 

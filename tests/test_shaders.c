@@ -11,7 +11,7 @@
 #include <softrast/raster.h>
 #include <softrast/scene.h>
 
-#include "shaders.h"
+#include <softrast/shaders.h>
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "shaders.h"
+#include <softrast/shaders.h>
 
 #define MAX_RUNS 10000
 

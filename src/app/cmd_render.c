@@ -14,7 +14,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "shaders.h"
+#include <softrast/shaders.h>
 
 #define DEFAULT_OUT "frame.bmp"
 #define DEFAULT_WIDTH 1280

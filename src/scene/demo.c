@@ -6,7 +6,7 @@
  * nodes and picking will replace the fixed object array here. */
 #include <softrast/scene.h>
 
-#include "shaders.h"
+#include <softrast/shaders.h>
 
 #include <string.h>
 
