@@ -45,10 +45,16 @@ test)
     install_missing
     build build -Dbuildtype=release -Dnative=true
     build build-sanitize -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+    log=$(mktemp)
+    trap 'rm -f "$log"' EXIT
     echo "== test suite (release build) =="
-    meson test -C build --verbose --num-processes 1
+    meson test -C build --verbose --num-processes 1 2>&1 | tee "$log"
     echo "== test suite (AddressSanitizer + UndefinedBehaviorSanitizer) =="
-    meson test -C build-sanitize --setup sanitize --verbose --num-processes 1
+    meson test -C build-sanitize --setup sanitize --verbose --num-processes 1 2>&1 | tee -a "$log"
+    # One closing line over both runs, summed from criterion's per-suite synthesis lines.
+    awk 'function count(key) { return match($0, key ": [0-9]+") ? substr($0, RSTART + length(key) + 2, RLENGTH - length(key) - 2) : 0 }
+        /Synthesis: Tested:/ { passed += count("Passing"); failed += count("Failing") + count("Crashing"); skipped += count("Skipped") }
+        END { printf "tests: %d passed, %d failed, %d skipped\n", passed, failed, skipped }' "$log"
     ;;
 *)
     echo "usage: ./softrast.sh run|test" >&2
