@@ -1,2 +1,465 @@
-/* src/bvh/bvh_query.c — not written yet. */
-typedef int sr_unwritten_bvh_query;
+/* src/bvh/bvh_query.c — queries of the static BVH (softrast/bvh.h): closest-hit and any-hit
+ * rays over triangle trees, closest hit with a caller's primitive test, and box, sphere and
+ * frustum overlap queries with callbacks.
+ *
+ * Every query reads a const tree and keeps its state on the stack (explicit traversal stack of
+ * SR_BVH_MAX_DEPTH entries, no recursion, no allocation), so queries are reentrant and any
+ * number of threads may query one tree at once. Knows nothing of raster or scene. */
+#include <softrast/bvh.h>
+
+#include <math.h>
+#include <string.h>
+
+/* ---- rays ---- */
+
+/* The ray tests are geom's own sr_ray_aabb (Williams slab test with Ize's robust exit widening)
+ * and sr_ray_triangle (watertight ray-space edge functions), both `static inline` in
+ * softrast/geom.h so that they inline into the traversal loop: the BVH answers exactly what a
+ * brute-force loop over sr_ray_triangle answers, and never misses a box a ray grazes. */
+
+/* Entry distance of the ray into a node's box within [ray->tmin, ray->tmax], or INFINITY on a
+ * miss. */
+static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray)
+{
+    const sr_aabb box = {node->min, node->max};
+    float t_near;
+    return sr_ray_aabb(ray, &box, &t_near, NULL) ? t_near : INFINITY;
+}
+
+/* ---- both children of an interior node at once ----
+ * A traversal step tests the two boxes of a sibling pair. With SSE the pair is transposed so
+ * that one vector holds, per axis, (left near, right near, left far, right far) bounds: the
+ * Williams slab test of geom's sr_ray_aabb then runs on both boxes in the same instructions. It
+ * computes the same roundings as sr_ray_aabb, ignores NaN slab distances the same way (operand
+ * order of MINPS/MAXPS: the second operand wins when either is NaN) and widens the exit
+ * distance by the same factor (folded into 1/d when tmin >= 0, see pair_ray_make), so it hits
+ * every box sr_ray_aabb hits, and at most a box that a rounding away (tests/test_bvh.c checks
+ * both). Without SSE the scalar sr_ray_aabb is used twice. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+
+/* Per-ray constants of the pair test. */
+typedef struct pair_ray {
+    __m128 origin[3];        /* broadcast per axis */
+    __m128 inv_direction[3]; /* per axis: (1/d, 1/d, far lanes: see `widened`) */
+    __m128 swap[3];          /* all bits set when the axis is entered through the box max (sign of 1/d) */
+    __m128 tmin;
+    /* The exit widening of sr_ray_aabb is folded into the far lanes of inv_direction (1/d times
+     * 1 + 2^-21). Valid when tmin >= 0 (see pair_ray_make); otherwise the exit distances are
+     * widened after the fact as sr_ray_aabb does. */
+    bool widened;
+} pair_ray;
+
+static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
+{
+    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+    /* Folding the widening into 1/d takes three dependent operations off every traversal step.
+     * It is sound for exits at t >= 0: the computed exit (b - o) * (1/d (1 + 2^-21)) carries four
+     * roundings of at most u = 2^-24 each, so it is at least the exact exit times
+     * (1 - u)^4 (1 + 8u) > 1 + 3u, still above any computed entry of a box the ray touches
+     * (entries err by at most gamma(3) ~ 3u, Ize 2013). A negative exit is made more negative,
+     * but with tmin >= 0 such a box is behind the origin and missed either way (the sign of
+     * (b - o) * (1/d) is exact). Rays with tmin < 0 keep the explicit widening. */
+    pair->widened = ray->tmin >= 0.0f;
+    const float far_scale = pair->widened ? 1.0f + 0x1p-21f : 1.0f;
+    for (int axis = 0; axis < 3; axis++) {
+        pair->origin[axis] = _mm_set1_ps(origin[axis]);
+        pair->inv_direction[axis] = _mm_setr_ps(inv[axis], inv[axis], inv[axis] * far_scale, inv[axis] * far_scale);
+        /* sr_ray_aabb's choice: `inv < 0` (1 / -0 = -inf counts as negative) */
+        pair->swap[axis] = _mm_cmplt_ps(_mm_set1_ps(inv[axis]), _mm_setzero_ps());
+    }
+    pair->tmin = _mm_set1_ps(ray->tmin);
+}
+
+/* (near, near, far, far) bounds of one axis from (min, min, max, max). */
+static inline __m128 order_near_far(__m128 bounds, __m128 swap)
+{
+    __m128 swapped = _mm_shuffle_ps(bounds, bounds, _MM_SHUFFLE(1, 0, 3, 2));
+#if defined(__SSE4_1__)
+    return _mm_blendv_ps(bounds, swapped, swap);
+#else
+    return _mm_or_ps(_mm_and_ps(swap, swapped), _mm_andnot_ps(swap, bounds));
+#endif
+}
+
+/* Slab test of nodes pair[0] and pair[1] within [tmin, t_limit]. Returns a bit mask (1: first
+ * hit, 2: second hit) and their entry distances. */
+static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2])
+{
+    /* lanes: min x y z + first, max x y z + count; the integer lanes are shuffled away unread */
+    const __m128 min0 = _mm_loadu_ps(&pair[0].min.x), max0 = _mm_loadu_ps(&pair[0].max.x);
+    const __m128 min1 = _mm_loadu_ps(&pair[1].min.x), max1 = _mm_loadu_ps(&pair[1].max.x);
+    const __m128 min_xy = _mm_unpacklo_ps(min0, min1), max_xy = _mm_unpacklo_ps(max0, max1);
+    const __m128 min_z = _mm_unpackhi_ps(min0, min1), max_z = _mm_unpackhi_ps(max0, max1);
+    const __m128 bounds[3] = {_mm_movelh_ps(min_xy, max_xy), _mm_movehl_ps(max_xy, min_xy),
+                              _mm_movelh_ps(min_z, max_z)};
+    __m128 enter = ray->tmin, leave = _mm_set1_ps(INFINITY);
+    for (int axis = 0; axis < 3; axis++) {
+        __m128 t = _mm_mul_ps(_mm_sub_ps(order_near_far(bounds[axis], ray->swap[axis]), ray->origin[axis]),
+                              ray->inv_direction[axis]);
+        enter = _mm_max_ps(t, enter); /* a NaN t keeps enter (lanes 0, 1 used) */
+        leave = _mm_min_ps(t, leave); /* a NaN t keeps leave (lanes 2, 3 used) */
+    }
+    if (!ray->widened) {
+        /* sr_ray_aabb_widen_far: t * (1 +- 2^-21) by the sign of t is t + |t| * 2^-21, the same
+         * real number rounded once (the product by a power of two is exact); -inf gives NaN: a
+         * miss, as -inf is. */
+        const __m128 magnitude = _mm_andnot_ps(_mm_set1_ps(-0.0f), leave);
+        leave = _mm_add_ps(leave, _mm_mul_ps(magnitude, _mm_set1_ps(0x1p-21f)));
+    }
+    leave = _mm_min_ps(_mm_set1_ps(t_limit), leave); /* NaN leave stays NaN */
+    const __m128 hit = _mm_cmple_ps(enter, _mm_movehl_ps(leave, leave));
+    t_entry[0] = _mm_cvtss_f32(enter);
+    t_entry[1] = _mm_cvtss_f32(_mm_shuffle_ps(enter, enter, _MM_SHUFFLE(1, 1, 1, 1)));
+    return _mm_movemask_ps(hit) & 3;
+}
+#else
+typedef struct pair_ray {
+    const sr_ray *ray;
+} pair_ray;
+
+static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
+{
+    pair->ray = ray;
+}
+
+static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2])
+{
+    sr_ray limited = *ray->ray;
+    limited.tmax = t_limit;
+    t_entry[0] = box_entry(&pair[0], &limited);
+    t_entry[1] = box_entry(&pair[1], &limited);
+    return (t_entry[0] != INFINITY) | (t_entry[1] != INFINITY) << 1;
+}
+#endif
+
+/* Rays no triangle can meet: a NaN anywhere (sr_ray_make poisons non-finite rays with NaN
+ * tmin/tmax), an infinite origin or direction, a zero direction, an empty [tmin, tmax]. */
+static bool ray_is_usable(const sr_ray *ray)
+{
+    if (!sr_vec3_is_finite(ray->origin) || !sr_vec3_is_finite(ray->direction))
+        return false;
+    if (ray->direction.x == 0.0f && ray->direction.y == 0.0f && ray->direction.z == 0.0f)
+        return false;
+    return ray->tmin <= ray->tmax; /* false for NaN as well */
+}
+
+static void hit_clear(sr_bvh_hit *hit)
+{
+    *hit = (sr_bvh_hit){.primitive = SR_BVH_NO_HIT, .t = INFINITY};
+}
+
+typedef struct stack_entry {
+    uint32_t node;
+    float t_entry;
+} stack_entry;
+
+typedef enum ray_mode { MODE_CLOSEST, MODE_ANY, MODE_CUSTOM } ray_mode;
+
+/* The one ray traversal (Wald's front-to-back order): at an interior node both children's boxes
+ * are tested, the nearer is visited next and the farther pushed with its entry distance; a
+ * popped node whose entry lies beyond the closest hit so far is dropped. `ray` is the query's
+ * private copy: its tmax shrinks to the closest hit, which both tests read. `mode` is a constant
+ * at each call site, so the compiler specialises the loop. Returns the slot hit or
+ * SR_BVH_NO_HIT. */
+static inline uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, sr_bvh_ray_primitive_fn intersect,
+                                void *user, sr_bvh_hit *best)
+{
+    const sr_bvh_node *nodes = bvh->nodes;
+    uint32_t visited = 1, tested = 0, best_slot = SR_BVH_NO_HIT;
+    stack_entry stack[SR_BVH_MAX_DEPTH];
+    int top = 0;
+    uint32_t node_index = 0;
+    if (bvh->primitive_count == 0 || box_entry(&nodes[0], ray) == INFINITY)
+        goto done;
+    pair_ray pair;
+    pair_ray_make(ray, &pair);
+    for (;;) {
+        const sr_bvh_node *node = &nodes[node_index];
+        if (node->count > 0) {
+            uint32_t end = node->first + node->count;
+            for (uint32_t slot = node->first; slot < end; slot++) {
+                tested++;
+                if (mode == MODE_CUSTOM) {
+                    sr_bvh_hit candidate = {.primitive = bvh->primitive_indices[slot], .t = INFINITY};
+                    if (intersect(user, bvh->primitive_indices[slot], ray, &candidate) && candidate.t >= ray->tmin &&
+                        candidate.t <= ray->tmax) {
+                        *best = candidate;
+                        ray->tmax = candidate.t;
+                        best_slot = slot;
+                    }
+                    continue;
+                }
+                const float *v = &bvh->triangles[9 * (size_t)slot];
+                sr_triangle_hit triangle_hit;
+                if (sr_ray_triangle(ray, (sr_vec3){v[0], v[1], v[2]}, (sr_vec3){v[3], v[4], v[5]},
+                                    (sr_vec3){v[6], v[7], v[8]}, &triangle_hit)) {
+                    ray->tmax = triangle_hit.t;
+                    best->t = triangle_hit.t;
+                    best->u = triangle_hit.u;
+                    best->v = triangle_hit.v;
+                    best_slot = slot;
+                    if (mode == MODE_ANY)
+                        goto done;
+                }
+            }
+        } else {
+            uint32_t left = node->first;
+            float t_entry[2];
+            int hits = pair_entry(&nodes[left], &pair, ray->tmax, t_entry);
+            visited += 2;
+            /* Branches rather than selects on purpose: a predicted branch lets the CPU start
+             * loading the next node before the box test has finished. */
+            if (hits == 3) {
+                if (t_entry[1] < t_entry[0]) {
+                    stack[top++] = (stack_entry){left, t_entry[0]};
+                    node_index = left + 1;
+                } else {
+                    stack[top++] = (stack_entry){left + 1, t_entry[1]};
+                    node_index = left;
+                }
+                continue;
+            }
+            if (hits == 1) {
+                node_index = left;
+                continue;
+            }
+            if (hits == 2) {
+                node_index = left + 1;
+                continue;
+            }
+        }
+        /* pop the next node that can still hold a closer hit */
+        for (;;) {
+            if (top == 0)
+                goto done;
+            stack_entry entry = stack[--top];
+            if (entry.t_entry <= ray->tmax) {
+                node_index = entry.node;
+                break;
+            }
+        }
+    }
+done:
+    best->nodes_visited = visited;
+    best->primitives_tested = tested;
+    return best_slot;
+}
+
+/* Fills primitive, point and (for triangles) the geometric normal of a hit slot. The cross
+ * product is taken in double: float would underflow to zero for tiny (subnormal-sized)
+ * triangles that the watertight test still hits. A zero-area triangle has no normal: 0. */
+static void hit_finish(const sr_bvh *bvh, const sr_ray *ray, uint32_t slot, bool triangle, sr_bvh_hit *hit)
+{
+    hit->primitive = bvh->primitive_indices[slot];
+    hit->point = sr_vec3_add(ray->origin, sr_vec3_scale(ray->direction, hit->t));
+    if (triangle) {
+        const float *v = &bvh->triangles[9 * (size_t)slot];
+        double e1[3], e2[3];
+        for (int k = 0; k < 3; k++) {
+            e1[k] = (double)v[3 + k] - v[k];
+            e2[k] = (double)v[6 + k] - v[k];
+        }
+        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        double length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        hit->normal = length > 0.0 ? (sr_vec3){(float)(n[0] / length), (float)(n[1] / length), (float)(n[2] / length)}
+                                   : (sr_vec3){0.0f, 0.0f, 0.0f};
+    }
+}
+
+static bool query_ray(const sr_bvh *bvh, const sr_ray *ray, ray_mode mode, sr_bvh_ray_primitive_fn intersect,
+                      void *user, sr_bvh_hit *hit)
+{
+    hit_clear(hit);
+    if (!bvh || !ray || !ray_is_usable(ray))
+        return false;
+    if (mode != MODE_CUSTOM && !bvh->triangles)
+        return false;
+    sr_ray local = *ray;
+    uint32_t slot = mode == MODE_CLOSEST ? traverse(bvh, &local, MODE_CLOSEST, NULL, NULL, hit)
+                    : mode == MODE_ANY   ? traverse(bvh, &local, MODE_ANY, NULL, NULL, hit)
+                                         : traverse(bvh, &local, MODE_CUSTOM, intersect, user, hit);
+    if (slot == SR_BVH_NO_HIT) {
+        uint32_t visited = hit->nodes_visited, tested = hit->primitives_tested;
+        hit_clear(hit);
+        hit->nodes_visited = visited;
+        hit->primitives_tested = tested;
+        return false;
+    }
+    hit_finish(bvh, ray, slot, mode != MODE_CUSTOM, hit);
+    return true;
+}
+
+bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)
+{
+    sr_bvh_hit local;
+    return query_ray(bvh, ray, MODE_CLOSEST, NULL, NULL, hit ? hit : &local);
+}
+
+bool sr_bvh_query_ray_any(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)
+{
+    sr_bvh_hit local;
+    return query_ray(bvh, ray, MODE_ANY, NULL, NULL, hit ? hit : &local);
+}
+
+bool sr_bvh_query_ray_custom(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_primitive_fn intersect, void *user,
+                             sr_bvh_hit *hit)
+{
+    sr_bvh_hit local;
+    if (!intersect) {
+        hit_clear(hit ? hit : &local);
+        return false;
+    }
+    return query_ray(bvh, ray, MODE_CUSTOM, intersect, user, hit ? hit : &local);
+}
+
+/* ---- overlap queries ---- */
+
+static sr_aabb node_box(const sr_bvh_node *node)
+{
+    return (sr_aabb){node->min, node->max};
+}
+
+/* The box of a slot's primitive: a triangle's is the box of its three stored vertices (the
+ * same min/max a caller computes from its own positions). */
+static sr_aabb slot_box(const sr_bvh *bvh, uint32_t slot)
+{
+    if (bvh->boxes)
+        return bvh->boxes[slot];
+    const float *v = &bvh->triangles[9 * (size_t)slot];
+    sr_aabb box = {{v[0], v[1], v[2]}, {v[0], v[1], v[2]}};
+    for (int k = 1; k < 3; k++) {
+        sr_vec3 p = {v[3 * k], v[3 * k + 1], v[3 * k + 2]};
+        box.min = (sr_vec3){p.x < box.min.x ? p.x : box.min.x, p.y < box.min.y ? p.y : box.min.y,
+                            p.z < box.min.z ? p.z : box.min.z};
+        box.max = (sr_vec3){p.x > box.max.x ? p.x : box.max.x, p.y > box.max.y ? p.y : box.max.y,
+                            p.z > box.max.z ? p.z : box.max.z};
+    }
+    return box;
+}
+
+/* The shape an overlap query tests boxes against. */
+typedef enum shape_kind { SHAPE_BOX, SHAPE_SPHERE, SHAPE_FRUSTUM } shape_kind;
+
+typedef struct shape {
+    shape_kind kind;
+    sr_aabb box;
+    sr_sphere sphere;
+    const sr_frustum *frustum;
+} shape;
+
+static sr_containment shape_test(const shape *s, const sr_aabb *box)
+{
+    switch (s->kind) {
+    case SHAPE_BOX:
+        return sr_aabb_overlaps(s->box, *box) ? SR_INTERSECTING : SR_OUTSIDE;
+    case SHAPE_SPHERE:
+        return sr_aabb_sphere_overlap(*box, s->sphere) ? SR_INTERSECTING : SR_OUTSIDE;
+    case SHAPE_FRUSTUM:
+        return sr_frustum_test_aabb(s->frustum, box);
+    }
+    return SR_OUTSIDE;
+}
+
+typedef struct overlap_report {
+    sr_bvh_overlap_fn overlap;
+    sr_bvh_frustum_fn frustum;
+    void *user;
+} overlap_report;
+
+static bool report_slot(const sr_bvh *bvh, const overlap_report *report, uint32_t slot, sr_containment containment,
+                        sr_bvh_query_stats *stats)
+{
+    stats->primitives_reported++;
+    uint32_t primitive = bvh->primitive_indices[slot];
+    bool go_on = report->frustum ? report->frustum(report->user, primitive, containment)
+                                 : report->overlap(report->user, primitive);
+    if (!go_on)
+        stats->stopped = true;
+    return go_on;
+}
+
+/* Slots of a subtree are contiguous (the build partitions in place), from the first slot of
+ * its leftmost leaf to the end of its rightmost leaf. */
+static void subtree_slots(const sr_bvh_node *nodes, uint32_t index, uint32_t *first, uint32_t *end)
+{
+    uint32_t left = index, right = index;
+    while (nodes[left].count == 0)
+        left = nodes[left].first;
+    while (nodes[right].count == 0)
+        right = nodes[right].first + 1;
+    *first = nodes[left].first;
+    *end = nodes[right].first + nodes[right].count;
+}
+
+static sr_bvh_query_stats query_overlap(const sr_bvh *bvh, const shape *s, const overlap_report *report)
+{
+    sr_bvh_query_stats stats = {0};
+    if (!bvh || bvh->primitive_count == 0)
+        return stats;
+    const sr_bvh_node *nodes = bvh->nodes;
+    uint32_t stack[SR_BVH_MAX_DEPTH + 2];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        uint32_t index = stack[--top];
+        const sr_bvh_node *node = &nodes[index];
+        stats.nodes_visited++;
+        sr_aabb box = node_box(node);
+        sr_containment containment = shape_test(s, &box);
+        if (containment == SR_OUTSIDE)
+            continue;
+        if (containment == SR_INSIDE) {
+            /* Only frustums answer INSIDE: everything below is inside too, no more tests. */
+            uint32_t first, end;
+            subtree_slots(nodes, index, &first, &end);
+            for (uint32_t slot = first; slot < end; slot++)
+                if (!report_slot(bvh, report, slot, SR_INSIDE, &stats))
+                    return stats;
+            continue;
+        }
+        if (node->count == 0) {
+            /* right pushed first so the left subtree is reported first (tree order) */
+            stack[top++] = node->first + 1;
+            stack[top++] = node->first;
+            continue;
+        }
+        for (uint32_t slot = node->first; slot < node->first + node->count; slot++) {
+            stats.primitives_tested++;
+            sr_aabb primitive_box = slot_box(bvh, slot);
+            sr_containment primitive = shape_test(s, &primitive_box);
+            if (primitive != SR_OUTSIDE && !report_slot(bvh, report, slot, primitive, &stats))
+                return stats;
+        }
+    }
+    return stats;
+}
+
+sr_bvh_query_stats sr_bvh_query_aabb(const sr_bvh *bvh, sr_aabb box, sr_bvh_overlap_fn report, void *user)
+{
+    if (!report)
+        return (sr_bvh_query_stats){0};
+    shape s = {.kind = SHAPE_BOX, .box = box};
+    return query_overlap(bvh, &s, &(overlap_report){.overlap = report, .user = user});
+}
+
+sr_bvh_query_stats sr_bvh_query_sphere(const sr_bvh *bvh, sr_sphere sphere, sr_bvh_overlap_fn report, void *user)
+{
+    if (!report)
+        return (sr_bvh_query_stats){0};
+    shape s = {.kind = SHAPE_SPHERE, .sphere = sphere};
+    return query_overlap(bvh, &s, &(overlap_report){.overlap = report, .user = user});
+}
+
+sr_bvh_query_stats sr_bvh_query_frustum(const sr_bvh *bvh, const sr_frustum *frustum, sr_bvh_frustum_fn report,
+                                        void *user)
+{
+    if (!report || !frustum)
+        return (sr_bvh_query_stats){0};
+    shape s = {.kind = SHAPE_FRUSTUM, .frustum = frustum};
+    return query_overlap(bvh, &s, &(overlap_report){.frustum = report, .user = user});
+}

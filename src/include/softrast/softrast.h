@@ -1,0 +1,16 @@
+/* softrast/softrast.h — the umbrella header: every public header of libsoftrast.
+ * Modules, top to bottom (arrows only point down): scene → shaders/raster, bvh → geom → math,
+ * all on core. */
+#ifndef SOFTRAST_SOFTRAST_H
+#define SOFTRAST_SOFTRAST_H
+
+#include <softrast/core.h>
+#include <softrast/math.h>
+#include <softrast/geom.h>
+#include <softrast/bvh.h>
+#include <softrast/bvh_dynamic.h>
+#include <softrast/raster.h>
+#include <softrast/shaders.h>
+#include <softrast/scene.h>
+
+#endif
