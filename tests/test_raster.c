@@ -1748,6 +1748,153 @@ Test(raster, threads_give_the_single_thread_image)
     free(sphere_indices);
 }
 
+/* Uniforms of counting_vertex_fn: test_uniforms first (test_vertex_fn and test_fragment_fn read
+ * them), then a call counter per vertex. Each vertex must be transformed by one thread exactly
+ * once, so the counters need no atomics (a second call from another thread would be a data race
+ * that ThreadSanitizer reports, and a count of 2 here). */
+typedef struct counting_uniforms {
+    test_uniforms base;
+    const test_vertex *first;
+    int *calls;
+} counting_uniforms;
+
+static void counting_vertex_fn(const void *vertex, const void *uniforms, float clip[4], float *varyings)
+{
+    const counting_uniforms *u = uniforms;
+    test_vertex_fn(vertex, uniforms, clip, varyings);
+    u->calls[(const test_vertex *)vertex - u->first]++;
+}
+
+/* The multi-threaded draw sorts triangles into units of rows and hands the units out. On a
+ * framebuffer too tall for SR_BAND_HEIGHT-row units (over 64 of them), with triangles skipped for
+ * bad indices and NaN positions, rejected, clipped, and vertices no triangle references, every
+ * thread count must give the single-threaded image and statistics; the statistics must count
+ * the bad triangles built here, and each referenced vertex (found by scanning the indices) must
+ * be transformed exactly once, the others never. Indexed and non-indexed draws. */
+Test(raster, threads_match_on_a_tall_framebuffer_with_bad_triangles)
+{
+    const int width = 45, height = 2700;
+    test_vertex *vertices;
+    uint32_t *sphere_indices;
+    size_t sphere_count;
+    size_t sphere_index_count = make_sphere(0.0, 0.05, -3.0, 1.25, 37, 29, &vertices, &sphere_indices, &sphere_count);
+    // Extra vertices: 3 crossing the near plane, 1 with a NaN position, 5 never referenced.
+    const size_t extra = 9;
+    vertices = realloc(vertices, (sphere_count + extra) * sizeof *vertices);
+    cr_assert(vertices);
+    const test_vertex near_crossing[3] = {
+        {{-0.5f, -1.5f, 1.0f, 1}, {0}}, {{0.5f, -0.5f, -4.0f, 1}, {0}}, {{0.0f, 1.5f, -1.0f, 1}, {0}}};
+    for (size_t k = 0; k < extra; k++)
+        vertices[sphere_count + k] = k < 3 ? near_crossing[k] : (test_vertex){{0.1f * (float)k, 0.2f, -2.0f, 1}, {0}};
+    const uint32_t near_first = (uint32_t)sphere_count, nan_vertex = (uint32_t)sphere_count + 3;
+    vertices[nan_vertex].position[1] = NAN;
+    const size_t vertex_count = sphere_count + extra;
+    // The sphere's triangles with, every 50th, a bad one inserted: out-of-range index, NaN vertex
+    // or the near-crossing triangle (clipped); and one behind the camera (rejected).
+    size_t capacity = sphere_index_count * 2 + 64;
+    uint32_t *indices = malloc(capacity * sizeof *indices);
+    cr_assert(indices);
+    size_t count = 0, out_of_range = 0, with_nan = 0;
+    for (size_t t = 0; t < sphere_index_count / 3; t++) {
+        memcpy(indices + count, sphere_indices + 3 * t, 3 * sizeof *indices);
+        count += 3;
+        if (t % 50 == 7) {
+            uint32_t bad[3][3] = {
+                {0, (uint32_t)(vertex_count + t), 1}, {2, nan_vertex, 3}, {near_first, near_first + 1, near_first + 2}};
+            memcpy(indices + count, bad[(t / 50) % 3], 3 * sizeof *indices);
+            out_of_range += (t / 50) % 3 == 0;
+            with_nan += (t / 50) % 3 == 1;
+            count += 3;
+        }
+    }
+    cr_assert_gt(out_of_range, 0);
+    cr_assert_gt(with_nan, 0);
+    // Referenced vertices, by brute force (an out-of-range index references nothing).
+    bool *referenced = calloc(vertex_count, sizeof *referenced);
+    for (size_t i = 0; i < count; i++)
+        if (indices[i] < vertex_count)
+            referenced[indices[i]] = true;
+    cr_assert(!referenced[vertex_count - 1], "the last vertices stay unreferenced");
+
+    const int thread_counts[4] = {1, 2, 3, 7};
+    for (int indexed = 1; indexed >= 0; indexed--) {
+        // Non-indexed: the sphere's triangles written out (no bad ones), minus a partial tail.
+        test_vertex *flat = NULL;
+        size_t flat_count = sphere_index_count;
+        if (!indexed) {
+            flat = malloc(flat_count * sizeof *flat);
+            cr_assert(flat);
+            for (size_t i = 0; i < flat_count; i++)
+                flat[i] = vertices[sphere_indices[i]];
+        }
+        sr_framebuffer *reference = NULL;
+        sr_raster_stats reference_stats = {0};
+        for (int c = 0; c < 4; c++) {
+            sr_renderer *renderer = NULL;
+            sr_error err;
+            cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = thread_counts[c]}, &renderer, &err), SR_OK,
+                         "%s", err.message);
+            sr_framebuffer *fb = fb_new(width, height, true);
+            int *calls = calloc(indexed ? vertex_count : flat_count, sizeof *calls);
+            counting_uniforms u = {
+                .base = {.use_matrix = true,
+                         .matrix = sr_mat4_perspective(1.1f, (float)width / height * 40.0f, 0.1f, 20.0f),
+                         .varying_count = 3,
+                         .world_varyings = true,
+                         .color = {0.2f, 0.7f, 0.4f, 0.6f}},
+                .first = indexed ? vertices : flat,
+                .calls = calls,
+            };
+            sr_program program = program_for(&u.base);
+            program.vertex = counting_vertex_fn;
+            program.uniforms = &u;
+            // Two draws into one image: the second blends over the first (generic per-pixel path).
+            draw(renderer, fb, u.first, indexed ? vertex_count : flat_count, indexed ? indices : NULL,
+                 indexed ? count : flat_count - 2 * 3, &program, (sr_render_state){0}, 0);
+            draw(renderer, fb, u.first, indexed ? vertex_count : flat_count, indexed ? indices : NULL,
+                 indexed ? count : flat_count - 2 * 3, &program,
+                 (sr_render_state){.blend = SR_BLEND_ALPHA, .depth_func = SR_DEPTH_LESS_EQUAL}, 1000000);
+            for (size_t v = 0; v < (indexed ? vertex_count : flat_count - 6); v++)
+                cr_assert_eq(calls[v], indexed && !referenced[v] ? 0 : 2,
+                             "indexed %d threads %d: vertex %zu transformed %d times in 2 draws", indexed,
+                             thread_counts[c], v, calls[v]);
+            free(calls);
+            sr_raster_stats stats = sr_renderer_stats(renderer);
+            if (c == 0) {
+                reference = fb;
+                reference_stats = stats;
+                cr_assert_gt(stats.fragments_written, 20000, "indexed %d", indexed);
+                cr_assert_eq(stats.triangles_skipped, indexed ? 2 * (out_of_range + with_nan) : 0);
+                if (indexed)
+                    cr_assert_gt(stats.triangles_clipped, 0);
+                // Rows drawn: the image must reach far beyond 64 bands of 32 rows.
+                int last_row = 0;
+                for (int i = 0; i < width * height; i++)
+                    last_row = fb->ids[i] != SR_NO_ID ? i / width : last_row;
+                cr_assert_gt(last_row, 64 * 32, "indexed %d: last drawn row %d", indexed, last_row);
+            } else {
+                size_t pixels = (size_t)width * height;
+                cr_assert(memcmp(fb->color, reference->color, pixels * sizeof *fb->color) == 0, "threads %d",
+                          thread_counts[c]);
+                cr_assert(memcmp(fb->depth, reference->depth, pixels * sizeof *fb->depth) == 0, "threads %d",
+                          thread_counts[c]);
+                cr_assert(memcmp(fb->ids, reference->ids, pixels * sizeof *fb->ids) == 0, "threads %d",
+                          thread_counts[c]);
+                cr_assert(memcmp(&stats, &reference_stats, sizeof stats) == 0,
+                          "indexed %d threads %d: statistics differ", indexed, thread_counts[c]);
+                fb_delete(fb);
+            }
+            sr_renderer_destroy(renderer);
+        }
+        fb_delete(reference);
+        free(flat);
+    }
+    free(referenced);
+    free(indices);
+    free(sphere_indices);
+    free(vertices);
+}
+
 /* The largest programs: SR_MAX_VARYINGS varyings plus barycentrics, through clipping. Varying i
  * is the linear function (i + 1) x - i y + 0.5 z of the world position, so it is checked against
  * the analytic ray hit. */

@@ -2,37 +2,88 @@
  * sr_draw_triangles: argument validation, vertex processing through the post-transform cache
  * (the vertex function runs once per referenced vertex per draw), primitive assembly, trivial
  * rejection, and the hand-off of each triangle to clipping (clip.c) and setup/rasterisation
- * (triangle.c). With several threads, vertices are split into ranges and the screen into bands
- * of rows (SR_BAND_HEIGHT) dealt round-robin; every thread walks all triangles in order, so the
- * image is the single-threaded one bit for bit. Knows nothing of scenes, meshes or files. */
+ * (triangle.c). With several threads, the work of a draw is cut into chunks claimed from shared
+ * counters: vertices, then triangles sorted into units of screen rows (SR_BAND_HEIGHT), then the
+ * units, each drawn by one thread with its triangles in submission order, so the image is the
+ * single-threaded one bit for bit. Knows nothing of scenes, meshes or files. */
 #include "raster_internal.h"
 
 #include <string.h>
+#include <time.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /// How many triangles ahead the triangle loop prefetches framebuffer rows.
 #define PREFETCH_DISTANCE 2
+
+/// How long a waiting thread spins before it sleeps. Long enough to cover the hand-over between
+/// the phases of a draw and between back-to-back draws, short enough to waste little.
+#define SPIN_NANOSECONDS 200000
+
+static uint64_t monotonic_nanoseconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Spins until *value == target (true) or SPIN_NANOSECONDS have passed (false). */
+static bool spin_until(const _Atomic uint64_t *value, uint64_t target)
+{
+    uint64_t deadline = 0;
+    for (unsigned round = 1;; round++) {
+        if (atomic_load_explicit(value, memory_order_acquire) == target)
+            return true;
+        if (round % 64 == 0) {
+            // Reading the clock every round would cost more than the pause.
+            uint64_t now = monotonic_nanoseconds();
+            if (deadline == 0)
+                deadline = now + SPIN_NANOSECONDS;
+            else if (now > deadline)
+                return false;
+        }
+#if defined(__SSE2__)
+        _mm_pause(); // tells the core (and a hypervisor) that this is a spin loop
+#endif
+    }
+}
+
+/* Waits until *value == target: spins first, then sleeps on `cond`. Whoever makes the value reach
+ * the target calls announce(pool, cond) afterwards, so a sleeper cannot miss it: it re-checks the
+ * value under the lock that announce takes. */
+static void wait_until(sr_worker_pool *pool, pthread_cond_t *cond, const _Atomic uint64_t *value, uint64_t target)
+{
+    if (spin_until(value, target))
+        return;
+    pthread_mutex_lock(&pool->lock);
+    while (atomic_load_explicit(value, memory_order_acquire) != target)
+        pthread_cond_wait(cond, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+static void announce(sr_worker_pool *pool, pthread_cond_t *cond)
+{
+    pthread_mutex_lock(&pool->lock);
+    pthread_cond_broadcast(cond);
+    pthread_mutex_unlock(&pool->lock);
+}
 
 static void *worker_main(void *argument)
 {
     struct sr_worker_start *start = argument;
     sr_worker_pool *pool = start->pool;
-    uint64_t seen = 0;
-    pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        while (pool->generation == seen && !pool->quit)
-            pthread_cond_wait(&pool->wake, &pool->lock);
-        if (pool->quit)
+    for (uint64_t seen = 0;; seen++) {
+        // Jobs are numbered 1, 2, ...: the caller starts job seen + 1 only once this worker has
+        // finished job seen. Quitting also advances the number, to wake the workers.
+        wait_until(pool, &pool->wake, &pool->generation, seen + 1);
+        if (atomic_load_explicit(&pool->quit, memory_order_acquire))
             break;
-        seen = pool->generation;
-        void (*job)(void *, int) = pool->job;
-        void *data = pool->data;
-        pthread_mutex_unlock(&pool->lock);
-        job(data, start->index);
-        pthread_mutex_lock(&pool->lock);
-        if (--pool->pending == 0)
-            pthread_cond_signal(&pool->done);
+        pool->job(pool->data, start->index);
+        if (atomic_fetch_add_explicit(&pool->finished, 1, memory_order_acq_rel) + 1 == (uint64_t)pool->count)
+            announce(pool, &pool->done);
     }
-    pthread_mutex_unlock(&pool->lock);
     return NULL;
 }
 
@@ -42,11 +93,13 @@ static void pool_destroy(sr_worker_pool *pool, int started)
     if (!pool)
         return;
     pthread_mutex_lock(&pool->lock);
-    pool->quit = true;
+    atomic_store_explicit(&pool->quit, true, memory_order_release);
+    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
     for (int i = 0; i < started; i++)
         pthread_join(pool->threads[i], NULL);
+    pthread_cond_destroy(&pool->progress);
     pthread_cond_destroy(&pool->done);
     pthread_cond_destroy(&pool->wake);
     pthread_mutex_destroy(&pool->lock);
@@ -59,20 +112,22 @@ static sr_status pool_create(int count, sr_worker_pool **out, sr_error *err)
     if (!pool)
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: out of memory");
     pool->count = count;
+    atomic_init(&pool->generation, 0);
+    atomic_init(&pool->finished, 0);
+    atomic_init(&pool->quit, false);
     if (pthread_mutex_init(&pool->lock, NULL) != 0) {
         sr_free(pool);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a mutex");
     }
-    if (pthread_cond_init(&pool->wake, NULL) != 0) {
-        pthread_mutex_destroy(&pool->lock);
-        sr_free(pool);
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a condition variable");
-    }
-    if (pthread_cond_init(&pool->done, NULL) != 0) {
-        pthread_cond_destroy(&pool->wake);
-        pthread_mutex_destroy(&pool->lock);
-        sr_free(pool);
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a condition variable");
+    pthread_cond_t *conds[3] = {&pool->wake, &pool->done, &pool->progress};
+    for (int i = 0; i < 3; i++) {
+        if (pthread_cond_init(conds[i], NULL) != 0) {
+            while (i-- > 0)
+                pthread_cond_destroy(conds[i]);
+            pthread_mutex_destroy(&pool->lock);
+            sr_free(pool);
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a condition variable");
+        }
     }
     for (int i = 0; i < count; i++) {
         pool->starts[i] = (struct sr_worker_start){pool, i + 1};
@@ -86,21 +141,24 @@ static sr_status pool_create(int count, sr_worker_pool **out, sr_error *err)
     return SR_OK;
 }
 
-/* Runs job(data, worker) on every worker, the calling thread being worker 0, and waits. */
-static void pool_run(sr_worker_pool *pool, void (*job)(void *, int), void *data)
+/* Starts job(data, worker) on the workers 1..count; the caller then runs its own share as worker
+ * 0 and calls pool_finish. */
+static void pool_start(sr_worker_pool *pool, void (*job)(void *, int), void *data)
 {
     pthread_mutex_lock(&pool->lock);
     pool->job = job;
     pool->data = data;
-    pool->pending = pool->count;
-    pool->generation++;
+    atomic_store_explicit(&pool->finished, 0, memory_order_relaxed);
+    // Release: a worker that sees the new number also sees job, data and finished.
+    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
-    job(data, 0);
-    pthread_mutex_lock(&pool->lock);
-    while (pool->pending > 0)
-        pthread_cond_wait(&pool->done, &pool->lock);
-    pthread_mutex_unlock(&pool->lock);
+}
+
+/* Waits until every worker has finished the job started last. */
+static void pool_finish(sr_worker_pool *pool)
+{
+    wait_until(pool, &pool->done, &pool->finished, (uint64_t)pool->count);
 }
 
 sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err)
@@ -137,6 +195,8 @@ void sr_renderer_destroy(sr_renderer *renderer)
     sr_free(renderer->screen);
     sr_free(renderer->varyings);
     sr_free(renderer->stamps);
+    sr_free(renderer->spans);
+    sr_free(renderer->chunk_units);
     sr_free(renderer);
 }
 
@@ -205,6 +265,29 @@ static sr_status reserve_cache(sr_renderer *renderer, size_t vertex_count, int v
     return SR_OK;
 }
 
+/* Grows the per-triangle spans and per-chunk unit masks of multi-threaded draws. */
+static sr_status reserve_bins(sr_renderer *renderer, size_t triangle_count, sr_error *err)
+{
+    size_t chunks = (triangle_count + SR_BIN_CHUNK - 1) / SR_BIN_CHUNK;
+    if (triangle_count > renderer->span_capacity) {
+        uint32_t *spans = sr_realloc(renderer->spans, triangle_count * sizeof *spans);
+        if (!spans)
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY,
+                                "sr_draw_triangles: out of memory for the bins of %zu triangles", triangle_count);
+        renderer->spans = spans;
+        renderer->span_capacity = triangle_count;
+    }
+    if (chunks > renderer->chunk_capacity) {
+        uint64_t *chunk_units = sr_realloc(renderer->chunk_units, chunks * sizeof *chunk_units);
+        if (!chunk_units)
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY,
+                                "sr_draw_triangles: out of memory for the bins of %zu triangles", triangle_count);
+        renderer->chunk_units = chunk_units;
+        renderer->chunk_capacity = chunks;
+    }
+    return SR_OK;
+}
+
 static sr_status check_draw(const sr_renderer *renderer, const sr_framebuffer *fb, const sr_draw_desc *desc,
                             size_t *index_count, sr_error *err)
 {
@@ -257,15 +340,29 @@ static sr_status check_draw(const sr_renderer *renderer, const sr_framebuffer *f
     return SR_OK;
 }
 
-/* One draw as a job for the workers: vertex processing over a vertex range, then every worker
- * walks all triangles and draws those parts that fall in its bands. */
+/// Indices marked, and vertices transformed, per claim of the first two phases of a draw.
+#define MARK_CHUNK (3 * 16384)
+#define TRANSFORM_CHUNK 2048
+
+/* One draw as a job for the workers, in three phases. The first two (marking the referenced
+ * vertices, running the vertex function) are cut into chunks that the workers claim from a shared
+ * counter, so a worker that wakes up late finds the work done instead of delaying everyone; a
+ * worker starts a phase once every chunk of the previous one is finished. The third sorts the
+ * triangles into units of rows the same way, and the fourth hands out the units: whoever takes
+ * one draws its triangles in submission order, so the work balances itself whatever the mesh and
+ * whichever thread the system delays. With one thread the triangles are drawn in one pass. */
 typedef struct draw_job {
     sr_renderer *renderer;
     const sr_draw_desc *desc;
     sr_draw_context context;
-    size_t triangle_count;
-    size_t vertex_first, vertex_end; ///< vertices to transform (those marked, when indexed)
+    size_t index_count, triangle_count;
     int workers;
+    _Atomic uint64_t mark_next, mark_done; ///< chunks of indices claimed / finished
+    _Atomic uint64_t low, high;            ///< smallest and largest referenced index (high + 1)
+    _Atomic uint64_t transform_next, transform_done;
+    _Atomic uint64_t bin_next, bin_done; ///< chunks of SR_BIN_CHUNK triangles sorted into units
+    _Atomic uint64_t unit_next;          ///< units of rows claimed
+    int unit_height, unit_count;
     struct {
         sr_raster_stats stats;
         sr_fragment_counters counters;
@@ -273,88 +370,108 @@ typedef struct draw_job {
     } result[SR_MAX_THREADS];
 } draw_job;
 
-/* Marks the vertices the draw references (stamps) and finds the range to transform. Runs on the
- * calling thread before the workers start. */
-static void mark_vertices(draw_job *job, size_t index_count)
+static uint64_t chunk_count(uint64_t items, uint64_t chunk)
 {
-    sr_renderer *renderer = job->renderer;
-    const sr_draw_desc *desc = job->desc;
-    size_t vertex_count = desc->vertex_count;
-    job->vertex_first = 0;
-    job->vertex_end = index_count < vertex_count && !desc->indices ? index_count : vertex_count;
-    if (!desc->indices)
-        return;
-    if (++renderer->stamp == 0) {
-        // The stamp wrapped around: forget every old mark once every 2^32 draws.
-        if (renderer->stamps)
-            memset(renderer->stamps, 0, renderer->capacity * sizeof *renderer->stamps);
-        renderer->stamp = 1;
-    }
-    uint32_t stamp = renderer->stamp;
-    uint32_t *stamps = renderer->stamps;
-    size_t low = SIZE_MAX, high = 0;
-    for (size_t i = 0; i < index_count; i++) {
-        size_t index = desc->indices[i];
-        if (index < vertex_count) {
-            stamps[index] = stamp;
-            low = index < low ? index : low;
-            high = index > high ? index : high;
-        }
-    }
-    job->vertex_first = low == SIZE_MAX ? 0 : low;
-    job->vertex_end = low == SIZE_MAX ? 0 : high + 1;
+    return (items + chunk - 1) / chunk;
 }
 
-/* Runs the vertex function once for every referenced vertex of this worker's share of the range,
- * and classifies/projects each result once: triangles then only read the cache. */
-static void transform_vertices(void *data, int worker)
+/* Lowers *value to `candidate` (raise with `raise`) unless it is already beyond it. */
+static void atomic_extend(_Atomic uint64_t *value, uint64_t candidate, bool raise)
 {
-    draw_job *job = data;
+    uint64_t current = atomic_load_explicit(value, memory_order_relaxed);
+    while (raise ? candidate > current : candidate < current)
+        if (atomic_compare_exchange_weak_explicit(value, &current, candidate, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            break;
+}
+
+/* Waits (with several workers) until `*done` chunks of a phase reach `total`. */
+static void wait_for_phase(const draw_job *job, const _Atomic uint64_t *done, uint64_t total)
+{
+    if (job->workers > 1)
+        wait_until(job->renderer->pool, &job->renderer->pool->progress, done, total);
+}
+
+/* Marks the chunk as finished; the worker finishing the last one wakes those that sleep. */
+static void finish_chunk(const draw_job *job, _Atomic uint64_t *done, uint64_t total)
+{
+    if (atomic_fetch_add_explicit(done, 1, memory_order_acq_rel) + 1 == total && job->workers > 1)
+        announce(job->renderer->pool, &job->renderer->pool->progress);
+}
+
+/* Phase 1: marks the vertices the draw references (stamps) and finds the range to transform.
+ * Several workers may store the same stamp into one entry: the stores are atomic (relaxed; the
+ * end of the phase orders them before every read). */
+static void mark_vertices(draw_job *job)
+{
+    const sr_draw_desc *desc = job->desc;
+    const uint32_t *indices = desc->indices;
+    const size_t vertex_count = desc->vertex_count;
+    uint32_t *stamps = job->renderer->stamps;
+    const uint32_t stamp = job->renderer->stamp;
+    const uint64_t total = chunk_count(job->index_count, MARK_CHUNK);
+    for (;;) {
+        uint64_t chunk = atomic_fetch_add_explicit(&job->mark_next, 1, memory_order_relaxed);
+        if (chunk >= total)
+            break;
+        size_t first = (size_t)chunk * MARK_CHUNK;
+        size_t end = first + MARK_CHUNK < job->index_count ? first + MARK_CHUNK : job->index_count;
+        size_t low = SIZE_MAX, high = 0;
+        for (size_t i = first; i < end; i++) {
+            size_t index = indices[i];
+            if (index < vertex_count) {
+                __atomic_store_n(&stamps[index], stamp, __ATOMIC_RELAXED);
+                low = index < low ? index : low;
+                high = index > high ? index : high;
+            }
+        }
+        if (low != SIZE_MAX) {
+            atomic_extend(&job->low, low, false);
+            atomic_extend(&job->high, (uint64_t)high + 1, true);
+        }
+        finish_chunk(job, &job->mark_done, total);
+    }
+    wait_for_phase(job, &job->mark_done, total);
+}
+
+/* Phase 2: runs the vertex function once for every referenced vertex, and classifies/projects
+ * each result once: triangles then only read the cache. */
+static void transform_vertices(draw_job *job)
+{
     sr_renderer *renderer = job->renderer;
     const sr_draw_desc *desc = job->desc;
     const sr_program *program = desc->program;
     int varying_count = program->varying_count;
     size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(varying_count);
     const char *vertices = desc->vertices;
-    size_t span = job->vertex_end - job->vertex_first;
-    size_t first = job->vertex_first + span * (size_t)worker / (size_t)job->workers;
-    size_t end = job->vertex_first + span * (size_t)(worker + 1) / (size_t)job->workers;
-    for (size_t v = first; v < end; v++) {
-        if (desc->indices && renderer->stamps[v] != renderer->stamp)
-            continue;
-        float *clip = renderer->clip[v];
-        clip[0] = clip[1] = clip[2] = 0.0f;
-        clip[3] = 1.0f;
-        float *varyings = renderer->varyings + v * stride;
-        program->vertex(vertices + v * desc->vertex_stride, program->uniforms, clip, varyings);
-        for (int i = varying_count; i < (int)stride; i++)
-            varyings[i] = 0.0f;
-        renderer->screen[v] = sr_raster_project(clip, &job->context.viewport);
+    size_t low = (size_t)atomic_load_explicit(&job->low, memory_order_relaxed);
+    size_t high = (size_t)atomic_load_explicit(&job->high, memory_order_relaxed);
+    if (!desc->indices) {
+        low = 0;
+        high = job->index_count < desc->vertex_count ? job->index_count : desc->vertex_count;
     }
-}
-
-/* First band at or after band `band` that belongs to `worker`. */
-static int first_owned_band(int band, int worker, int workers)
-{
-    return band + ((worker - band % workers) % workers + workers) % workers;
-}
-
-/* Rasterises a set-up triangle over the bands of `worker` (everything with one worker). */
-static void fill_owned(const sr_draw_context *context, const sr_triangle_setup *setup, int worker, int workers,
-                       sr_fragment_counters *counters)
-{
-    int width = context->viewport.width, height = context->viewport.height;
-    if (workers == 1) {
-        sr_raster_fill_triangle(context, setup, (sr_pixel_rect){0, 0, width - 1, height - 1}, counters);
-        return;
+    const uint64_t total = high > low ? chunk_count(high - low, TRANSFORM_CHUNK) : 0;
+    for (;;) {
+        uint64_t chunk = atomic_fetch_add_explicit(&job->transform_next, 1, memory_order_relaxed);
+        if (chunk >= total)
+            break;
+        size_t first = low + (size_t)chunk * TRANSFORM_CHUNK;
+        size_t end = first + TRANSFORM_CHUNK < high ? first + TRANSFORM_CHUNK : high;
+        for (size_t v = first; v < end; v++) {
+            if (desc->indices && renderer->stamps[v] != renderer->stamp)
+                continue;
+            float *clip = renderer->clip[v];
+            clip[0] = clip[1] = clip[2] = 0.0f;
+            clip[3] = 1.0f;
+            float *varyings = renderer->varyings + v * stride;
+            program->vertex(vertices + v * desc->vertex_stride, program->uniforms, clip, varyings);
+            for (int i = varying_count; i < (int)stride; i++)
+                varyings[i] = 0.0f;
+            renderer->screen[v] = sr_raster_project(clip, &job->context.viewport);
+        }
+        finish_chunk(job, &job->transform_done, total);
     }
-    int last = setup->bounds.max_y / SR_BAND_HEIGHT;
-    for (int band = first_owned_band(setup->bounds.min_y / SR_BAND_HEIGHT, worker, workers); band <= last;
-         band += workers) {
-        int top = band * SR_BAND_HEIGHT,
-            bottom = top + SR_BAND_HEIGHT - 1 < height ? top + SR_BAND_HEIGHT - 1 : height - 1;
-        sr_raster_fill_triangle(context, setup, (sr_pixel_rect){0, top, width - 1, bottom}, counters);
-    }
+    wait_for_phase(job, &job->transform_done, total);
 }
 
 /* Attributes of a cache vertex for the rasteriser: its varyings, followed (with barycentrics)
@@ -370,16 +487,19 @@ static const float *vertex_attributes(const sr_draw_context *context, const floa
     return scratch;
 }
 
-/* Clips a triangle against the planes its vertices are outside of, fan-triangulates the convex
- * result and rasterises each piece. Returns true when any piece reached the rasteriser. */
+/* Clips a triangle against the planes its vertices are outside of and fan-triangulates the convex
+ * result. With `rect`, rasterises each piece restricted to it; without, only finds the rows the
+ * pieces cover (*min_y > *max_y when none). Returns true when any piece reached the rasteriser. */
 static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *context, const size_t index[3],
-                         uint32_t planes, uint32_t primitive_id, int worker, int workers,
-                         sr_fragment_counters *counters)
+                         uint32_t planes, uint32_t primitive_id, const sr_pixel_rect *rect,
+                         sr_fragment_counters *counters, int *min_y, int *max_y)
 {
     sr_clip_vertex polygon[SR_CLIP_MAX_VERTICES];
     float scratch[SR_ATTRIBUTE_SLOTS];
     size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(context->varying_count);
     int slots = SR_ATTRIBUTE_SLOTS_FOR(context->attribute_count);
+    *min_y = context->viewport.height;
+    *max_y = -1;
     for (int k = 0; k < 3; k++) {
         for (int c = 0; c < 4; c++)
             polygon[k].clip[c] = renderer->clip[index[k]][c];
@@ -405,103 +525,232 @@ static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *con
         const float *const attributes[3] = {polygon[0].attributes, polygon[k].attributes, polygon[k + 1].attributes};
         if (sr_raster_setup_triangle(context, &screen[0], &screen[k], &screen[k + 1], attributes, primitive_id,
                                      &setup) == SR_SETUP_OK) {
-            fill_owned(context, &setup, worker, workers, counters);
+            if (rect)
+                sr_raster_fill_triangle(context, &setup, *rect, counters);
+            *min_y = setup.bounds.min_y < *min_y ? setup.bounds.min_y : *min_y;
+            *max_y = setup.bounds.max_y > *max_y ? setup.bounds.max_y : *max_y;
             drawn = true;
         }
     }
     return drawn;
 }
 
-/* The triangle loop of one worker: every worker walks all triangles in submission order and draws
- * their parts in its own bands, so each pixel sees the triangles in the order of a single thread.
- * Triangle counters are kept by one worker per triangle: the owner of the band of its first row
- * (worker 0 for triangles rejected before their rows are known). */
-static void draw_triangles(void *data, int worker)
+/* The vertex indices of triangle t; false when one is out of range. */
+static inline bool triangle_indices(const sr_draw_desc *desc, size_t t, size_t index[3])
 {
-    draw_job *job = data;
+    if (desc->indices) {
+        index[0] = desc->indices[3 * t];
+        index[1] = desc->indices[3 * t + 1];
+        index[2] = desc->indices[3 * t + 2];
+    } else {
+        index[0] = 3 * t;
+        index[1] = 3 * t + 1;
+        index[2] = 3 * t + 2;
+    }
+    const size_t vertex_count = desc->vertex_count;
+    return index[0] < vertex_count && index[1] < vertex_count && index[2] < vertex_count;
+}
+
+/* Sets up an unclipped triangle and rasterises it restricted to `rect`; false when set-up drops
+ * it (culled, or no pixel centre covered). */
+static inline bool draw_unclipped(const draw_job *job, const size_t index[3], uint32_t primitive_id, sr_pixel_rect rect,
+                                  sr_fragment_counters *counters)
+{
     const sr_renderer *renderer = job->renderer;
+    const sr_draw_context *context = &job->context;
+    const size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(context->varying_count);
+    const sr_screen_vertex *screen = renderer->screen;
+    float scratch[3][SR_ATTRIBUTE_SLOTS];
+    const float *const attributes[3] = {
+        vertex_attributes(context, renderer->varyings + index[0] * stride, 0, scratch[0]),
+        vertex_attributes(context, renderer->varyings + index[1] * stride, 1, scratch[1]),
+        vertex_attributes(context, renderer->varyings + index[2] * stride, 2, scratch[2]),
+    };
+    sr_triangle_setup setup;
+    if (sr_raster_setup_triangle(context, &screen[index[0]], &screen[index[1]], &screen[index[2]], attributes,
+                                 primitive_id, &setup) != SR_SETUP_OK)
+        return false;
+    sr_raster_fill_triangle(context, &setup, rect, counters);
+    return true;
+}
+
+/* Phase 3 with one thread: every triangle in submission order over the whole viewport. */
+static void draw_triangles(draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
+{
     const sr_draw_desc *desc = job->desc;
     const sr_draw_context *context = &job->context;
-    const int workers = job->workers;
-    const bool first_worker = worker == 0;
-    sr_raster_stats stats = {0};
-    sr_fragment_counters counters = {0, 0};
-    const size_t vertex_count = desc->vertex_count;
-    const size_t varying_stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(desc->program->varying_count);
-    const uint32_t *indices = desc->indices;
-    const sr_screen_vertex *screen = renderer->screen;
+    const sr_screen_vertex *screen = job->renderer->screen;
     const size_t triangle_count = job->triangle_count;
-    sr_triangle_setup setup;
-    float scratch[3][SR_ATTRIBUTE_SLOTS];
+    const sr_pixel_rect viewport = {0, 0, context->viewport.width - 1, context->viewport.height - 1};
     for (size_t t = 0; t < triangle_count; t++) {
-        size_t ahead = t + PREFETCH_DISTANCE;
-        if (workers == 1 && ahead < triangle_count) {
-            size_t a = indices ? indices[3 * ahead] : 3 * ahead, b = indices ? indices[3 * ahead + 1] : 3 * ahead + 1;
-            size_t c = indices ? indices[3 * ahead + 2] : 3 * ahead + 2;
-            if (a < vertex_count && b < vertex_count && c < vertex_count)
-                sr_raster_prefetch_triangle(context, &screen[a], &screen[b], &screen[c]);
-        }
+        size_t ahead = t + PREFETCH_DISTANCE, next[3];
+        if (ahead < triangle_count && triangle_indices(desc, ahead, next))
+            sr_raster_prefetch_triangle(context, &screen[next[0]], &screen[next[1]], &screen[next[2]]);
         size_t index[3];
-        if (indices) {
-            index[0] = indices[3 * t];
-            index[1] = indices[3 * t + 1];
-            index[2] = indices[3 * t + 2];
-        } else {
-            index[0] = 3 * t;
-            index[1] = 3 * t + 1;
-            index[2] = 3 * t + 2;
-        }
-        if (index[0] >= vertex_count || index[1] >= vertex_count || index[2] >= vertex_count) {
-            stats.triangles_skipped += first_worker;
+        if (!triangle_indices(desc, t, index)) {
+            stats->triangles_skipped++;
             continue;
         }
-        const sr_screen_vertex *v0 = &screen[index[0]], *v1 = &screen[index[1]], *v2 = &screen[index[2]];
-        uint32_t any = v0->flags | v1->flags | v2->flags;
-        uint32_t all_flags = v0->flags & v1->flags & v2->flags;
+        uint32_t any = screen[index[0]].flags | screen[index[1]].flags | screen[index[2]].flags;
+        uint32_t all = screen[index[0]].flags & screen[index[1]].flags & screen[index[2]].flags;
         if (any & SR_VERTEX_NONFINITE) {
-            stats.triangles_skipped += first_worker;
+            stats->triangles_skipped++;
             continue;
         }
-        if (all_flags & SR_REJECT_MASK) {
+        if (all & SR_REJECT_MASK) {
             // Entirely on the outer side of one plane of the view volume.
-            stats.triangles_culled += first_worker;
+            stats->triangles_culled++;
             continue;
         }
         uint32_t primitive_id = desc->primitive_id_base + (uint32_t)t;
+        bool drawn;
         if (any & SR_CLIP_MASK) {
-            // Rare: every worker clips (deterministically) and draws the pieces in its bands.
-            bool drawn =
-                draw_clipped(renderer, context, index, any & SR_CLIP_MASK, primitive_id, worker, workers, &counters);
-            stats.triangles_clipped += first_worker;
-            stats.triangles_rasterized += first_worker && drawn;
-            stats.triangles_culled += first_worker && !drawn;
-            continue;
-        }
-        bool owner = true;
-        if (workers > 1) {
-            // Skip triangles that touch none of this worker's bands before any set-up work.
             int min_y, max_y;
-            sr_raster_pixel_rows(v0, v1, v2, context->viewport.height, &min_y, &max_y);
-            if (min_y > max_y) {
-                stats.triangles_culled += first_worker;
+            drawn = draw_clipped(job->renderer, context, index, any & SR_CLIP_MASK, primitive_id, &viewport, counters,
+                                 &min_y, &max_y);
+            stats->triangles_clipped++;
+        } else {
+            drawn = draw_unclipped(job, index, primitive_id, viewport, counters);
+        }
+        stats->triangles_rasterized += drawn;
+        stats->triangles_culled += !drawn;
+    }
+}
+
+/* Spans of triangles (job->renderer->spans): first unit | last unit << 8 | SPAN_CLIPPED, or
+ * SPAN_NONE for a triangle that draws nothing. */
+#define SPAN_NONE UINT32_MAX
+#define SPAN_CLIPPED (1u << 16)
+
+/* Phase 3a with several threads: sorts triangles, in chunks claimed from a shared counter, into
+ * the units of rows they touch. Every triangle is examined once here, so the triangle counters
+ * that do not depend on the unit are kept here; clipping happens here once to find the rows of
+ * the pieces (and again, per unit, to draw them). */
+static void bin_triangles(draw_job *job, sr_raster_stats *stats)
+{
+    const sr_draw_desc *desc = job->desc;
+    const sr_draw_context *context = &job->context;
+    const sr_screen_vertex *screen = job->renderer->screen;
+    uint32_t *spans = job->renderer->spans;
+    const uint64_t total = chunk_count(job->triangle_count, SR_BIN_CHUNK);
+    for (;;) {
+        uint64_t chunk = atomic_fetch_add_explicit(&job->bin_next, 1, memory_order_relaxed);
+        if (chunk >= total)
+            break;
+        size_t first = (size_t)chunk * SR_BIN_CHUNK;
+        size_t end = first + SR_BIN_CHUNK < job->triangle_count ? first + SR_BIN_CHUNK : job->triangle_count;
+        uint64_t units = 0;
+        for (size_t t = first; t < end; t++) {
+            spans[t] = SPAN_NONE;
+            size_t index[3];
+            if (!triangle_indices(desc, t, index)) {
+                stats->triangles_skipped++;
                 continue;
             }
-            int first_band = min_y / SR_BAND_HEIGHT;
-            owner = first_band % workers == worker;
-            if (!owner && first_owned_band(first_band, worker, workers) > max_y / SR_BAND_HEIGHT)
+            const sr_screen_vertex *v0 = &screen[index[0]], *v1 = &screen[index[1]], *v2 = &screen[index[2]];
+            uint32_t any = v0->flags | v1->flags | v2->flags;
+            if (any & SR_VERTEX_NONFINITE) {
+                stats->triangles_skipped++;
                 continue;
+            }
+            if (v0->flags & v1->flags & v2->flags & SR_REJECT_MASK) {
+                stats->triangles_culled++;
+                continue;
+            }
+            int min_y, max_y;
+            uint32_t clipped = 0;
+            if (any & SR_CLIP_MASK) {
+                bool drawn = draw_clipped(job->renderer, context, index, any & SR_CLIP_MASK,
+                                          desc->primitive_id_base + (uint32_t)t, NULL, NULL, &min_y, &max_y);
+                stats->triangles_clipped++;
+                stats->triangles_rasterized += drawn;
+                stats->triangles_culled += !drawn;
+                if (!drawn)
+                    continue;
+                clipped = SPAN_CLIPPED;
+            } else {
+                sr_raster_pixel_rows(v0, v1, v2, context->viewport.height, &min_y, &max_y);
+                if (min_y > max_y) {
+                    stats->triangles_culled++;
+                    continue;
+                }
+            }
+            uint32_t first_unit = (uint32_t)(min_y / job->unit_height),
+                     last_unit = (uint32_t)(max_y / job->unit_height);
+            spans[t] = first_unit | last_unit << 8 | clipped;
+            // Bits first_unit..last_unit (last_unit < 64).
+            units |= (UINT64_MAX >> (63 - last_unit)) & (UINT64_MAX << first_unit);
         }
-        const float *const attributes[3] = {
-            vertex_attributes(context, renderer->varyings + index[0] * varying_stride, 0, scratch[0]),
-            vertex_attributes(context, renderer->varyings + index[1] * varying_stride, 1, scratch[1]),
-            vertex_attributes(context, renderer->varyings + index[2] * varying_stride, 2, scratch[2]),
-        };
-        if (sr_raster_setup_triangle(context, v0, v1, v2, attributes, primitive_id, &setup) != SR_SETUP_OK) {
-            stats.triangles_culled += owner;
-            continue;
+        job->renderer->chunk_units[chunk] = units;
+        finish_chunk(job, &job->bin_done, total);
+    }
+    wait_for_phase(job, &job->bin_done, total);
+}
+
+/* Phase 3b: takes units of rows from a shared counter and draws, for each, the triangles that
+ * touch it in submission order, restricted to its rows: every pixel sees the triangles in the
+ * order of a single thread. A triangle's rasterised/culled count is kept by its first unit. */
+static void draw_units(draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
+{
+    const sr_draw_desc *desc = job->desc;
+    const sr_draw_context *context = &job->context;
+    const uint32_t *spans = job->renderer->spans;
+    const uint64_t *chunk_units = job->renderer->chunk_units;
+    const size_t chunks = (size_t)chunk_count(job->triangle_count, SR_BIN_CHUNK);
+    for (;;) {
+        uint64_t claimed = atomic_fetch_add_explicit(&job->unit_next, 1, memory_order_relaxed);
+        if (claimed >= (uint64_t)job->unit_count)
+            break;
+        uint32_t unit = (uint32_t)claimed;
+        int top = (int)unit * job->unit_height;
+        int bottom = top + job->unit_height - 1 < context->viewport.height ? top + job->unit_height - 1
+                                                                           : context->viewport.height - 1;
+        const sr_pixel_rect rect = {0, top, context->viewport.width - 1, bottom};
+        for (size_t chunk = 0; chunk < chunks; chunk++) {
+            if (!(chunk_units[chunk] >> unit & 1u))
+                continue;
+            size_t first = chunk * SR_BIN_CHUNK;
+            size_t end = first + SR_BIN_CHUNK < job->triangle_count ? first + SR_BIN_CHUNK : job->triangle_count;
+            for (size_t t = first; t < end; t++) {
+                uint32_t span = spans[t];
+                // SPAN_NONE has first unit 255: never inside.
+                if (unit < (span & 0xffu) || unit > (span >> 8 & 0xffu))
+                    continue;
+                size_t index[3];
+                triangle_indices(desc, t, index);
+                uint32_t primitive_id = desc->primitive_id_base + (uint32_t)t;
+                if (span & SPAN_CLIPPED) {
+                    const sr_screen_vertex *screen = job->renderer->screen;
+                    uint32_t planes =
+                        (screen[index[0]].flags | screen[index[1]].flags | screen[index[2]].flags) & SR_CLIP_MASK;
+                    int min_y, max_y;
+                    draw_clipped(job->renderer, context, index, planes, primitive_id, &rect, counters, &min_y, &max_y);
+                    continue;
+                }
+                bool drawn = draw_unclipped(job, index, primitive_id, rect, counters);
+                if (unit == (span & 0xffu)) {
+                    stats->triangles_rasterized += drawn;
+                    stats->triangles_culled += !drawn;
+                }
+            }
         }
-        fill_owned(context, &setup, worker, workers, &counters);
-        stats.triangles_rasterized += owner;
+    }
+}
+
+/* The whole draw, run by every worker (worker 0 is the calling thread). */
+static void run_draw(void *data, int worker)
+{
+    draw_job *job = data;
+    if (job->desc->indices)
+        mark_vertices(job);
+    transform_vertices(job);
+    sr_raster_stats stats = {0};
+    sr_fragment_counters counters = {0, 0};
+    if (job->workers > 1) {
+        bin_triangles(job, &stats);
+        draw_units(job, &stats, &counters);
+    } else {
+        draw_triangles(job, &stats, &counters);
     }
     job->result[worker].stats = stats;
     job->result[worker].counters = counters;
@@ -535,15 +784,41 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
         .late_depth = program->writes_depth,
         .state = desc->state,
     };
+    job.index_count = index_count;
     job.triangle_count = index_count / 3;
     job.workers = renderer->pool && job.triangle_count >= PARALLEL_MIN_TRIANGLES ? renderer->threads : 1;
-    mark_vertices(&job, index_count);
+    atomic_init(&job.mark_next, 0);
+    atomic_init(&job.mark_done, 0);
+    atomic_init(&job.low, UINT64_MAX);
+    atomic_init(&job.high, 0);
+    atomic_init(&job.transform_next, 0);
+    atomic_init(&job.transform_done, 0);
+    atomic_init(&job.bin_next, 0);
+    atomic_init(&job.bin_done, 0);
+    atomic_init(&job.unit_next, 0);
+    // Units of SR_BAND_HEIGHT rows, or taller ones (whole 8-row blocks) when there would be more
+    // than SR_MAX_UNITS.
+    job.unit_height = (fb->height + SR_MAX_UNITS - 1) / SR_MAX_UNITS;
+    job.unit_height = job.unit_height <= SR_BAND_HEIGHT ? SR_BAND_HEIGHT : (job.unit_height + 7) & ~7;
+    job.unit_count = (fb->height + job.unit_height - 1) / job.unit_height;
     if (job.workers > 1) {
-        pool_run(renderer->pool, transform_vertices, &job);
-        pool_run(renderer->pool, draw_triangles, &job);
+        status = reserve_bins(renderer, job.triangle_count, err);
+        if (status != SR_OK)
+            return status;
+    }
+    if (desc->indices && ++renderer->stamp == 0) {
+        // The stamp wrapped around: forget every old mark once every 2^32 draws.
+        if (renderer->stamps)
+            memset(renderer->stamps, 0, renderer->capacity * sizeof *renderer->stamps);
+        renderer->stamp = 1;
+    }
+    if (job.workers > 1) {
+        // The workers wake up while this thread already marks and transforms vertices.
+        pool_start(renderer->pool, run_draw, &job);
+        run_draw(&job, 0);
+        pool_finish(renderer->pool);
     } else {
-        transform_vertices(&job, 0);
-        draw_triangles(&job, 0);
+        run_draw(&job, 0);
     }
 
     sr_raster_stats *total = &renderer->stats;

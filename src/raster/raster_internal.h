@@ -14,6 +14,7 @@
 #include <softrast/raster.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /// Sub-pixel precision of window coordinates: 8 bits (DESIGN.md).
@@ -219,13 +220,21 @@ uint32_t sr_raster_blend(sr_blend_mode mode, const float rgba[4], uint32_t desti
 sr_status sr_raster_check_framebuffer(const sr_framebuffer *fb, const char *function, sr_error *err);
 
 /// The drawing context (public type sr_renderer).
-/// Rows per band of the multi-threaded renderer: band b belongs to worker b % threads, which
-/// draws every triangle of a draw restricted to its bands, in submission order. A multiple of the
-/// 8-row blocks, so each band sees whole blocks.
+/// Rows per unit of work of the multi-threaded renderer (more when a framebuffer would need over
+/// SR_MAX_UNITS units). Triangles are first sorted into the units they touch; then each thread
+/// takes a unit at a time and draws its triangles, in submission order, restricted to its rows.
+/// A multiple of the 8-row blocks, so each unit sees whole blocks.
 #define SR_BAND_HEIGHT 32
+/// Most units of rows in a draw (one bit each in a 64-bit mask).
+#define SR_MAX_UNITS 64
+/// Triangles per chunk of the sorting into units (one unit mask per chunk).
+#define SR_BIN_CHUNK 1024
 
 /// Worker threads of a renderer created with threads > 1: the calling thread runs as worker 0
-/// of each job, the `count` threads as workers 1..count.
+/// of each job, the `count` threads as workers 1..count. Threads that wait (workers for the next
+/// job, the caller for the end of one, anyone for a phase of a draw) spin briefly on atomics
+/// before sleeping on a condition variable: waking a sleeping thread costs tens of microseconds
+/// on an idle machine and milliseconds on a busy one.
 typedef struct sr_worker_pool sr_worker_pool;
 struct sr_worker_start {
     sr_worker_pool *pool;
@@ -233,12 +242,12 @@ struct sr_worker_start {
 };
 struct sr_worker_pool {
     pthread_mutex_t lock;
-    pthread_cond_t wake, done;
-    void (*job)(void *data, int worker);
+    pthread_cond_t wake, done, progress;
+    void (*job)(void *data, int worker); ///< written under `lock` before `generation` changes
     void *data;
-    uint64_t generation; ///< incremented per job; a worker runs each generation once
-    int pending;         ///< workers still running the current job
-    bool quit;
+    _Atomic uint64_t generation; ///< incremented per job (and to quit); jobs are numbered 1, 2, ...
+    _Atomic uint64_t finished;   ///< workers that have finished the current job
+    _Atomic bool quit;
     int count;
     pthread_t threads[SR_MAX_THREADS - 1];
     struct sr_worker_start starts[SR_MAX_THREADS - 1];
@@ -271,6 +280,12 @@ struct sr_renderer {
     float *varyings;          ///< SR_ATTRIBUTE_SLOTS_FOR(varying_count) floats per vertex
     uint32_t *stamps;         ///< stamps[i] == stamp: vertex i is referenced by this draw
     uint32_t stamp;
+    /// Multi-threaded draws only (see pipeline.c): per triangle the range of units of rows it
+    /// touches, per SR_BIN_CHUNK triangles the mask of units any of them touches. Grown at the
+    /// start of a draw.
+    size_t span_capacity, chunk_capacity;
+    uint32_t *spans;
+    uint64_t *chunk_units;
 };
 
 #endif
