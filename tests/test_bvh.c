@@ -1044,6 +1044,66 @@ Test(bvh_edge, single_triangle_matches_sr_ray_triangle)
     sr_mesh_destroy(mesh);
 }
 
+/* The traversal intersects leaf triangles with a specialisation of sr_ray_triangle (vertices
+ * read in place, the ray's origin permuted once): it must answer bit for bit what
+ * sr_ray_triangle answers, hit or miss, t, u and v, also for rays through vertices and edges,
+ * degenerate triangles, negative directions along every axis, tmin > 0 and finite tmax. */
+Test(bvh_edge, leaf_triangle_test_is_bit_identical_to_sr_ray_triangle)
+{
+    rng r = {77};
+    int hits = 0;
+    for (int i = 0; i < 4000; i++) {
+        sr_vec3 v[3];
+        for (int k = 0; k < 3; k++)
+            v[k] = rng_in_box(&r, (sr_aabb){{-1, -1, -1}, {1, 1, 1}});
+        if (i % 10 == 1)
+            v[2] = v[1]; /* a repeated vertex */
+        if (i % 10 == 2)
+            v[2] = sr_vec3_add(v[0], sr_vec3_scale(sr_vec3_sub(v[1], v[0]), 0.5f)); /* (nearly) collinear */
+        sr_bvh *bvh = NULL;
+        cr_assert_eq(
+            sr_bvh_build_triangles(
+                NULL, &(sr_bvh_triangles){.positions = &v[0].x, .vertex_count = 3, .triangle_count = 1}, &bvh, NULL),
+            SR_OK);
+        for (int j = 0; j < 8; j++) {
+            /* aim at a vertex, an edge point or an inside point, from a random place */
+            float a = rng_unit(&r), b = rng_unit(&r);
+            if (j % 4 == 0)
+                a = b = 0.0f;
+            else if (j % 4 == 1)
+                b = 0.0f;
+            else if (a + b > 1.0f)
+                a = 1.0f - a, b = 1.0f - b;
+            sr_vec3 target = sr_vec3_add(v[0], sr_vec3_add(sr_vec3_scale(sr_vec3_sub(v[1], v[0]), a),
+                                                           sr_vec3_scale(sr_vec3_sub(v[2], v[0]), b)));
+            sr_vec3 origin = rng_in_box(&r, (sr_aabb){{-3, -3, -3}, {3, 3, 3}});
+            float scale = rng_range(&r, 0.1f, 10.0f);
+            sr_vec3 direction = sr_vec3_scale(sr_vec3_sub(target, origin), scale);
+            float tmin = j == 5 ? rng_range(&r, 0.0f, 0.2f) : 0.0f;
+            float tmax = j == 6 ? rng_range(&r, 0.05f, 0.5f) : INFINITY;
+            sr_ray ray = sr_ray_make(origin, direction, tmin, tmax);
+            sr_triangle_hit expected;
+            bool expected_hit = sr_ray_triangle(&ray, v[0], v[1], v[2], &expected);
+            sr_bvh_hit hit;
+            bool found = sr_bvh_query_ray(bvh, &ray, &hit);
+            cr_assert_eq(found, expected_hit, "triangle %d ray %d: bvh %d, sr_ray_triangle %d", i, j, found,
+                         expected_hit);
+            if (found) {
+                hits++;
+                cr_assert_eq(memcmp(&hit.t, &expected.t, sizeof(float)), 0, "triangle %d ray %d: t", i, j);
+                cr_assert_eq(memcmp(&hit.u, &expected.u, sizeof(float)), 0, "triangle %d ray %d: u", i, j);
+                cr_assert_eq(memcmp(&hit.v, &expected.v, sizeof(float)), 0, "triangle %d ray %d: v", i, j);
+            }
+            found = sr_bvh_query_ray_any(bvh, &ray, &hit);
+            cr_assert_eq(found, expected_hit);
+            if (found)
+                cr_assert_eq(memcmp(&hit.t, &expected.t, sizeof(float)), 0);
+        }
+        sr_bvh_destroy(bvh);
+    }
+    cr_assert_gt(hits, 10000, "the rays aim at the triangles: most must hit (%d)", hits);
+}
+
 Test(bvh_edge, identical_and_degenerate_triangles)
 {
     enum { COPIES = 20000 };

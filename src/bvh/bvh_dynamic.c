@@ -810,7 +810,7 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_ray_cast(const sr_dynamic_tree *tree
         /* Test both children now and push the nearer last, so it is visited first: a closest-hit
          * callback then clips the ray early and prunes the farther subtree. */
         int32_t first = n->u.child[0], second = n->u.child[1];
-        float t_first, t_second;
+        float t_first = 0.0f, t_second = 0.0f;
         bool hit_first = sr_ray_aabb(&current, &nodes[first].box, &t_first, NULL);
         bool hit_second = sr_ray_aabb(&current, &nodes[second].box, &t_second, NULL);
         stats.nodes_visited += 2;

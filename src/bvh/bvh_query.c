@@ -14,8 +14,12 @@
 
 /* The ray tests are geom's own sr_ray_aabb (Williams slab test with Ize's robust exit widening)
  * and sr_ray_triangle (watertight ray-space edge functions), both `static inline` in
- * softrast/geom.h so that they inline into the traversal loop: the BVH answers exactly what a
- * brute-force loop over sr_ray_triangle answers, and never misses a box a ray grazes. */
+ * softrast/geom.h so that they inline into the traversal loop: the BVH answers what a
+ * brute-force loop over sr_ray_triangle answers, and never misses a box a ray grazes. One
+ * limit, at the rounding level: a ray lying in the plane of triangles (t is then ill-defined and
+ * sr_ray_triangle's t is rounding noise around the true value) can get a computed t just outside
+ * the slab interval of the triangle's leaf box; that leaf may then be pruned in favour of another
+ * hit whose t differs by that rounding noise (found by the fuzzer, tests/test_fuzz.c). */
 
 /* Entry distance of the ray into a node's box within [ray->tmin, ray->tmax], or INFINITY on a
  * miss. */
@@ -47,6 +51,10 @@ typedef struct pair_ray {
     __m128 inv_direction[3]; /* per axis: (1/d, 1/d, far lanes: see `widened`) */
     __m128 swap[3];          /* all bits set when the axis is entered through the box max (sign of 1/d) */
     __m128 tmin;
+    /* No slab distance can be NaN: every 1/d is finite (NaN needs 0 * inf). The entry and exit
+     * reductions may then run as trees instead of chains (max and min are exact and, without
+     * NaN, associative), which shortens every traversal step by two dependent operations. */
+    bool finite;
     /* The exit widening of sr_ray_aabb is folded into the far lanes of inv_direction (1/d times
      * 1 + 2^-21). Valid when tmin >= 0 (see pair_ray_make); otherwise the exit distances are
      * widened after the fact as sr_ray_aabb does. */
@@ -73,6 +81,7 @@ static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
         pair->swap[axis] = _mm_cmplt_ps(_mm_set1_ps(inv[axis]), _mm_setzero_ps());
     }
     pair->tmin = _mm_set1_ps(ray->tmin);
+    pair->finite = fabsf(inv[0]) < INFINITY && fabsf(inv[1]) < INFINITY && fabsf(inv[2]) < INFINITY;
 }
 
 /* (near, near, far, far) bounds of one axis from (min, min, max, max). */
@@ -97,12 +106,26 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
     const __m128 min_z = _mm_unpackhi_ps(min0, min1), max_z = _mm_unpackhi_ps(max0, max1);
     const __m128 bounds[3] = {_mm_movelh_ps(min_xy, max_xy), _mm_movehl_ps(max_xy, min_xy),
                               _mm_movelh_ps(min_z, max_z)};
-    __m128 enter = ray->tmin, leave = _mm_set1_ps(INFINITY);
+    __m128 t[3];
+    for (int axis = 0; axis < 3; axis++)
+        t[axis] = _mm_mul_ps(_mm_sub_ps(order_near_far(bounds[axis], ray->swap[axis]), ray->origin[axis]),
+                             ray->inv_direction[axis]);
+    __m128 enter, leave;
+    const __m128 limit = _mm_set1_ps(t_limit);
+    if (ray->finite && ray->widened) {
+        /* the common case: no NaN, widening folded in; t_limit joins the exit tree */
+        enter = _mm_max_ps(_mm_max_ps(t[0], t[1]), _mm_max_ps(t[2], ray->tmin));
+        leave = _mm_min_ps(_mm_min_ps(t[0], t[1]), _mm_min_ps(t[2], limit));
+        const __m128 hit = _mm_cmple_ps(enter, _mm_movehl_ps(leave, leave));
+        t_entry[0] = _mm_cvtss_f32(enter);
+        t_entry[1] = _mm_cvtss_f32(_mm_shuffle_ps(enter, enter, _MM_SHUFFLE(1, 1, 1, 1)));
+        return _mm_movemask_ps(hit) & 3;
+    }
+    enter = ray->tmin;
+    leave = _mm_set1_ps(INFINITY);
     for (int axis = 0; axis < 3; axis++) {
-        __m128 t = _mm_mul_ps(_mm_sub_ps(order_near_far(bounds[axis], ray->swap[axis]), ray->origin[axis]),
-                              ray->inv_direction[axis]);
-        enter = _mm_max_ps(t, enter); /* a NaN t keeps enter (lanes 0, 1 used) */
-        leave = _mm_min_ps(t, leave); /* a NaN t keeps leave (lanes 2, 3 used) */
+        enter = _mm_max_ps(t[axis], enter); /* a NaN t keeps enter (lanes 0, 1 used) */
+        leave = _mm_min_ps(t[axis], leave); /* a NaN t keeps leave (lanes 2, 3 used) */
     }
     if (!ray->widened) {
         /* sr_ray_aabb_widen_far: t * (1 +- 2^-21) by the sign of t is t + |t| * 2^-21, the same
@@ -111,7 +134,7 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
         const __m128 magnitude = _mm_andnot_ps(_mm_set1_ps(-0.0f), leave);
         leave = _mm_add_ps(leave, _mm_mul_ps(magnitude, _mm_set1_ps(0x1p-21f)));
     }
-    leave = _mm_min_ps(_mm_set1_ps(t_limit), leave); /* NaN leave stays NaN */
+    leave = _mm_min_ps(limit, leave); /* NaN leave stays NaN */
     const __m128 hit = _mm_cmple_ps(enter, _mm_movehl_ps(leave, leave));
     t_entry[0] = _mm_cvtss_f32(enter);
     t_entry[1] = _mm_cvtss_f32(_mm_shuffle_ps(enter, enter, _MM_SHUFFLE(1, 1, 1, 1)));
@@ -137,6 +160,68 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
 }
 #endif
 
+/* ---- triangles ----
+ * sr_ray_triangle, specialised for the leaf loop and bit-identical to it (tests/test_bvh.c
+ * compares t, u and v bit for bit). geom's version indexes a 3-float array by the ray's axes,
+ * which compilers keep in memory: each vertex goes through a store and three reloads. Here the
+ * origin is permuted once per ray and each coordinate is read straight from the slot's
+ * vertices, so the same IEEE operations (p - o, then relative - shear * z, in the same
+ * expression shape, so that FMA contraction treats both alike) run on registers. The rest is
+ * geom's own code path, with its edge function. */
+typedef struct leaf_ray {
+    int axis_x, axis_y, axis_z;
+    float origin_x, origin_y, origin_z; /* origin[axis_x], origin[axis_y], origin[axis_z] */
+    float shear_x, shear_y, shear_z;
+} leaf_ray;
+
+static inline void leaf_ray_make(const sr_ray *ray, leaf_ray *leaf)
+{
+    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    leaf->axis_x = ray->axis_x;
+    leaf->axis_y = ray->axis_y;
+    leaf->axis_z = ray->axis_z;
+    leaf->origin_x = origin[ray->axis_x];
+    leaf->origin_y = origin[ray->axis_y];
+    leaf->origin_z = origin[ray->axis_z];
+    leaf->shear_x = ray->shear.x;
+    leaf->shear_y = ray->shear.y;
+    leaf->shear_z = ray->shear.z;
+}
+
+/* sr_ray_space_point of the vertex at `p` (x, y, z floats). */
+static inline sr_vec3 leaf_ray_space_point(const leaf_ray *ray, const float *p)
+{
+    const float z = p[ray->axis_z] - ray->origin_z;
+    return (sr_vec3){(p[ray->axis_x] - ray->origin_x) - ray->shear_x * z,
+                     (p[ray->axis_y] - ray->origin_y) - ray->shear_y * z, z};
+}
+
+/* sr_ray_triangle(ray, v[0..2], v[3..5], v[6..8], hit) within [tmin, tmax]. */
+static inline bool leaf_triangle(const leaf_ray *ray, float tmin, float tmax, const float *v, sr_triangle_hit *hit)
+{
+    const sr_vec3 pa = leaf_ray_space_point(ray, v);
+    const sr_vec3 pb = leaf_ray_space_point(ray, v + 3);
+    const sr_vec3 pc = leaf_ray_space_point(ray, v + 6);
+    const double w_a = sr_ray_space_edge(pc, pb);
+    const double w_b = sr_ray_space_edge(pa, pc);
+    const double w_c = sr_ray_space_edge(pb, pa);
+    const bool all_nonnegative = w_a >= 0.0 && w_b >= 0.0 && w_c >= 0.0;
+    const bool all_nonpositive = w_a <= 0.0 && w_b <= 0.0 && w_c <= 0.0;
+    if (!(all_nonnegative || all_nonpositive))
+        return false;
+    const double det = w_a + w_b + w_c;
+    if (det == 0.0)
+        return false;
+    const double inv_det = 1.0 / det;
+    const float t = (float)((w_a * pa.z + w_b * pb.z + w_c * pc.z) * inv_det * ray->shear_z);
+    if (!(t >= tmin && t <= tmax && fabsf(t) < INFINITY))
+        return false;
+    hit->t = t;
+    hit->u = (float)(w_b * inv_det);
+    hit->v = (float)(w_c * inv_det);
+    return true;
+}
+
 /* Rays no triangle can meet: a NaN anywhere (sr_ray_make poisons non-finite rays with NaN
  * tmin/tmax), an infinite origin or direction, a zero direction, an empty [tmin, tmax]. */
 static bool ray_is_usable(const sr_ray *ray)
@@ -160,13 +245,23 @@ typedef struct stack_entry {
 
 typedef enum ray_mode { MODE_CLOSEST, MODE_ANY, MODE_CUSTOM } ray_mode;
 
+/* traverse is inlined into each of its three calls: with `mode` a constant there, the leaf loop
+ * carries no mode tests and no register spills (left to itself, gcc made one out-of-line copy
+ * testing `mode` per triangle and spilling registers around leaves). GNU attribute, also
+ * understood by Clang. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
 /* The one ray traversal (Wald's front-to-back order): at an interior node both children's boxes
  * are tested, the nearer is visited next and the farther pushed with its entry distance; a
  * popped node whose entry lies beyond the closest hit so far is dropped. `ray` is the query's
  * private copy: its tmax shrinks to the closest hit, which both tests read. `mode` is a constant
- * at each call site, so the compiler specialises the loop. Returns the slot hit or
+ * at each call site, so each inlined copy is specialised. Returns the slot hit or
  * SR_BVH_NO_HIT. */
-static inline uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, sr_bvh_ray_primitive_fn intersect,
+ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                                 void *user, sr_bvh_hit *best)
 {
     const sr_bvh_node *nodes = bvh->nodes;
@@ -178,6 +273,8 @@ static inline uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, s
         goto done;
     pair_ray pair;
     pair_ray_make(ray, &pair);
+    leaf_ray leaf;
+    leaf_ray_make(ray, &leaf);
     for (;;) {
         const sr_bvh_node *node = &nodes[node_index];
         if (node->count > 0) {
@@ -196,8 +293,7 @@ static inline uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, s
                 }
                 const float *v = &bvh->triangles[9 * (size_t)slot];
                 sr_triangle_hit triangle_hit;
-                if (sr_ray_triangle(ray, (sr_vec3){v[0], v[1], v[2]}, (sr_vec3){v[3], v[4], v[5]},
-                                    (sr_vec3){v[6], v[7], v[8]}, &triangle_hit)) {
+                if (leaf_triangle(&leaf, ray->tmin, ray->tmax, v, &triangle_hit)) {
                     ray->tmax = triangle_hit.t;
                     best->t = triangle_hit.t;
                     best->u = triangle_hit.u;

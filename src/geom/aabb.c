@@ -68,14 +68,31 @@ bool sr_aabb_is_empty(sr_aabb box)
 
 sr_aabb sr_aabb_merge(sr_aabb a, sr_aabb b)
 {
-    /* The empty box (+inf, -inf) is the identity of min/max, so no special case is needed. */
+    /* Every empty box is the identity, not only the canonical (+inf, -inf) one: an inverted or
+     * NaN box must not move the other box's bounds. */
+    if (sr_aabb_is_empty(a))
+        return sr_aabb_is_empty(b) ? sr_aabb_empty() : b;
+    if (sr_aabb_is_empty(b))
+        return a;
     return (sr_aabb){sr_vec3_min(a.min, b.min), sr_vec3_max(a.max, b.max)};
+}
+
+/* Comparisons, not fminf/fmaxf: fminf returns NaN for a signalling NaN operand (IEEE 754-2008
+ * minNum), while a comparison with any NaN is false, so the bound is kept. */
+static float lower(float bound, float value)
+{
+    return value < bound ? value : bound;
+}
+static float upper(float bound, float value)
+{
+    return value > bound ? value : bound;
 }
 
 sr_aabb sr_aabb_grow(sr_aabb box, sr_vec3 point)
 {
-    /* fminf/fmaxf return the other operand for a NaN one: NaN coordinates are ignored. */
-    return (sr_aabb){sr_vec3_min(box.min, point), sr_vec3_max(box.max, point)};
+    /* NaN coordinates (quiet or signalling) are ignored. */
+    return (sr_aabb){{lower(box.min.x, point.x), lower(box.min.y, point.y), lower(box.min.z, point.z)},
+                     {upper(box.max.x, point.x), upper(box.max.y, point.y), upper(box.max.z, point.z)}};
 }
 
 sr_aabb sr_aabb_expand(sr_aabb box, float margin)

@@ -3,6 +3,8 @@
  * them. Part of geom: knows nothing of raster, bvh or scene. */
 #include <softrast/geom.h>
 
+#include <float.h>
+
 #include <math.h>
 
 bool sr_ray_sphere(const sr_ray *ray, const sr_sphere *sphere, float *t)
@@ -59,19 +61,38 @@ bool sr_ray_obb(const sr_ray *ray, const sr_obb *box, float *t_near, float *t_fa
 {
     /* Rotate the ray into the box frame (axes orthonormal, so t keeps its meaning) and run the
      * slab test against [-h, h]. Only the fields sr_ray_aabb reads are filled: the ray space of
-     * the triangle test is not needed here. */
+     * the triangle test is not needed here. The rotation is done in double: a finite direction
+     * near FLT_MAX can leave the float range when rotated (|rotated| <= sqrt(3) |d|). */
     const sr_vec3 offset = sr_vec3_sub(ray->origin, box->centre);
     const sr_vec3 origin = {sr_vec3_dot(offset, box->axes[0]), sr_vec3_dot(offset, box->axes[1]),
                             sr_vec3_dot(offset, box->axes[2])};
-    const sr_vec3 direction = {sr_vec3_dot(ray->direction, box->axes[0]), sr_vec3_dot(ray->direction, box->axes[1]),
-                               sr_vec3_dot(ray->direction, box->axes[2])};
-    /* A NaN in the box would be dropped by the slab test as if it were 0 * inf: refuse it. */
-    if (!sr_vec3_is_finite(origin) || !sr_vec3_is_finite(direction) || !sr_vec3_is_finite(box->half_extents))
-        return false;
+    double direction[3];
+    for (int i = 0; i < 3; i++)
+        direction[i] = (double)ray->direction.x * box->axes[i].x + (double)ray->direction.y * box->axes[i].y +
+                       (double)ray->direction.z * box->axes[i].z;
+    /* Bring an overflowing direction back into float range by a power of two (exact), and the
+     * ray's t range with it: o + t d = o + (t / s)(s d). At most one step for finite input. */
+    double largest = fmax(fabs(direction[0]), fmax(fabs(direction[1]), fabs(direction[2])));
+    double scale = 1.0;
+    while (largest * scale > FLT_MAX)
+        scale *= 0.25;
     sr_ray local = *ray;
     local.origin = origin;
-    local.direction = direction;
-    local.inv_direction = (sr_vec3){1.0f / direction.x, 1.0f / direction.y, 1.0f / direction.z};
+    local.direction =
+        (sr_vec3){(float)(direction[0] * scale), (float)(direction[1] * scale), (float)(direction[2] * scale)};
+    /* A NaN in the box would be dropped by the slab test as if it were 0 * inf: refuse it. */
+    if (!sr_vec3_is_finite(origin) || !sr_vec3_is_finite(local.direction) || !sr_vec3_is_finite(box->half_extents))
+        return false;
+    local.tmin = (float)(ray->tmin / scale);
+    local.tmax = (float)(ray->tmax / scale);
+    local.inv_direction = (sr_vec3){1.0f / local.direction.x, 1.0f / local.direction.y, 1.0f / local.direction.z};
     const sr_aabb local_box = {sr_vec3_negate(box->half_extents), box->half_extents};
-    return sr_ray_aabb(&local, &local_box, t_near, t_far);
+    float enter, leave;
+    if (!sr_ray_aabb(&local, &local_box, &enter, &leave))
+        return false;
+    if (t_near)
+        *t_near = (float)(enter * scale);
+    if (t_far)
+        *t_far = (float)(leave * scale);
+    return true;
 }

@@ -87,12 +87,18 @@ void sr_mesh_normalize(sr_mesh *mesh)
     if (!mesh || mesh->vertex_count == 0)
         return;
     sr_aabb box = sr_mesh_bounds(mesh);
-    sr_vec3 centre = sr_vec3_scale(sr_vec3_add(box.min, box.max), 0.5f);
-    sr_vec3 extent = sr_vec3_sub(box.max, box.min);
-    float largest = fmaxf(extent.x, fmaxf(extent.y, extent.z));
-    float scale = largest > 0.0f && isfinite(largest) ? 2.0f / largest : 1.0f;
-    for (size_t v = 0; v < mesh->vertex_count; v++)
-        mesh->positions[v] = sr_vec3_scale(sr_vec3_sub(mesh->positions[v], centre), scale);
+    /* In double: the centre of bounds near FLT_MAX and the scale of a subnormal extent both
+     * leave the float range, while every normalised position is within [-1, 1]. */
+    double centre[3] = {0.5 * box.min.x + 0.5 * box.max.x, 0.5 * box.min.y + 0.5 * box.max.y,
+                        0.5 * box.min.z + 0.5 * box.max.z};
+    double largest =
+        fmax((double)box.max.x - box.min.x, fmax((double)box.max.y - box.min.y, (double)box.max.z - box.min.z));
+    double scale = largest > 0.0 && isfinite(largest) ? 2.0 / largest : 1.0;
+    for (size_t v = 0; v < mesh->vertex_count; v++) {
+        sr_vec3 *p = &mesh->positions[v];
+        *p = (sr_vec3){(float)((p->x - centre[0]) * scale), (float)((p->y - centre[1]) * scale),
+                       (float)((p->z - centre[2]) * scale)};
+    }
 }
 
 void sr_mesh_transform(sr_mesh *mesh, sr_mat4 matrix)

@@ -138,7 +138,9 @@ typedef struct sr_bvh_hit {
 /// with its watertightness rule). Returns true on a hit. `hit` is always filled (a miss has
 /// primitive SR_BVH_NO_HIT and t = +infinity). A box tree or an empty tree reports no hit. Rays
 /// with NaN components or a zero direction hit nothing. `ray` must be made by sr_ray_make (the
-/// triangle test reads its ray-space fields). Thread-safe on a const tree.
+/// triangle test reads its ray-space fields). Thread-safe on a const tree. The hit is the
+/// brute-force closest hit over sr_ray_triangle, except for rays lying in the plane of the hit
+/// triangles, where t may differ from brute force's by the rounding of the triangle test.
 bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit);
 
 /// Any hit (occlusion) of a triangle tree: stops at the first triangle hit in

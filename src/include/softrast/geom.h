@@ -242,7 +242,10 @@ static inline bool sr_ray_aabb(const sr_ray *ray, const sr_aabb *box, float *t_n
     /* An entry at +inf (or an exit at -inf) is no hit: it comes from a zero (or reciprocal-
      * overflowing) direction component with the origin outside that slab, which must not meet
      * an infinite tmax (or tmin) in the closed comparison. */
-    if (!(enter <= leave && enter < INFINITY && leave > -INFINITY))
+    /* The widened exit would let a box inverted by less than the widening be hit: an empty box
+     * (min > max on any axis, or NaN bounds) is refused explicitly. */
+    if (!(enter <= leave && enter < INFINITY && leave > -INFINITY) ||
+        !(box->min.x <= box->max.x && box->min.y <= box->max.y && box->min.z <= box->max.z))
         return false;
     if (t_near)
         *t_near = enter;
