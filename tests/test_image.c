@@ -772,6 +772,381 @@ Test(image, texture_load_errors_name_the_file)
     cr_assert_eq(sr_texture_load(garbage, NULL, NULL), SR_ERROR_INVALID_ARGUMENT);
 }
 
+/* ---- Textures: files refused before decoding --------------------------------------------------- */
+
+/* Loads `size` bytes written to `name`: the status, and on failure no texture and a message
+ * naming the file (checked here for every refusal). */
+static sr_status load_bytes(const char *name, const void *bytes, size_t size, sr_texture **texture, sr_error *err)
+{
+    char path[512];
+    temp_path(path, sizeof path, name);
+    write_whole_file(path, bytes, size);
+    *texture = (sr_texture *)err; // must be overwritten
+    sr_status status = sr_texture_load(path, texture, err);
+    if (status != SR_OK) {
+        cr_assert_null(*texture, "%s: a failed load left a texture", name);
+        cr_assert_not_null(strstr(err->message, path), "the message must name the file: %s", err->message);
+    }
+    remove(path);
+    return status;
+}
+
+/* Asserts that the bytes load, and that every shorter prefix of them is refused as malformed. */
+static void assert_every_truncation_refused(const char *name, const unsigned char *bytes, size_t size)
+{
+    sr_texture *texture = NULL;
+    sr_error err = {0};
+    cr_assert_eq(load_bytes(name, bytes, size, &texture, &err), SR_OK, "%s: the whole file: %s", name, err.message);
+    sr_texture_destroy(texture);
+    for (size_t length = 0; length < size; length++) {
+        sr_status status = load_bytes(name, bytes, length, &texture, &err);
+        cr_assert_eq(status, SR_ERROR_PARSE, "%s cut to %zu of %zu bytes: %s (%s)", name, length, size,
+                     sr_status_name(status), err.message);
+    }
+}
+
+typedef struct memory_file {
+    unsigned char bytes[8192];
+    size_t size;
+} memory_file;
+
+static void append_to_memory(void *context, void *data, int size)
+{
+    memory_file *file = context;
+    cr_assert_leq(file->size + (size_t)size, sizeof file->bytes, "test image too large for its buffer");
+    memcpy(file->bytes + file->size, data, (size_t)size);
+    file->size += (size_t)size;
+}
+
+Test(image, texture_load_refuses_truncated_files)
+{
+    enum { WIDTH = 7, HEIGHT = 5 };
+    unsigned char rgba[WIDTH * HEIGHT * 4], rgb[WIDTH * HEIGHT * 3];
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        for (int c = 0; c < 4; c++) {
+            unsigned char value = (unsigned char)byte_of(pattern(i % WIDTH, i / WIDTH), c);
+            rgba[i * 4 + c] = value;
+            if (c < 3)
+                rgb[i * 3 + c] = (unsigned char)smooth(i % WIDTH, i / WIDTH, c);
+        }
+    memory_file file = {0};
+    cr_assert(stbi_write_png_to_func(append_to_memory, &file, WIDTH, HEIGHT, 4, rgba, WIDTH * 4));
+    assert_every_truncation_refused("t.png", file.bytes, file.size);
+
+    // Uncompressed (image type 2) and run-length (type 10) TGA: the writer's switch is a global
+    // of stb_image_write, set here in the test process only.
+    for (int rle = 0; rle < 2; rle++) {
+        stbi_write_tga_with_rle = rle;
+        file.size = 0;
+        cr_assert(stbi_write_tga_to_func(append_to_memory, &file, WIDTH, HEIGHT, 4, rgba));
+        cr_assert_eq(file.bytes[2], rle ? 10 : 2, "TGA image type");
+        assert_every_truncation_refused(rle ? "rle.tga" : "raw.tga", file.bytes, file.size);
+    }
+    stbi_write_tga_with_rle = 1;
+
+    // 24-bit BMP with padded rows (7 * 3 = 21 bytes + 3), from our own encoder.
+    sr_framebuffer *fb = make_pattern_framebuffer(WIDTH, HEIGHT);
+    char path[512];
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_save(fb, temp_path(path, sizeof path, "t.bmp"), &err), SR_OK, "%s", err.message);
+    sr_framebuffer_destroy(fb);
+    size_t size;
+    unsigned char *bmp = read_whole_file(path, &size);
+    remove(path);
+    assert_every_truncation_refused("t.bmp", bmp, size);
+    free(bmp);
+
+    file.size = 0;
+    cr_assert(stbi_write_jpg_to_func(append_to_memory, &file, WIDTH, HEIGHT, 3, rgb, 90));
+    assert_every_truncation_refused("t.jpg", file.bytes, file.size);
+}
+
+Test(image, texture_load_refuses_png_chunk_longer_than_the_file)
+{
+    // 113 bytes: IHDR (4x3 RGBA), then a chunk declaring 0x5e630038 (1.58 GB) bytes of IDAT,
+    // for which stb_image 2.27 reserves memory before reading it.
+    static const char hex[] = "89504e470d0a1a0a0000000d4948445200000004000000030806000000b4f454785e630038494441"
+                              "54785e63e63608ad9ab566ffc527df3867af3b70f9294b00043c7932650a90f5e409c3ea0b5fa5ec"
+                              "533ad75dfe21eb94deb3f11a0095531a6c17b790b60000000049454e44ae426082";
+    unsigned char bytes[113];
+    cr_assert_eq(strlen(hex), 2 * sizeof bytes);
+    for (size_t i = 0; i < sizeof bytes; i++) {
+        unsigned value;
+        cr_assert_eq(sscanf(hex + 2 * i, "%2x", &value), 1);
+        bytes[i] = (unsigned char)value;
+    }
+    sr_texture *texture;
+    sr_error err = {0};
+    cr_assert_eq(load_bytes("idat.png", bytes, sizeof bytes, &texture, &err), SR_ERROR_PARSE, "%s", err.message);
+    cr_assert_not_null(strstr(err.message, "IDAT"), "the message must name the chunk: %s", err.message);
+    cr_assert_not_null(strstr(err.message, "1583546424"), "the message must give the length: %s", err.message);
+
+    // A chunk list that does not start with IHDR: the signature, then IEND.
+    cr_assert_eq(load_bytes("iend.png", "\x89PNG\r\n\x1a\n\0\0\0\0IEND\xae\x42\x60\x82", 20, &texture, &err),
+                 SR_ERROR_PARSE);
+    cr_assert_not_null(strstr(err.message, "IHDR"), "%s", err.message);
+}
+
+Test(image, texture_load_refuses_other_formats_stb_decodes)
+{
+    // Each is a valid file that stb_image decodes (checked first), refused as unsupported with
+    // its format named: raster.h lists PNG, JPG, TGA and BMP only.
+    static const unsigned char ppm[] = "P6\n2 1\n255\n\x10\x20\x30\x40\x50\x60";
+    static const unsigned char pgm[] = "P5\n2 2\n255\n\x10\x20\x30\x40";
+    static const unsigned char gif[] = "GIF89a\x01\0\x01\0\x80\0\0\xff\xff\xff\0\0\0!\xf9\x04\x01\0\0\0\0,\0\0\0\0"
+                                       "\x01\0\x01\0\0\x02\x02\x44\x01\0;";
+    static const unsigned char hdr[] =
+        "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 2\n\x80\x80\x80\x81\x40\x40\x40\x81";
+    const struct {
+        const char *name, *format;
+        const unsigned char *bytes;
+        size_t size;
+        bool stb_decodes;
+    } files[] = {
+        {"t.ppm", "PPM", ppm, sizeof ppm - 1, true},
+        {"t.pgm", "PGM", pgm, sizeof pgm - 1, true},
+        {"ascii.ppm", "PPM", (const unsigned char *)"P3\n1 1\n255\n1 2 3\n", 17, false},
+        {"t.gif", "GIF", gif, sizeof gif - 1, true},
+        {"t.hdr", "HDR", hdr, sizeof hdr - 1, true},
+        {"psd.png", "PSD", (const unsigned char *)"8BPS\0\x01", 6, false},
+    };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        int width, height, channels;
+        unsigned char *pixels =
+            stbi_load_from_memory(files[f].bytes, (int)files[f].size, &width, &height, &channels, 4);
+        cr_assert_eq(pixels != NULL, files[f].stb_decodes, "%s: stb_image %s", files[f].name,
+                     pixels ? "decodes it" : stbi_failure_reason());
+        stbi_image_free(pixels);
+        sr_texture *texture;
+        sr_error err = {0};
+        cr_assert_eq(load_bytes(files[f].name, files[f].bytes, files[f].size, &texture, &err), SR_ERROR_UNSUPPORTED,
+                     "%s: %s", files[f].name, err.message);
+        cr_assert_not_null(strstr(err.message, files[f].format), "%s: the message must name the format: %s",
+                           files[f].name, err.message);
+    }
+
+    // Not a regular file: an I/O error, not an attempt to read a folder.
+    sr_texture *texture = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_texture_load(temp_dir, &texture, &err), SR_ERROR_IO, "%s", err.message);
+    cr_assert_null(texture);
+    cr_assert_not_null(strstr(err.message, temp_dir), "%s", err.message);
+}
+
+/* A BMP with a BITMAPINFOHEADER: `bits` per pixel, `palette_entries` BGRA entries (B = G = R =
+ * 10 * entry + 5 for entry i), rows given top first as one value per pixel (an index, or for
+ * 24 bits a packed 0xRRGGBB), stored bottom-up unless `top_down`. Returns the file size. */
+static size_t make_bmp(unsigned char *file, int bits, int width, int height, int palette_entries,
+                       const unsigned *values, bool top_down)
+{
+    size_t stride = ((size_t)width * (size_t)bits + 31) / 32 * 4;
+    size_t offset = 54 + 4 * (size_t)palette_entries, size = offset + stride * (size_t)height;
+    memset(file, 0, size);
+    const uint32_t fields[][2] = {{2, (uint32_t)size},
+                                  {10, (uint32_t)offset},
+                                  {14, 40},
+                                  {18, (uint32_t)width},
+                                  {22, (uint32_t)(top_down ? -height : height)}};
+    file[0] = 'B', file[1] = 'M';
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+        for (int b = 0; b < 4; b++)
+            file[fields[f][0] + (uint32_t)b] = (unsigned char)(fields[f][1] >> (8 * b));
+    file[26] = 1, file[28] = (unsigned char)bits;
+    for (int i = 0; i < palette_entries; i++)
+        memset(file + 54 + 4 * i, 10 * i + 5, 3);
+    for (int y = 0; y < height; y++) {
+        unsigned char *row = file + offset + (size_t)(top_down ? y : height - 1 - y) * stride;
+        for (int x = 0; x < width; x++) {
+            unsigned value = values[y * width + x];
+            if (bits == 24)
+                row[3 * x] = (unsigned char)value, row[3 * x + 1] = (unsigned char)(value >> 8),
+                        row[3 * x + 2] = (unsigned char)(value >> 16);
+            else if (bits == 8)
+                row[x] = (unsigned char)value;
+            else if (bits == 4)
+                row[x / 2] |= (unsigned char)(value << (x % 2 ? 0 : 4));
+            else
+                row[x / 8] |= (unsigned char)(value << (7 - x % 8));
+        }
+    }
+    return size;
+}
+
+Test(image, texture_load_bmp_palettes_and_row_order)
+{
+    enum { WIDTH = 9, HEIGHT = 2 }; // odd widths leave unused index bits at each row's end
+    const unsigned indices[WIDTH * HEIGHT] = {0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1};
+    unsigned char file[1024];
+    const int depths[] = {1, 4, 8};
+    for (int d = 0; d < 3; d++) {
+        int bits = depths[d];
+        // A two-entry palette: every index is 0 or 1. The texels are the palette colours.
+        size_t size = make_bmp(file, bits, WIDTH, HEIGHT, 2, indices, false);
+        if (bits == 4)
+            file[54 + 8 + WIDTH / 2] |= 0x0f; // the unused low nibble of a row's last byte is ignored
+        sr_texture *texture;
+        sr_error err = {0};
+        cr_assert_eq(load_bytes("palette.bmp", file, size, &texture, &err), SR_OK, "%d bits: %s", bits, err.message);
+        cr_assert(texture->width == WIDTH && texture->height == HEIGHT);
+        for (int i = 0; i < WIDTH * HEIGHT; i++) {
+            unsigned grey = 10 * indices[i] + 5;
+            cr_assert_eq(texture->texels[i], pack(grey, grey, grey, 255), "%d bits: texel %d", bits, i);
+        }
+        sr_texture_destroy(texture);
+
+        // One index past the two entries: stb_image would read its uninitialised palette array.
+        unsigned bad[WIDTH * HEIGHT];
+        memcpy(bad, indices, sizeof bad);
+        bad[WIDTH + 4] = bits == 1 ? 1 : 2;
+        size = make_bmp(file, bits, WIDTH, HEIGHT, bits == 1 ? 1 : 2, bad, false);
+        cr_assert_eq(load_bytes("palette.bmp", file, size, &texture, &err), SR_ERROR_PARSE, "%d bits: %s", bits,
+                     err.message);
+        cr_assert_not_null(strstr(err.message, "palette"), "%s", err.message);
+    }
+
+    // Negative height: rows stored top first (it used to be refused as a size over the limit).
+    const unsigned colours[2 * 3] = {0x102030, 0x405060, 0x708090, 0xa0b0c0, 0xd0e0f0, 0x0a0b0c};
+    for (int top_down = 0; top_down < 2; top_down++) {
+        size_t size = make_bmp(file, 24, 2, 3, 0, colours, top_down);
+        sr_texture *texture;
+        sr_error err = {0};
+        cr_assert_eq(load_bytes("rows.bmp", file, size, &texture, &err), SR_OK, "top-down %d: %s", top_down,
+                     err.message);
+        cr_assert(texture->width == 2 && texture->height == 3);
+        for (int i = 0; i < 6; i++)
+            cr_assert_eq(texture->texels[i], pack(colours[i] >> 16, colours[i] >> 8 & 0xff, colours[i] & 0xff, 255),
+                         "top-down %d: texel %d", top_down, i);
+        sr_texture_destroy(texture);
+    }
+}
+
+/* CRC-32 of PNG chunks (ISO 3309, as the PNG specification gives it), bit by bit. */
+static uint32_t crc32_of(const unsigned char *bytes, size_t size)
+{
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < size; i++) {
+        crc ^= bytes[i];
+        for (int k = 0; k < 8; k++)
+            crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+    }
+    return crc ^ 0xffffffffu;
+}
+
+static size_t put_be32(unsigned char *p, uint32_t value)
+{
+    for (int b = 0; b < 4; b++)
+        p[b] = (unsigned char)(value >> (24 - 8 * b));
+    return 4;
+}
+
+static size_t put_chunk(unsigned char *p, const char *type, const unsigned char *data, uint32_t length)
+{
+    put_be32(p, length);
+    memcpy(p + 4, type, 4);
+    if (length)
+        memcpy(p + 8, data, length);
+    put_be32(p + 8 + length, crc32_of(p + 4, 4 + (size_t)length));
+    return 12 + (size_t)length;
+}
+
+Test(image, texture_load_png_palette_shorter_than_indices)
+{
+    // An indexed PNG, 4x1 at 8 bits, with a two-entry palette (red, green) and a tRNS alpha for
+    // the first; the indices are 0, 1, 2 and 200. Entries the palette does not hold come out
+    // opaque black (stb_image would take them from its uninitialised stack).
+    unsigned char png[256], *p = png;
+    memcpy(p, "\x89PNG\r\n\x1a\n", 8);
+    p += 8;
+    const unsigned char header[13] = {0, 0, 0, 4, 0, 0, 0, 1, 8, 3, 0, 0, 0};
+    p += put_chunk(p, "IHDR", header, 13);
+    const unsigned char palette[6] = {255, 0, 0, 0, 255, 0}, alpha[1] = {128};
+    p += put_chunk(p, "PLTE", palette, 6);
+    p += put_chunk(p, "tRNS", alpha, 1);
+    // zlib (RFC 1950) holding one stored deflate block (RFC 1951 3.2.4): filter byte 0, indices.
+    const unsigned char row[5] = {0, 0, 1, 2, 200};
+    unsigned char zlib[2 + 5 + 5 + 4] = {0x78, 0x01, 0x01, 5, 0, 0xfa, 0xff};
+    memcpy(zlib + 7, row, 5);
+    uint32_t a = 1, b = 0; // Adler-32
+    for (int i = 0; i < 5; i++)
+        a = (a + row[i]) % 65521u, b = (b + a) % 65521u;
+    put_be32(zlib + 12, b << 16 | a);
+    p += put_chunk(p, "IDAT", zlib, sizeof zlib);
+    p += put_chunk(p, "IEND", NULL, 0);
+
+    sr_texture *texture;
+    sr_error err = {0};
+    cr_assert_eq(load_bytes("indexed.png", png, (size_t)(p - png), &texture, &err), SR_OK, "%s", err.message);
+    cr_assert(texture->width == 4 && texture->height == 1);
+    const uint32_t expected[4] = {pack(255, 0, 0, 128), pack(0, 255, 0, 255), pack(0, 0, 0, 255), pack(0, 0, 0, 255)};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(texture->texels[i], expected[i], "texel %d is %08x", i, texture->texels[i]);
+    sr_texture_destroy(texture);
+}
+
+/* Offset of the first segment with `marker` in a JPEG (walking the segments from SOI), or 0. */
+static size_t find_jpeg_segment(const unsigned char *bytes, size_t size, unsigned marker)
+{
+    for (size_t offset = 2; offset + 4 <= size && bytes[offset] == 0xff;
+         offset += 2 + (size_t)(bytes[offset + 2] << 8 | bytes[offset + 3])) {
+        if (bytes[offset + 1] == marker)
+            return offset;
+        if (bytes[offset + 1] == 0xda)
+            break;
+    }
+    return 0;
+}
+
+Test(image, texture_load_jpeg_structure)
+{
+    enum { WIDTH = 16, HEIGHT = 8 };
+    unsigned char rgb[WIDTH * HEIGHT * 3];
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        for (int c = 0; c < 3; c++)
+            rgb[i * 3 + c] = smooth(i % WIDTH, i / WIDTH, c);
+    memory_file file = {0};
+    cr_assert(stbi_write_jpg_to_func(append_to_memory, &file, WIDTH, HEIGHT, 3, rgb, 90));
+    size_t sos = find_jpeg_segment(file.bytes, file.size, 0xda), dht = find_jpeg_segment(file.bytes, file.size, 0xc4);
+    cr_assert(sos > 0 && dht > 0 && dht < sos, "the writer's layout changed");
+    cr_assert_eq(file.bytes[sos + 4], 3, "one interleaved scan of three components expected");
+    sr_texture *reference;
+    sr_error err = {0};
+    cr_assert_eq(load_bytes("t.jpg", file.bytes, file.size, &reference, &err), SR_OK, "%s", err.message);
+
+    // Bytes after EOI are ignored (as by every decoder): same texels.
+    memory_file changed = file;
+    memcpy(changed.bytes + changed.size, "trailing", 8);
+    changed.size += 8;
+    sr_texture *texture;
+    cr_assert_eq(load_bytes("trailing.jpg", changed.bytes, changed.size, &texture, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(memcmp(texture->texels, reference->texels, sizeof(uint32_t) * WIDTH * HEIGHT), 0);
+    sr_texture_destroy(texture);
+    sr_texture_destroy(reference);
+
+    // The headers, then EOI: no scan at all, stb_image would return its uninitialised buffers.
+    changed = file;
+    memcpy(changed.bytes + sos, "\xff\xd9", 2);
+    changed.size = sos + 2;
+    cr_assert_eq(load_bytes("noscan.jpg", changed.bytes, changed.size, &texture, &err), SR_ERROR_PARSE);
+    cr_assert_not_null(strstr(err.message, "no scan"), "%s", err.message);
+
+    // The scan names component 1 only: components 2 and 3 would never be written.
+    changed = file;
+    changed.bytes[sos + 3] = 8; // segment length 6 + 2 * 1
+    changed.bytes[sos + 4] = 1;
+    memmove(changed.bytes + sos + 7, changed.bytes + sos + 11, file.size - sos - 11);
+    changed.size -= 4;
+    cr_assert_eq(load_bytes("onecomponent.jpg", changed.bytes, changed.size, &texture, &err), SR_ERROR_PARSE);
+    cr_assert_not_null(strstr(err.message, "component 2"), "%s", err.message);
+
+    // Without the Huffman tables (no DHT segment) the scan cannot be decoded defined.
+    changed = file;
+    size_t dht_size = 2 + (size_t)(file.bytes[dht + 2] << 8 | file.bytes[dht + 3]);
+    memmove(changed.bytes + dht, changed.bytes + dht + dht_size, file.size - dht - dht_size);
+    changed.size -= dht_size;
+    cr_assert_eq(load_bytes("nohuffman.jpg", changed.bytes, changed.size, &texture, &err), SR_ERROR_PARSE);
+    cr_assert_not_null(strstr(err.message, "Huffman"), "%s", err.message);
+}
+
 /* ---- Textures: sampling ------------------------------------------------------------------------ */
 
 enum { TEX_W = 5, TEX_H = 3 };
@@ -963,6 +1338,41 @@ Test(image, wrap_modes_and_extreme_coordinates)
             reference_sample(texture, sampler, u, 0.5, reference);
             assert_sample(texture, sampler, extremes[e], 0.5f, reference, "extreme u");
         }
+    }
+    sr_texture_destroy(texture);
+}
+
+Test(image, bilinear_stays_in_unit_range)
+{
+    // A uniform texture of each byte value samples as that value / 255 everywhere (in particular
+    // white as exactly 1, not 1.00000012), with every filter and wrap mode.
+    for (unsigned value = 0; value < 256; value++) {
+        uint32_t texels[6];
+        for (int i = 0; i < 6; i++)
+            texels[i] = pack(value, value, value, value);
+        sr_texture texture = {3, 2, texels};
+        unsigned seed = value + 1;
+        for (int n = 0; n < 200; n++) {
+            seed = seed * 1664525u + 1013904223u;
+            float u = (float)(seed >> 8) / (float)(1u << 24) * 4.0f - 2.0f;
+            seed = seed * 1664525u + 1013904223u;
+            float v = (float)(seed >> 8) / (float)(1u << 24) * 4.0f - 2.0f;
+            sr_sampler sampler = {SR_FILTER_BILINEAR, (sr_wrap)(n & 1), (sr_wrap)(n >> 1 & 1)};
+            float rgba[4];
+            sr_texture_sample(&texture, &sampler, u, v, rgba);
+            for (int c = 0; c < 4; c++)
+                cr_assert(rgba[c] <= 1.0f && fabs(rgba[c] - value / 255.0) < 1e-7, "value %u at (%g, %g): %.9g", value,
+                          (double)u, (double)v, (double)rgba[c]);
+        }
+    }
+    // Mixed texels: every sample in [0, 1].
+    sr_texture *texture = make_sample_texture();
+    sr_sampler bilinear = {SR_FILTER_BILINEAR, SR_WRAP_REPEAT, SR_WRAP_REPEAT};
+    for (int n = 0; n < 10000; n++) {
+        float rgba[4];
+        sr_texture_sample(texture, &bilinear, (float)n * 0.0137f, (float)n * 0.0291f, rgba);
+        for (int c = 0; c < 4; c++)
+            cr_assert(rgba[c] >= 0.0f && rgba[c] <= 1.0f);
     }
     sr_texture_destroy(texture);
 }

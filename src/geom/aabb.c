@@ -77,15 +77,16 @@ sr_aabb sr_aabb_merge(sr_aabb a, sr_aabb b)
     return (sr_aabb){sr_vec3_min(a.min, b.min), sr_vec3_max(a.max, b.max)};
 }
 
-/* Comparisons, not fminf/fmaxf: fminf returns NaN for a signalling NaN operand (IEEE 754-2008
- * minNum), while a comparison with any NaN is false, so the bound is kept. */
+/* Not fminf/fmaxf: they return NaN for a signalling NaN operand (IEEE 754-2008 minNum). A NaN
+ * value (quiet or signalling) keeps the bound; a NaN bound takes the value, as fminf would. */
 static float lower(float bound, float value)
 {
-    return value < bound ? value : bound;
+    return isnan(value) ? bound : (value < bound || isnan(bound) ? value : bound);
 }
+
 static float upper(float bound, float value)
 {
-    return value > bound ? value : bound;
+    return isnan(value) ? bound : (value > bound || isnan(bound) ? value : bound);
 }
 
 sr_aabb sr_aabb_grow(sr_aabb box, sr_vec3 point)

@@ -99,7 +99,10 @@ typedef struct sr_texture_desc {
 
 sr_status sr_texture_create(const sr_texture_desc *desc, sr_texture **out, sr_error *err);
 /// Loads PNG, JPG, TGA or BMP through stb_image (converted to RGBA8). Free with
-/// sr_texture_destroy. Errors name the file and stb_image's reason.
+/// sr_texture_destroy. Errors name the file and what is wrong: SR_ERROR_IO (cannot open or
+/// read), SR_ERROR_UNSUPPORTED (another format stb_image knows, such as PPM or GIF; a side over
+/// SR_MAX_IMAGE_SIDE; a file over 1 GiB), SR_ERROR_PARSE (malformed or truncated: the file's
+/// structure is checked before decoding).
 sr_status sr_texture_load(const char *path, sr_texture **out, sr_error *err);
 void sr_texture_destroy(sr_texture *texture);
 

@@ -1,0 +1,31 @@
+/* tests/fuzz/fuzz_targets.h — the fuzz targets of softrast, one per file in tests/fuzz/.
+ * Each file defines its entry point (libFuzzer's contract, under its own name so that all
+ * targets link into one test program) and the descriptor below that bundles it with its seeds.
+ * fuzz_libfuzzer.c turns one of them into a libFuzzer executable; tests/test_fuzz.c runs them
+ * all through the mutation engine of fuzz_driver.h. */
+#ifndef SR_FUZZ_TARGETS_H
+#define SR_FUZZ_TARGETS_H
+
+#include "fuzz_driver.h"
+
+/// fuzz_obj.c: sr_mesh_parse_obj, then sr_mesh_compute_normals and sr_mesh_normalize.
+int fuzz_obj_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_obj;
+
+/// fuzz_draw.c: sr_framebuffer_create, sr_draw_triangles and sr_draw_lines.
+int fuzz_draw_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_draw;
+
+/// fuzz_texture.c: sr_texture_create / sr_texture_load and sr_texture_sample.
+int fuzz_texture_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_texture;
+
+/// fuzz_geom.c: every query of softrast/geom.h.
+int fuzz_geom_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_geom;
+
+/// fuzz_bvh.c: sr_bvh_build_triangles / _boxes and every query, against brute force.
+int fuzz_bvh_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_bvh;
+
+#endif

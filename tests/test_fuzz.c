@@ -1,0 +1,228 @@
+/* tests/test_fuzz.c — the fuzz targets of tests/fuzz/ as a criterion test: each target runs
+ * over its seeds and a fixed number of deterministic mutants (tests/fuzz/fuzz_driver.c). A
+ * crash, a failed invariant (abort) or a sanitizer report fails the test, and the driver prints
+ * the failing input first. The value is mostly in the ASan+UBSan run
+ * (`meson test --setup sanitize fuzz`); FUZZ_ITERATIONS=N runs longer locally.
+ *
+ * The `regressions` tests replay inputs that once broke a module, one test each, so that the
+ * failure names the bug. */
+#include <criterion/criterion.h>
+
+#include "fuzz/fuzz_targets.h"
+
+#include <softrast/bvh.h>
+#include <softrast/geom.h>
+#include <softrast/raster.h>
+#include <softrast/scene.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Mutants per target, the same in every build: chosen so that the whole program stays under
+ * ~20 s in the release build and ~90 s under ASan+UBSan on the shared 2-core machine, no target
+ * over ~5 s / ~30 s (measurements in the session report). FUZZ_ITERATIONS=N overrides. */
+static void run_target(const fuzz_target *target, uint64_t seed, size_t iterations)
+{
+    fuzz_report report = fuzz_run(target, seed, iterations);
+    cr_assert_gt(report.executions, 0, "target %s ran no input", target->name);
+    cr_log_info("fuzz %s: %zu executions, largest input %zu bytes", target->name, report.executions, report.largest);
+}
+
+Test(fuzz, obj, .timeout = 600)
+{
+    run_target(&fuzz_target_obj, 1, 300000);
+}
+
+Test(fuzz, draw, .timeout = 600)
+{
+    run_target(&fuzz_target_draw, 2, 25000);
+}
+
+Test(fuzz, texture, .timeout = 600)
+{
+    run_target(&fuzz_target_texture, 3, 100000);
+}
+
+Test(fuzz, geom, .timeout = 600)
+{
+    run_target(&fuzz_target_geom, 4, 300000);
+}
+
+Test(fuzz, bvh, .timeout = 600)
+{
+    run_target(&fuzz_target_bvh, 5, 200000);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Regressions: what the targets found, each checked directly against the API (the targets skip
+ * these known bugs, see FUZZ_SKIP_KNOWN_BUGS in tests/fuzz/fuzz_driver.h)                     */
+
+Test(regressions, obj_normalize_near_flt_max)
+{
+    /* src/scene/mesh.c: sr_mesh_normalize took the box centre as (min + max) / 2, which
+     * overflows for coordinates near FLT_MAX and turned every position into -inf. */
+    const char text[] = "v 3e38 3e38 3e38\nv 3e38 3e38 3e38\nv 3e38 3e38 3e38\nf 1 2 3\n";
+    sr_mesh *mesh = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_mesh_parse_obj(text, strlen(text), "regression", &mesh, &err), SR_OK, "%s", err.message);
+    sr_mesh_normalize(mesh);
+    for (size_t v = 0; v < mesh->vertex_count; v++)
+        cr_expect(sr_vec3_is_finite(mesh->positions[v]), "vertex %zu is (%g %g %g) after sr_mesh_normalize", v,
+                  (double)mesh->positions[v].x, (double)mesh->positions[v].y, (double)mesh->positions[v].z);
+    sr_mesh_destroy(mesh);
+}
+
+Test(regressions, obj_normalize_subnormal_extent)
+{
+    /* src/scene/mesh.c: for a mesh whose largest extent is subnormal (here 1.4e-45),
+     * sr_mesh_normalize's scale 2 / largest overflows to infinity and the positions become NaN
+     * (0 * inf) or infinite. */
+    const char text[] = "v 0 0 0\nv 1e-45 1e-45 0\nv 0 1e-45 0\nf 1 2 3\n";
+    sr_mesh *mesh = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_mesh_parse_obj(text, strlen(text), "regression", &mesh, &err), SR_OK, "%s", err.message);
+    sr_mesh_normalize(mesh);
+    for (size_t v = 0; v < mesh->vertex_count; v++)
+        cr_expect(sr_vec3_is_finite(mesh->positions[v]), "vertex %zu is (%g %g %g) after sr_mesh_normalize", v,
+                  (double)mesh->positions[v].x, (double)mesh->positions[v].y, (double)mesh->positions[v].z);
+    sr_mesh_destroy(mesh);
+}
+
+Test(regressions, geom_merge_inverted_empty_box)
+{
+    /* src/geom/aabb.c: geom.h says sr_aabb_merge ignores empty boxes, but only the canonical
+     * empty box (+inf, -inf) and NaN boxes are ignored; an inverted box (min > max on one axis)
+     * still moves the other axes. The fuzzer's input was (1e30, -0.9375, -0)..(2.3e-38, 0, 0). */
+    sr_aabb empty = {{1.0f, -1.0f, -1.0f}, {0.0f, 0.0f, 0.0f}}; /* min.x > max.x */
+    sr_aabb box = {{2.0f, 2.0f, 2.0f}, {3.0f, 3.0f, 3.0f}};
+    cr_assert(sr_aabb_is_empty(empty));
+    sr_aabb merged = sr_aabb_merge(empty, box);
+    cr_expect(memcmp(&merged, &box, sizeof box) == 0, "merge gave (%g %g %g)..(%g %g %g), expected the box itself",
+              (double)merged.min.x, (double)merged.min.y, (double)merged.min.z, (double)merged.max.x,
+              (double)merged.max.y, (double)merged.max.z);
+}
+
+Test(regressions, texture_bilinear_above_one)
+{
+    /* src/raster/texture.c: bilinear weights (1 - ax)(1 - ay) / 255, ... can sum to one ulp
+     * above 1/255, so an all-white texture samples as 1.00000012 (raster.h: RGBA in [0, 1]).
+     * The fuzzer met it on its JPEG seed; (0.3, 0.3) on a white 2x2 texture shows it. */
+    uint32_t white[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
+    sr_texture texture = {2, 2, white};
+    sr_sampler bilinear = {SR_FILTER_BILINEAR, SR_WRAP_REPEAT, SR_WRAP_REPEAT};
+    float rgba[4];
+    sr_texture_sample(&texture, &bilinear, 0.3f, 0.3f, rgba);
+    for (int c = 0; c < 4; c++)
+        cr_expect(rgba[c] <= 1.0f, "channel %d is %.9g", c, (double)rgba[c]);
+}
+
+Test(regressions, geom_ray_hits_inverted_box)
+{
+    /* src/geom/aabb.c / geom.h: "an empty box never hits", but the exit distance is widened by
+     * 2^-21 (SR_RAY_AABB_FAR_SCALE) before the enter <= leave test, so a box inverted by less
+     * than that fraction of the distance is hit. Only the canonical empty box is safe. Either
+     * the header should say so or sr_ray_aabb should reject min > max. */
+    sr_ray ray = sr_ray_make((sr_vec3){0.0f, 0.0f, 0.0f}, (sr_vec3){0.0f, 0.0f, 1.0f}, 0.0f, INFINITY);
+    sr_aabb inverted = {{-1.0f, -1.0f, 1.0f}, {1.0f, 1.0f, 0x1.fffffep-1f}}; /* min.z > max.z by one ulp */
+    cr_assert(sr_aabb_is_empty(inverted));
+    cr_expect(!sr_ray_aabb(&ray, &inverted, NULL, NULL), "a ray hit an empty (inverted) box");
+}
+
+Test(regressions, texture_truncated_file_refused)
+{
+    /* src/raster/texture.c through Debian's stb_image 2.27: the PNM loader ignores a short read,
+     * so a binary PPM whose pixel data is cut off loads "successfully" with uninitialised texels
+     * (which differ from run to run). raster.h lists PNG, JPG, TGA and BMP; a truncated file must
+     * be an error. The TGA loader ignores short reads the same way. The fuzzer also found BMPs
+     * whose pixels index palette entries the file does not hold, and corrupt JPEGs and PNGs, that
+     * stb decodes from uninitialised memory (see the report); those cannot be told apart from a
+     * valid decode here. */
+    const char ppm[] = "P6\n4 4\n255\n\x10\x20\x30"; /* 48 bytes of pixels declared, 3 given */
+    /* TGA, uncompressed true-colour 4x4 at 24 bits per pixel, with 3 of its 48 pixel bytes */
+    const char tga[] = "\0\0\x02\0\0\0\0\0\0\0\0\0\x04\0\x04\0\x18\0\x10\x20\x30";
+    const struct {
+        const char *name, *bytes;
+        size_t size;
+    } files[] = {{"PPM", ppm, sizeof ppm - 1}, {"TGA", tga, sizeof tga - 1}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[] = "/tmp/softrast-regression-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert(fd >= 0);
+        cr_assert_eq(write(fd, files[i].bytes, files[i].size), (ssize_t)files[i].size);
+        close(fd);
+        sr_texture *texture = NULL;
+        sr_error err = {0};
+        sr_status status = sr_texture_load(path, &texture, &err);
+        unlink(path);
+        cr_expect_neq(status, SR_OK, "a truncated %s loaded as a %dx%d texture", files[i].name,
+                      texture ? texture->width : 0, texture ? texture->height : 0);
+        sr_texture_destroy(texture);
+    }
+}
+
+Test(regressions, geom_ray_obb_huge_direction)
+{
+    /* src/geom/intersect.c: sr_ray_obb rotates the direction into the box frame and refuses the
+     * ray when the result is not finite (meant for NaN boxes). A finite direction near FLT_MAX
+     * overflows there, so a ray starting at the centre of the box misses it, against the
+     * closed-box rule ("origins inside ... hit"). The fuzzer's direction was
+     * (-1.6e-27, -FLT_MAX, -FLT_MAX) in a box rotated by a few degrees. */
+    sr_mat4 rotation = sr_mat4_rotation((sr_vec3){0.0f, 0.0f, 1.0f}, SR_PI / 4.0f);
+    sr_obb box = sr_obb_from_aabb((sr_aabb){{-1.0f, -1.0f, -1.0f}, {1.0f, 1.0f, 1.0f}}, rotation);
+    sr_ray ray = sr_ray_make((sr_vec3){0.0f, 0.0f, 0.0f}, (sr_vec3){FLT_MAX, FLT_MAX, 0.0f}, 0.0f, INFINITY);
+    cr_assert(sr_obb_contains_point(&box, ray.origin));
+    cr_expect(sr_ray_obb(&ray, &box, NULL, NULL), "a ray from the centre of an oriented box missed it");
+}
+
+Test(regressions, geom_grow_ignores_signalling_nan)
+{
+    /* src/geom/aabb.c + math.h: geom.h says NaN coordinates of the point are ignored by
+     * sr_aabb_grow, but sr_vec3_min/max use fminf/fmaxf, which return NaN for a signalling NaN
+     * (C Annex F / IEEE 754 minNum). Raw bytes read as floats (a binary file, a network
+     * buffer) can hold one. The fuzzer's point was (1, sNaN, 24). */
+    uint32_t bits = 0x7fa00000u; /* signalling NaN: quiet bit clear, payload non-zero */
+    float signalling;
+    memcpy(&signalling, &bits, sizeof signalling);
+    sr_aabb box = {{0.0f, 0.0f, 0.0f}, {1.0f, 1.0f, 1.0f}};
+    sr_aabb grown = sr_aabb_grow(box, (sr_vec3){0.5f, signalling, 0.5f});
+    cr_expect(grown.min.y == 0.0f && grown.max.y == 1.0f, "y range became [%g, %g]", (double)grown.min.y,
+              (double)grown.max.y);
+}
+
+Test(regressions, bvh_closest_hit_at_box_face)
+{
+    /* src/bvh/bvh_query.c: three triangles in the plane x = 0 (each a leaf), a ray starting in
+     * that plane (tmin = -inf). sr_ray_triangle gives t = -1.95e-9, -1.66e-8 and 1.3e-8 (the
+     * exact t is 0); the nodes' slab entry is exactly 0, so once the first triangle is found at
+     * -1.95e-9 the node of the second (-1.66e-8, the closest) is pruned. bvh.h now documents
+     * that in-plane rays agree with brute force only up to that rounding; this checks it. */
+    const float positions[3][9] = {
+        {0, 0, 0, 0, 0, 7, 0, -16, 7}, {0, 0, 0, 0, 0, 7.125f, 0, -16, 7}, {0, 0, 0, 0, 0, 7.25f, 0, -16, 7}};
+    sr_bvh_triangles input = {.positions = &positions[0][0], .vertex_count = 9, .triangle_count = 3};
+    sr_bvh *bvh = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_bvh_build_triangles(&(sr_bvh_desc){.max_leaf_size = 1}, &input, &bvh, &err), SR_OK, "%s",
+                 err.message);
+    sr_ray ray = sr_ray_make((sr_vec3){-0.0f, 0.0f, 0.03125f}, (sr_vec3){0.0234375f, 0.046875f, 0.0703125f}, -INFINITY,
+                             INFINITY);
+    float best = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        const float *p = positions[i];
+        sr_triangle_hit hit;
+        if (sr_ray_triangle(&ray, (sr_vec3){p[0], p[1], p[2]}, (sr_vec3){p[3], p[4], p[5]}, (sr_vec3){p[6], p[7], p[8]},
+                            &hit))
+            best = fminf(best, hit.t);
+    }
+    sr_bvh_hit hit;
+    cr_assert(sr_bvh_query_ray(bvh, &ray, &hit));
+    /* The ray lies in the triangles' plane: the exact t is 0 and every computed t is rounding
+     * noise. bvh.h promises brute force's t up to that rounding, not bit for bit: a few float
+     * ulps of the scene's extent (16) measured along the direction. */
+    float direction_length = sr_vec3_length(ray.direction);
+    cr_expect(fabsf(hit.t - best) <= 1e-6f * 16.0f / direction_length, "BVH closest t %a (triangle %u), brute force %a",
+              (double)hit.t, hit.primitive, (double)best);
+    sr_bvh_destroy(bvh);
+}
