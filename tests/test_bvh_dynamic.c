@@ -1388,3 +1388,71 @@ Test(bvh_dynamic, frustum_around_everything_accepts_all_wholesale)
     free(c);
     sr_dynamic_tree_destroy(tree);
 }
+
+typedef struct line_walk {
+    sr_aabb leaves[600];
+    int leaf_count;
+    long long contained_sum; /* over interior nodes: leaves whose boxes lie in the node's box */
+    long long depth_sum;     /* over leaves: their depth (= the number of their ancestors) */
+} line_walk;
+
+static bool gather_leaves(void *user, const sr_dynamic_tree_node_info *node)
+{
+    line_walk *walk = user;
+    if (node->is_leaf && walk->leaf_count < 600)
+        walk->leaves[walk->leaf_count++] = node->box;
+    return true;
+}
+
+static bool sum_containment(void *user, const sr_dynamic_tree_node_info *node)
+{
+    line_walk *walk = user;
+    if (node->is_leaf) {
+        walk->depth_sum += node->depth;
+        return true;
+    }
+    for (int i = 0; i < walk->leaf_count; i++) {
+        const sr_aabb *b = &walk->leaves[i];
+        walk->contained_sum += node->box.min.x <= b->min.x && b->max.x <= node->box.max.x;
+    }
+    return true;
+}
+
+Test(bvh_dynamic, rebuild_partitions_separated_boxes_cleanly)
+{
+    /* Unit boxes on the x axis, 2 units apart, inserted in a shuffled order: every split of a correct
+     * binned build separates the children along x, so an interior node's box holds exactly the
+     * leaves of its subtree. Summed over interior nodes that is the summed depth of the leaves
+     * (brute force on both sides); a partition that interleaved the halves would make it larger. */
+    sr_dynamic_tree *tree;
+    sr_error err;
+    cr_assert_eq(sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.no_margin = true}, &tree, &err), SR_OK);
+    rng r = {4242};
+    int slots[600];
+    for (int i = 0; i < 600; i++)
+        slots[i] = i;
+    for (int i = 599; i > 0; i--) {
+        int j = (int)(rng_next(&r) % (uint64_t)(i + 1));
+        int swap = slots[i];
+        slots[i] = slots[j];
+        slots[j] = swap;
+    }
+    for (int i = 0; i < 600; i++) {
+        float x = 2.0f * (float)slots[i];
+        sr_dynamic_proxy p;
+        cr_assert_eq(sr_dynamic_tree_insert(tree, (sr_aabb){{x, 0, 0}, {x + 1, 1, 1}}, (uint64_t)i, &p, &err), SR_OK);
+    }
+    cr_assert_eq(sr_dynamic_tree_rebuild(tree, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_dynamic_tree_validate(tree, &err), SR_OK, "%s", err.message);
+    line_walk *walk = calloc(1, sizeof *walk);
+    cr_assert(walk);
+    cr_assert_eq(sr_dynamic_tree_visit_nodes(tree, gather_leaves, walk, &err).status, SR_OK);
+    cr_assert_eq(walk->leaf_count, 600);
+    cr_assert_eq(sr_dynamic_tree_visit_nodes(tree, sum_containment, walk, &err).status, SR_OK);
+    cr_assert_eq(walk->contained_sum, walk->depth_sum, "interior boxes hold %lld leaves, leaf depths sum to %lld",
+                 walk->contained_sum, walk->depth_sum);
+    /* Balanced by the SAH on equal boxes: height within one of log2(600) rounded up. */
+    cr_assert_leq(sr_dynamic_tree_get_stats(tree).height, 11);
+    free(walk);
+    sr_dynamic_tree_destroy(tree);
+}
