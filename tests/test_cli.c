@@ -548,6 +548,25 @@ Test(errors, bad_input_is_reported_and_leaves_nothing, .timeout = 120)
     remove_dir(dir);
 }
 
+Test(errors, devices_are_refused_not_read_forever, .timeout = 60)
+{
+    char dir[64], outs[128], out[256], hits[256];
+    make_temp_dir(dir);
+    snprintf(outs, sizeof outs, "%s/outputs", dir);
+    cr_assert_eq(mkdir(outs, 0700), 0);
+    snprintf(out, sizeof out, "%s/out.bmp", outs);
+    snprintf(hits, sizeof hits, "%s/hits.bin", outs);
+    expect_failure((const char *[]){"render", "/dev/zero", "--out", out, NULL}, "/dev/zero: not a regular file", outs);
+    test_mesh m;
+    char mesh[160];
+    snprintf(mesh, sizeof mesh, "%s/mesh.obj", dir);
+    write_test_obj(mesh, &m);
+    expect_failure((const char *[]){"raycast", mesh, "--rays", "/dev/zero", "--out", hits, NULL},
+                   "'/dev/zero' is not a regular file", outs);
+    remove_dir(outs);
+    remove_dir(dir);
+}
+
 Test(render, help_lists_shaders)
 {
     run_result r = run((const char *[]){"render", "--help", NULL});

@@ -93,6 +93,10 @@ Test(obj, missing_file_and_null_arguments)
     cr_assert_eq(sr_mesh_load_obj("x.obj", NULL, NULL), SR_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sr_mesh_parse_obj(NULL, 0, "x", &mesh, NULL), SR_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sr_mesh_load_obj("/", &mesh, &err), SR_ERROR_IO, "a folder: %s", err.message);
+    /* A device never ends: refused before reading, not read until memory runs out. */
+    cr_assert_eq(sr_mesh_load_obj("/dev/zero", &mesh, &err), SR_ERROR_IO, "%s", err.message);
+    cr_assert(strstr(err.message, "/dev/zero: not a regular file"), "%s", err.message);
+    cr_assert_null(mesh);
 }
 
 Test(obj, load_from_file_matches_parse)

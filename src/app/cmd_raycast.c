@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <softrast/bvh.h>
@@ -184,6 +185,12 @@ static bool read_rays(const char *path, sr_ray **out, size_t *count)
     FILE *file = fopen(path, "rb");
     if (!file) {
         fprintf(stderr, "softrast raycast: --rays: cannot open '%s': %s\n", path, strerror(errno));
+        return false;
+    }
+    struct stat info;
+    if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) {
+        fprintf(stderr, "softrast raycast: --rays: '%s' is not a regular file\n", path);
+        fclose(file);
         return false;
     }
     long size = -1;

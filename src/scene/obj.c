@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* Larger OBJ files (about 25 million triangles) are refused rather than read. */
+#define SR_OBJ_MAX_BYTES ((size_t)1 << 30)
 
 /* Statements of the OBJ format that carry nothing a triangle mesh needs; they are skipped.
  * Anything else is an error, so that a file that is not OBJ is reported as such. */
@@ -275,10 +279,22 @@ sr_status sr_mesh_load_obj(const char *path, sr_mesh **out, sr_error *err)
     FILE *file = fopen(path, "rb");
     if (!file)
         return sr_error_set(err, SR_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    /* Only regular files: a device such as /dev/zero or a never-ending pipe would otherwise be
+     * read until memory runs out. */
+    struct stat info;
+    if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) {
+        fclose(file);
+        return sr_error_set(err, SR_ERROR_IO, "%s: not a regular file", path);
+    }
     char *text = NULL;
     size_t length = 0, capacity = 0;
     sr_status status = SR_OK;
     for (;;) {
+        if (length > SR_OBJ_MAX_BYTES) {
+            status = sr_error_set(err, SR_ERROR_UNSUPPORTED, "%s: larger than %llu bytes, the OBJ size limit", path,
+                                  (unsigned long long)SR_OBJ_MAX_BYTES);
+            break;
+        }
         if (!grow((void **)&text, &capacity, length + 65536 + 1, 1)) {
             status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
             break;

@@ -40,8 +40,9 @@ void sr_mesh_destroy(sr_mesh *mesh);
 /// vertices, fan-triangulated: f a b c d gives (a b c), (a c d); `v/vt/vn` forms accepted, only
 /// the position index is used; negative indices count back from the last `v`). Other statements
 /// (vn, vt, o, g, s, usemtl, mtllib, l, p, comments) are ignored. Normals are not read: call
-/// sr_mesh_compute_normals. Errors name the file and the line: unreadable file, malformed number,
-/// index out of range, face with fewer than 3 vertices, no triangles at all.
+/// sr_mesh_compute_normals. Errors name the file and the line: unreadable file, not a regular
+/// file (devices and pipes are refused), larger than 1 GiB, malformed number, index out of range,
+/// face with fewer than 3 vertices, no triangles at all.
 sr_status sr_mesh_load_obj(const char *path, sr_mesh **out, sr_error *err);
 /// The same parser over a text in memory; `name` is used in error messages.
 sr_status sr_mesh_parse_obj(const char *text, size_t length, const char *name, sr_mesh **out, sr_error *err);
