@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -564,6 +565,43 @@ Test(errors, devices_are_refused_not_read_forever, .timeout = 60)
     expect_failure((const char *[]){"raycast", mesh, "--rays", "/dev/zero", "--out", hits, NULL},
                    "'/dev/zero' is not a regular file", outs);
     remove_dir(outs);
+    remove_dir(dir);
+}
+
+Test(errors, a_pipe_output_is_never_removed, .timeout = 60)
+{
+    /* --depth to a FIFO (standing in for /dev/null) then a failing --ids: the cleanup of the
+     * written outputs must remove the colour image but leave the FIFO node alone. */
+    char dir[64], mesh[160], out[160], fifo[160], bad[160];
+    make_temp_dir(dir);
+    snprintf(mesh, sizeof mesh, "%s/mesh.obj", dir);
+    snprintf(out, sizeof out, "%s/out.bmp", dir);
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    snprintf(bad, sizeof bad, "%s/ids-is-a-folder", dir); /* passes the checks, fails at the rename */
+    cr_assert_eq(mkdir(bad, 0700), 0);
+    test_mesh m;
+    write_test_obj(mesh, &m);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    pid_t reader = fork();
+    cr_assert(reader >= 0);
+    if (reader == 0) { /* drain the pipe */
+        FILE *in = fopen(fifo, "rb");
+        char buffer[4096];
+        while (in && fread(buffer, 1, sizeof buffer, in) > 0) {
+        }
+        _exit(0);
+    }
+    run_result r =
+        run((const char *[]){"render", mesh, "--size", "32x16", "--out", out, "--depth", fifo, "--ids", bad, NULL});
+    kill(reader, SIGKILL); /* in case the pipe was never opened for writing */
+    waitpid(reader, NULL, 0);
+    cr_assert(r.exited && r.code != 0, "expected a failure: %s", r.err);
+    struct stat info;
+    cr_assert_eq(stat(fifo, &info), 0, "the FIFO was removed");
+    cr_assert(S_ISFIFO(info.st_mode), "the FIFO was replaced");
+    cr_assert_neq(stat(out, &info), 0, "the colour image of the failed run was left behind");
+    unlink(fifo);
+    rmdir(bad);
     remove_dir(dir);
 }
 

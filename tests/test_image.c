@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <stb_image.h>
@@ -1375,4 +1376,33 @@ Test(image, bilinear_stays_in_unit_range)
             cr_assert(rgba[c] >= 0.0f && rgba[c] <= 1.0f);
     }
     sr_texture_destroy(texture);
+}
+
+Test(image, devices_and_pipes_are_written_in_place_not_replaced)
+{
+    /* A FIFO stands in for a device such as /dev/null: the bytes must go through it and the node
+     * must still be a FIFO afterwards (a rename over it would have replaced it by a file). */
+    char dir[] = "/tmp/softrast-fifo-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[128];
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    pid_t reader = fork();
+    cr_assert(reader >= 0);
+    if (reader == 0) {
+        FILE *in = fopen(fifo, "rb");
+        char buffer[16] = {0};
+        size_t got = in ? fread(buffer, 1, sizeof buffer, in) : 0;
+        _exit(got == 5 && memcmp(buffer, "hello", 5) == 0 ? 0 : 1);
+    }
+    sr_error err = {0};
+    cr_assert_eq(sr_file_write_atomic(fifo, "hello", 5, &err), SR_OK, "%s", err.message);
+    int status = 0;
+    cr_assert_eq(waitpid(reader, &status, 0), reader);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader did not get the bytes");
+    struct stat info;
+    cr_assert_eq(stat(fifo, &info), 0);
+    cr_assert(S_ISFIFO(info.st_mode), "the FIFO was replaced");
+    unlink(fifo);
+    cr_assert_eq(rmdir(dir), 0, "something was left beside the FIFO");
 }

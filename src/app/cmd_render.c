@@ -257,6 +257,15 @@ static sr_status render_mesh(const render_options *o, const sr_mesh *mesh, sr_re
     return status;
 }
 
+/* Removes an output this run wrote, but only a regular file: a device or pipe given as output
+ * (--depth /dev/null) was written in place and must never be unlinked. */
+static void remove_written(const char *path)
+{
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISREG(info.st_mode))
+        remove(path);
+}
+
 /* Writes the requested files in order; if one fails, removes the ones this run already wrote,
  * so the user never finds a colour image next to a missing id file and thinks both are new. */
 static sr_status save_outputs(const render_options *o, const sr_framebuffer *fb, sr_error *err)
@@ -267,16 +276,16 @@ static sr_status save_outputs(const render_options *o, const sr_framebuffer *fb,
     if (o->depth_path) {
         status = sr_framebuffer_save_depth(fb, o->depth_path, err);
         if (status != SR_OK) {
-            remove(o->out_path);
+            remove_written(o->out_path);
             return status;
         }
     }
     if (o->ids_path) {
         status = sr_framebuffer_save_ids(fb, o->ids_path, err);
         if (status != SR_OK) {
-            remove(o->out_path);
+            remove_written(o->out_path);
             if (o->depth_path)
-                remove(o->depth_path);
+                remove_written(o->depth_path);
             return status;
         }
     }

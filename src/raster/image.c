@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // Debian's libstb already holds the implementation: include the declarations only (STYLE.md).
@@ -50,6 +51,19 @@ sr_status sr_file_write_atomic(const char *path, const void *data, size_t size, 
     if (!path || (!data && size > 0))
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_file_write_atomic: %s is NULL",
                             !path ? "path" : "data");
+
+    /* An existing device or pipe (--depth /dev/stdout, a FIFO) is written in place: renaming a
+     * file over it would replace the device node itself (as root, even /dev/null). */
+    struct stat info;
+    if (stat(path, &info) == 0 && (S_ISCHR(info.st_mode) || S_ISFIFO(info.st_mode))) {
+        int device = open(path, O_WRONLY | O_CLOEXEC);
+        if (device < 0)
+            return io_error(err, path, "cannot open", errno);
+        int code = write_all(device, data, size);
+        if (close(device) != 0 && code == 0)
+            code = errno;
+        return code == 0 ? SR_OK : io_error(err, path, "write failed", code);
+    }
 
     /* The temporary file sits in the target's folder so that rename(2) stays on one file system,
      * where POSIX makes it atomic: readers see the old file or the complete new one. The name
