@@ -4,13 +4,6 @@
  * computed that the formula does not use. */
 #include "shader_common.h"
 
-static void lambert_vertex(const void *vertex, const void *uniforms, float clip[4], float *varyings)
-{
-    const sr_shader_vertex *v = vertex;
-    shader_clip_position(uniforms, v->position, clip);
-    shader_world_normal(uniforms, v->normal, varyings);
-}
-
 static bool lambert_fragment(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
@@ -27,7 +20,7 @@ const sr_shader sr_shader_lambert = {
     .summary = "diffuse lighting, BENCH_SCENE.md (the default)",
     .program = {.name = "lambert",
                 .vertex_size = sizeof(sr_shader_vertex),
-                .vertex = lambert_vertex,
+                .vertex = shader_lit_vertex,
                 .fragment = lambert_fragment,
                 .varying_count = 3},
     .inputs = SR_SHADER_INPUT_NORMAL,

@@ -2,13 +2,6 @@
  * N * 0.5 + 0.5 (+X red, +Y green, +Z blue), the usual debugging view of normals. */
 #include "shader_common.h"
 
-static void normals_vertex(const void *vertex, const void *uniforms, float clip[4], float *varyings)
-{
-    const sr_shader_vertex *v = vertex;
-    shader_clip_position(uniforms, v->position, clip);
-    shader_world_normal(uniforms, v->normal, varyings);
-}
-
 static bool normals_fragment(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
@@ -26,7 +19,7 @@ const sr_shader sr_shader_normals = {
     .summary = "world normal as colour (N * 0.5 + 0.5)",
     .program = {.name = "normals",
                 .vertex_size = sizeof(sr_shader_vertex),
-                .vertex = normals_vertex,
+                .vertex = shader_lit_vertex,
                 .fragment = normals_fragment,
                 .varying_count = 3},
     .inputs = SR_SHADER_INPUT_NORMAL,

@@ -26,6 +26,15 @@ static inline void shader_world_normal(const sr_shader_uniforms *u, sr_vec3 n, f
     out[2] = m[2] * n.x + m[6] * n.y + m[10] * n.z;
 }
 
+/* The vertex function of the lit programs (lambert, normals, wireframe): clip
+ * position and the world normal in varyings 0..2. */
+static inline void shader_lit_vertex(const void *vertex, const void *uniforms, float clip[4], float *varyings)
+{
+    const sr_shader_vertex *v = vertex;
+    shader_clip_position(uniforms, v->position, clip);
+    shader_world_normal(uniforms, v->normal, varyings);
+}
+
 /* The lambert factor ambient + diffuse * max(0, dot(N, L)) with N = normal / |normal|.
  * Normalisation cannot change the sign of the dot product, so the square root is only paid
  * where the light term is used; a zero normal gives ambient only. */

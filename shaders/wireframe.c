@@ -7,13 +7,6 @@
 #include "shader_common.h"
 
 /* varyings: world normal (0..2), for the lit fill */
-static void wireframe_vertex(const void *vertex, const void *uniforms, float clip[4], float *varyings)
-{
-    const sr_shader_vertex *v = vertex;
-    shader_clip_position(uniforms, v->position, clip);
-    shader_world_normal(uniforms, v->normal, varyings);
-}
-
 static bool wireframe_fragment(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
@@ -42,7 +35,7 @@ const sr_shader sr_shader_wireframe = {
     .summary = "triangle edges (barycentric) over a lambert fill",
     .program = {.name = "wireframe",
                 .vertex_size = sizeof(sr_shader_vertex),
-                .vertex = wireframe_vertex,
+                .vertex = shader_lit_vertex,
                 .fragment = wireframe_fragment,
                 .varying_count = 3,
                 .uses_barycentrics = true},

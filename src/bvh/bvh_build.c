@@ -259,6 +259,19 @@ static inline void bounds_v4_grow(bounds_v4 *b, v4 min, v4 max)
     b->max = v4_max(max, b->max);
 }
 
+/* Appends the record of primitive `index` with box [low, high] and grows the root's box and
+ * centroid bounds from registers: reloading the record just written, in pieces, would stall on
+ * store forwarding. Shared by the triangle and box builders. */
+static inline void add_record(build_record *record, const float low[3], const float high[3], uint32_t index,
+                              bounds_v4 *root_box, bounds_v4 *root_centroids)
+{
+    record_set(record, low, high, index);
+    const v4 min = v4_make(low[0], low[1], low[2]), max = v4_make(high[0], high[1], high[2]);
+    const v4 centroid = v4_mul(v4_add(min, max), v4_splat(0.5f));
+    bounds_v4_grow(root_box, min, max);
+    bounds_v4_grow(root_centroids, centroid, centroid);
+}
+
 static inline bounds bounds_from_v4(bounds_v4 b)
 {
     bounds out;
@@ -997,7 +1010,6 @@ sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles
         const float *v2 = vertex_at(triangles, stride, vertices[2]);
         if (!finite3(v0) || !finite3(v1) || !finite3(v2))
             continue; /* never hit by a ray or found by an overlap query: leave it out, counted */
-        build_record *record = &s.records[kept++];
         float low[3], high[3];
         for (int axis = 0; axis < 3; axis++) {
             float low01 = v0[axis] < v1[axis] ? v0[axis] : v1[axis];
@@ -1005,13 +1017,7 @@ sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles
             low[axis] = v2[axis] < low01 ? v2[axis] : low01;
             high[axis] = v2[axis] > high01 ? v2[axis] : high01;
         }
-        record_set(record, low, high, (uint32_t)i);
-        /* The box from registers, as record_load would give it: reloading the record just
-         * written in pieces would stall on store forwarding. */
-        const v4 min = v4_make(low[0], low[1], low[2]), max = v4_make(high[0], high[1], high[2]);
-        const v4 centroid = v4_mul(v4_add(min, max), v4_splat(0.5f));
-        bounds_v4_grow(&root_box, min, max);
-        bounds_v4_grow(&root_centroids, centroid, centroid);
+        add_record(&s.records[kept++], low, high, (uint32_t)i, &root_box, &root_centroids);
     }
 
     sr_bvh *bvh = NULL;
@@ -1071,13 +1077,7 @@ sr_status sr_bvh_build_boxes(const sr_bvh_desc *desc, const sr_aabb *boxes, size
         float max[3] = {boxes[i].max.x, boxes[i].max.y, boxes[i].max.z};
         if (!finite3(min) || !finite3(max) || min[0] > max[0] || min[1] > max[1] || min[2] > max[2])
             continue; /* empty or unbounded: overlaps nothing usable, left out and counted */
-        build_record *record = &s.records[kept++];
-        record_set(record, min, max, (uint32_t)i);
-        /* from registers, as in sr_bvh_build_triangles */
-        const v4 box_min = v4_make(min[0], min[1], min[2]), box_max = v4_make(max[0], max[1], max[2]);
-        const v4 centroid = v4_mul(v4_add(box_min, box_max), v4_splat(0.5f));
-        bounds_v4_grow(&root_box, box_min, box_max);
-        bounds_v4_grow(&root_centroids, centroid, centroid);
+        add_record(&s.records[kept++], min, max, (uint32_t)i, &root_box, &root_centroids);
     }
 
     sr_bvh *bvh = NULL;
