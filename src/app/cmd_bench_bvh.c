@@ -106,7 +106,7 @@ int sr_cmd_bench_bvh(int argc, char **argv)
         goto done;
     }
     sr_mesh_normalize(mesh);
-    sr_cmd_primary_rays(WIDTH, HEIGHT, rays);
+    sr_bench_scene_primary_rays(WIDTH, HEIGHT, rays);
     sr_bvh_triangles input = {.positions = &mesh->positions[0].x,
                               .position_stride = sizeof(sr_vec3),
                               .vertex_count = mesh->vertex_count,

@@ -125,25 +125,6 @@ fail:
 
 /* ---- primary rays (BENCH_SCENE.md) ---- */
 
-void sr_cmd_primary_rays(int width, int height, sr_ray *rays)
-{
-    const sr_vec3 eye = {0.0f, 0.0f, 3.0f};
-    sr_mat4 view = sr_mat4_look_at(eye, (sr_vec3){0.0f, 0.0f, 0.0f}, (sr_vec3){0.0f, 1.0f, 0.0f});
-    sr_mat4 projection = sr_mat4_perspective(45.0f * SR_PI / 180.0f, (float)width / (float)height, 0.1f, 100.0f);
-    sr_mat4 clip_to_world;
-    sr_mat4_inverse(sr_mat4_mul(projection, view), &clip_to_world);
-    for (int y = 0; y < height; y++) {
-        for (int x = 0; x < width; x++) {
-            /* pixel centre to NDC (y up), then the point on the near plane (depth 0) */
-            sr_vec3 ndc = {((float)x + 0.5f) / (float)width * 2.0f - 1.0f,
-                           1.0f - ((float)y + 0.5f) / (float)height * 2.0f, 0.0f};
-            sr_vec3 near_point = sr_mat4_transform_point_projective(clip_to_world, ndc);
-            sr_vec3 direction = sr_vec3_normalize(sr_vec3_sub(near_point, eye));
-            rays[(size_t)y * (size_t)width + (size_t)x] = sr_ray_make(eye, direction, 0.0f, INFINITY);
-        }
-    }
-}
-
 double sr_cmd_seconds(void)
 {
     struct timespec t;
@@ -332,7 +313,7 @@ int sr_cmd_raycast(int argc, char **argv)
             fprintf(stderr, "softrast raycast: --primary %dx%d: out of memory\n", o.width, o.height);
             goto done;
         }
-        sr_cmd_primary_rays(o.width, o.height, rays);
+        sr_bench_scene_primary_rays(o.width, o.height, rays);
     }
     hits = malloc(ray_count > 0 ? ray_count * HIT_RECORD_BYTES : 1);
     if (!hits) {

@@ -8,11 +8,6 @@ int sr_cmd_bench_raster(int argc, char **argv); /* cmd_bench_raster.c: softrast 
 int sr_cmd_bench_bvh(int argc, char **argv);    /* cmd_bench_bvh.c: softrast bench bvh */
 int sr_cmd_raycast(int argc, char **argv);      /* cmd_raycast.c */
 
-#include <softrast/geom.h>
-
-/* cmd_raycast.c: BENCH_SCENE.md's primary rays for a width x height image into rays[width *
- * height] (rows top first, unit-length directions, tmin 0, tmax infinity). */
-void sr_cmd_primary_rays(int width, int height, sr_ray *rays);
 /* cmd_raycast.c: CLOCK_MONOTONIC in seconds. */
 double sr_cmd_seconds(void);
 

@@ -88,6 +88,24 @@ void sr_bench_scene_camera(int width, int height, sr_mat4 *view, sr_mat4 *projec
         *projection = sr_mat4_perspective(45.0f * SR_PI / 180.0f, aspect, 0.1f, 100.0f);
 }
 
+void sr_bench_scene_primary_rays(int width, int height, sr_ray *rays)
+{
+    const sr_vec3 eye = {0.0f, 0.0f, 3.0f};
+    sr_mat4 view, projection, clip_to_world;
+    sr_bench_scene_camera(width, height, &view, &projection);
+    sr_mat4_inverse(sr_mat4_mul(projection, view), &clip_to_world);
+    for (int y = 0; y < height; y++) {
+        for (int x = 0; x < width; x++) {
+            /* pixel centre to NDC (y up), then the point on the near plane (depth 0) */
+            sr_vec3 ndc = {((float)x + 0.5f) / (float)width * 2.0f - 1.0f,
+                           1.0f - ((float)y + 0.5f) / (float)height * 2.0f, 0.0f};
+            sr_vec3 near_point = sr_mat4_transform_point_projective(clip_to_world, ndc);
+            sr_vec3 direction = sr_vec3_normalize(sr_vec3_sub(near_point, eye));
+            rays[(size_t)y * (size_t)width + (size_t)x] = sr_ray_make(eye, direction, 0.0f, INFINITY);
+        }
+    }
+}
+
 sr_status sr_bench_scene_load_mesh(const char *path, sr_mesh **out, sr_error *err)
 {
     if (!path || !out)

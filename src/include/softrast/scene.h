@@ -92,6 +92,10 @@ sr_status sr_checker_texture_create(int size, int squares, uint32_t light, uint3
 /// BENCH_SCENE.md's camera for a `width` x `height` image: eye (0, 0, 3) looking at the origin,
 /// up +Y, vertical field of view 45 degrees, aspect width / height, near 0.1, far 100.
 void sr_bench_scene_camera(int width, int height, sr_mat4 *view, sr_mat4 *projection);
+/// BENCH_SCENE.md's primary rays of a `width` x `height` image into rays[width * height], rows
+/// top first: from the eye through the unprojected pixel centre on the near plane, unit-length
+/// directions, tmin 0, tmax infinity.
+void sr_bench_scene_primary_rays(int width, int height, sr_ray *rays);
 /// BENCH_SCENE.md's mesh: loads the OBJ at `path`, normalises it (box centre at the origin,
 /// largest extent 2) and computes area-weighted vertex normals. Free with sr_mesh_destroy.
 /// Errors: those of sr_mesh_load_obj and sr_mesh_compute_normals.
