@@ -214,6 +214,7 @@ typedef struct build_task {
 } build_task;
 
 #define MAX_BIN_COUNT 256
+#define BIN_SETS 2
 #define DEFAULT_MAX_LEAF_SIZE 8
 #define MAX_LEAF_SIZE 255
 /* Node and slot indices are uint32 and a tree of n primitives has up to 2n nodes. */
@@ -233,9 +234,10 @@ typedef struct builder {
     sr_bvh_node *nodes;
     uint32_t node_count;
     int max_depth;
-    /* SAH bins per axis: the box of the primitives whose centroid falls in the bin */
-    bounds bins[3][MAX_BIN_COUNT];
-    uint32_t bin_counts[3][MAX_BIN_COUNT];
+    /* SAH bins per axis: the box of the primitives whose centroid falls in the bin. Two sets,
+     * filled by alternate primitives and merged before the sweep (see find_sah_split). */
+    _Alignas(16) bounds bins[BIN_SETS][3][MAX_BIN_COUNT]; /* no access straddles a cache line */
+    uint32_t bin_counts[BIN_SETS][3][MAX_BIN_COUNT];
 } builder;
 
 static bounds bounds_empty(void)
@@ -346,11 +348,21 @@ static inline void centroid_bins(const bin_transform *transform, v4 centroid, in
     v4_truncate(v4_min(position, transform->last_bin), bins);
 }
 
+static inline void bin_add(bounds *bin, uint32_t *count, v4 min, v4 max)
+{
+    v4_store(bin->min, v4_min(min, v4_load(bin->min)));
+    v4_store(bin->max, v4_max(max, v4_load(bin->max)));
+    (*count)++;
+}
+
 typedef struct split_choice {
     int axis;   /* -1: no split found */
     int bin;    /* SAH: primitives of bins < bin go left */
     float cost; /* SAH: sum of half_area * count over both children */
     bin_transform transform;
+    /* SAH: the children's boxes, unions of their bins' boxes (which hold the primitives' exact
+     * boxes), so the partition need not compute them again */
+    bounds_v4 child_box[2];
 } split_choice;
 
 /* Binned SAH (Wald 2007, "On fast construction of SAH-based bounding volume hierarchies"):
@@ -382,20 +394,38 @@ static split_choice find_sah_split(builder *b, const build_task *task)
     bin_transform transform = {v4_make(origin[0], origin[1], origin[2]), v4_make(scale[0], scale[1], scale[2]),
                                v4_splat((float)(bin_count - 1))};
     /* Bin boxes are empty on entry: the sweeps below reset every bin they consumed. */
-    for (int axis = 0; axis < 3; axis++)
-        memset(b->bin_counts[axis], 0, (size_t)bin_count * sizeof(uint32_t));
+    for (int set = 0; set < BIN_SETS; set++)
+        for (int axis = 0; axis < 3; axis++)
+            memset(b->bin_counts[set][axis], 0, (size_t)bin_count * sizeof(uint32_t));
 
+    /* Neighbouring primitives mostly fall into the same bins (meshes list nearby triangles
+     * together, and deeper nodes hold ever smaller regions), so with one set of bins each
+     * update would wait for the previous one's store to be forwarded back. Alternate
+     * primitives go to two sets, which halves those chains; min, max and counts merge exactly
+     * in any order, so the bins (and the tree) are the same as with one set. */
     const build_record *records = b->records + task->first;
     for (uint32_t i = 0; i < task->count; i++) {
+        const int set = (int)(i & 1);
         v4 min, max, centroid;
         record_load(&records[i], &min, &max, &centroid);
         int bins[4];
         centroid_bins(&transform, centroid, bins);
-        for (int axis = 0; axis < 3; axis++) {
-            bounds *target = &b->bins[axis][bins[axis]];
-            v4_store(target->min, v4_min(min, v4_load(target->min)));
-            v4_store(target->max, v4_max(max, v4_load(target->max)));
-            b->bin_counts[axis][bins[axis]]++;
+        /* written out per axis so that the bin numbers stay in registers */
+        bin_add(&b->bins[set][0][bins[0]], &b->bin_counts[set][0][bins[0]], min, max);
+        bin_add(&b->bins[set][1][bins[1]], &b->bin_counts[set][1][bins[1]], min, max);
+        bin_add(&b->bins[set][2][bins[2]], &b->bin_counts[set][2][bins[2]], min, max);
+    }
+    for (int axis = 0; axis < 3; axis++) {
+        if (!active[axis])
+            continue;
+        for (int set = 1; set < BIN_SETS; set++) {
+            for (int i = 0; i < bin_count; i++) {
+                bounds *target = &b->bins[0][axis][i], *source = &b->bins[set][axis][i];
+                v4_store(target->min, v4_min(v4_load(source->min), v4_load(target->min)));
+                v4_store(target->max, v4_max(v4_load(source->max), v4_load(target->max)));
+                b->bin_counts[0][axis][i] += b->bin_counts[set][axis][i];
+                *source = bounds_empty();
+            }
         }
     }
 
@@ -403,20 +433,24 @@ static split_choice find_sah_split(builder *b, const build_task *task)
      * bin the largest, so every boundary has primitives on both sides, and empty bins (empty
      * boxes) leave the running boxes unchanged. Consumed bins are reset to empty boxes. */
     float left_cost[MAX_BIN_COUNT];
+    bounds_v4 left_box[MAX_BIN_COUNT];
     for (int axis = 0; axis < 3; axis++) {
-        bounds *bins = b->bins[axis];
-        const uint32_t *counts = b->bin_counts[axis];
+        bounds *bins = b->bins[0][axis];
+        const uint32_t *counts = b->bin_counts[0][axis];
         if (!active[axis]) {
-            bins[0] = bounds_empty(); /* scale 0 put everything in bin 0 */
+            /* scale 0 put everything in bin 0 of each set */
+            for (int set = 0; set < BIN_SETS; set++)
+                b->bins[set][axis][0] = bounds_empty();
             continue;
         }
         bounds_v4 left = bounds_v4_empty();
         uint32_t left_count = 0;
-        /* left_cost[i]: children cost of the primitives in bins 0..i */
+        /* left_cost[i]: children cost of the primitives in bins 0..i, left_box[i] their box */
         for (int i = 0; i < bin_count - 1; i++) {
             bounds_v4_grow(&left, v4_load(bins[i].min), v4_load(bins[i].max));
             left_count += counts[i];
             left_cost[i] = half_area_v4(left) * (float)left_count;
+            left_box[i] = left;
         }
         bounds_v4 right = bounds_v4_empty();
         uint32_t right_count = 0;
@@ -431,6 +465,8 @@ static split_choice find_sah_split(builder *b, const build_task *task)
                 best.axis = axis;
                 best.bin = i;
                 best.cost = cost;
+                best.child_box[0] = left_box[i - 1];
+                best.child_box[1] = right;
             }
         }
         bins[0] = bounds_empty();
@@ -463,7 +499,8 @@ static inline bool goes_left(const split_choice *choice, v4 boundary, v4 centroi
 #define BRANCH_FREE_PARTITION_MAX 32768u
 
 /* Moves the primitives of bins < choice->bin to the front of the task's range and computes both
- * children's boxes and centroid bounds on the way. Returns the number on the left.
+ * children's centroid bounds on the way (their boxes come from the bins). Returns the number on
+ * the left.
  * Small ranges: a branch-free Lomuto partition (every record is swapped with the first slot
  * after the left part, which grows by one when the record goes left). Which side a primitive
  * goes to is close to random in the order the records are in, so a branch on it is
@@ -475,7 +512,6 @@ static uint32_t partition_sah(builder *b, const build_task *task, const split_ch
                               bounds child_centroids[2])
 {
     build_record *records = b->records;
-    bounds_v4 box[2] = {bounds_v4_empty(), bounds_v4_empty()};
     bounds_v4 centroids[2] = {bounds_v4_empty(), bounds_v4_empty()};
     const v4 boundary = v4_splat((float)choice->bin);
     uint32_t left_end = task->first; /* [first, left_end) went left */
@@ -484,8 +520,8 @@ static uint32_t partition_sah(builder *b, const build_task *task, const split_ch
         const bounds_v4 empty = bounds_v4_empty();
         for (uint32_t i = task->first; i < end; i++) { /* [left_end, i) went right */
             const v4 raw_min = v4_load(records[i].min), max = v4_load(records[i].max);
-            /* the box and centroid of record_load; raw_min keeps the index for the move */
-            const v4 min = v4_xyz(raw_min), centroid = v4_mul(v4_add(min, max), v4_splat(0.5f));
+            /* the centroid of record_load; raw_min keeps the index for the move */
+            const v4 centroid = v4_mul(v4_add(v4_xyz(raw_min), max), v4_splat(0.5f));
             const bool left = goes_left(choice, boundary, centroid);
             v4_store(records[i].min, v4_load(records[left_end].min));
             v4_store(records[i].max, v4_load(records[left_end].max));
@@ -493,8 +529,6 @@ static uint32_t partition_sah(builder *b, const build_task *task, const split_ch
             v4_store(records[left_end].max, max);
             left_end += left;
             const v4 mask = v4_mask(left);
-            bounds_v4_grow(&box[0], v4_select(mask, min, empty.min), v4_select(mask, max, empty.max));
-            bounds_v4_grow(&box[1], v4_select(mask, empty.min, min), v4_select(mask, empty.max, max));
             bounds_v4_grow(&centroids[0], v4_select(mask, centroid, empty.min), v4_select(mask, centroid, empty.max));
             bounds_v4_grow(&centroids[1], v4_select(mask, empty.min, centroid), v4_select(mask, empty.max, centroid));
         }
@@ -503,19 +537,17 @@ static uint32_t partition_sah(builder *b, const build_task *task, const split_ch
             v4 min, max, centroid;
             record_load(&records[left_end], &min, &max, &centroid);
             if (goes_left(choice, boundary, centroid)) {
-                bounds_v4_grow(&box[0], min, max);
                 bounds_v4_grow(&centroids[0], centroid, centroid);
                 left_end++;
             } else {
                 end--;
-                bounds_v4_grow(&box[1], min, max);
                 bounds_v4_grow(&centroids[1], centroid, centroid);
                 swap_records(&records[left_end], &records[end]);
             }
         }
     }
     for (int side = 0; side < 2; side++) {
-        child_box[side] = bounds_from_v4(box[side]);
+        child_box[side] = bounds_from_v4(choice->child_box[side]);
         child_centroids[side] = bounds_from_v4(centroids[side]);
     }
     return left_end - task->first;
@@ -863,9 +895,10 @@ static sr_status scratch_create(size_t count, scratch *s, sr_error *err)
     }
     advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
     s->builder->records = s->records;
-    for (int axis = 0; axis < 3; axis++)
-        for (int i = 0; i < MAX_BIN_COUNT; i++)
-            s->builder->bins[axis][i] = bounds_empty();
+    for (int set = 0; set < BIN_SETS; set++)
+        for (int axis = 0; axis < 3; axis++)
+            for (int i = 0; i < MAX_BIN_COUNT; i++)
+                s->builder->bins[set][axis][i] = bounds_empty();
     return SR_OK;
 }
 
