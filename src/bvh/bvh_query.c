@@ -30,6 +30,15 @@ static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray)
     return sr_ray_aabb(ray, &box, &t_near, NULL) ? t_near : INFINITY;
 }
 
+/* Whether pair_entry may take its short path for this ray: tmin >= 0 (the exit widening can be
+ * folded into 1/d) and every 1/d finite (no NaN slab distance). Decided once per ray; each
+ * traversal is specialised for either answer (see traverse). */
+static inline bool ray_is_fast(const sr_ray *ray)
+{
+    return ray->tmin >= 0.0f && fabsf(ray->inv_direction.x) < INFINITY && fabsf(ray->inv_direction.y) < INFINITY &&
+           fabsf(ray->inv_direction.z) < INFINITY;
+}
+
 /* ---- both children of an interior node at once ----
  * A traversal step tests the two boxes of a sibling pair. With SSE the pair is transposed so
  * that one vector holds, per axis, (left near, right near, left far, right far) bounds: the
@@ -72,7 +81,7 @@ static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
      * (entries err by at most gamma(3) ~ 3u, Ize 2013). A negative exit is made more negative,
      * but with tmin >= 0 such a box is behind the origin and missed either way (the sign of
      * (b - o) * (1/d) is exact). Rays with tmin < 0 keep the explicit widening. */
-    pair->widened = ray->tmin >= 0.0f;
+    pair->widened = ray->tmin >= 0.0f; /* ray_is_fast is widened && finite */
     const float far_scale = pair->widened ? 1.0f + 0x1p-21f : 1.0f;
     for (int axis = 0; axis < 3; axis++) {
         pair->origin[axis] = _mm_set1_ps(origin[axis]);
@@ -97,7 +106,7 @@ static inline __m128 order_near_far(__m128 bounds, __m128 swap)
 
 /* Slab test of nodes pair[0] and pair[1] within [tmin, t_limit]. Returns a bit mask (1: first
  * hit, 2: second hit) and their entry distances. */
-static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2])
+static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2], bool fast)
 {
     /* lanes: min x y z + first, max x y z + count; the integer lanes are shuffled away unread */
     const __m128 min0 = _mm_loadu_ps(&pair[0].min.x), max0 = _mm_loadu_ps(&pair[0].max.x);
@@ -112,8 +121,8 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
                              ray->inv_direction[axis]);
     __m128 enter, leave;
     const __m128 limit = _mm_set1_ps(t_limit);
-    if (ray->finite && ray->widened) {
-        /* the common case: no NaN, widening folded in; t_limit joins the exit tree */
+    if (fast) {
+        /* the common case (ray_is_fast): no NaN, widening folded in; t_limit joins the exit tree */
         enter = _mm_max_ps(_mm_max_ps(t[0], t[1]), _mm_max_ps(t[2], ray->tmin));
         leave = _mm_min_ps(_mm_min_ps(t[0], t[1]), _mm_min_ps(t[2], limit));
         const __m128 hit = _mm_cmple_ps(enter, _mm_movehl_ps(leave, leave));
@@ -150,8 +159,9 @@ static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
     pair->ray = ray;
 }
 
-static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2])
+static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2], bool fast)
 {
+    (void)fast;
     sr_ray limited = *ray->ray;
     limited.tmax = t_limit;
     t_entry[0] = box_entry(&pair[0], &limited);
@@ -258,11 +268,12 @@ typedef enum ray_mode { MODE_CLOSEST, MODE_ANY, MODE_CUSTOM } ray_mode;
 /* The one ray traversal (Wald's front-to-back order): at an interior node both children's boxes
  * are tested, the nearer is visited next and the farther pushed with its entry distance; a
  * popped node whose entry lies beyond the closest hit so far is dropped. `ray` is the query's
- * private copy: its tmax shrinks to the closest hit, which both tests read. `mode` is a constant
- * at each call site, so each inlined copy is specialised. Returns the slot hit or
- * SR_BVH_NO_HIT. */
-ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, sr_bvh_ray_primitive_fn intersect,
-                                void *user, sr_bvh_hit *best)
+ * private copy: its tmax shrinks to the closest hit, which both tests read. `mode` and `fast`
+ * (ray_is_fast(ray)) are constants at each call site, so each inlined copy is specialised: the
+ * common rays run a box test without the tests for NaN and for negative tmin. Returns the slot
+ * hit or SR_BVH_NO_HIT. */
+ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, bool fast,
+                                sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *best)
 {
     const sr_bvh_node *nodes = bvh->nodes;
     uint32_t visited = 1, tested = 0, best_slot = SR_BVH_NO_HIT;
@@ -306,7 +317,7 @@ ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, s
         } else {
             uint32_t left = node->first;
             float t_entry[2];
-            int hits = pair_entry(&nodes[left], &pair, ray->tmax, t_entry);
+            int hits = pair_entry(&nodes[left], &pair, ray->tmax, t_entry, fast);
             visited += 2;
             /* Branches rather than selects on purpose: a predicted branch lets the CPU start
              * loading the next node before the box test has finished. */
@@ -376,9 +387,16 @@ static bool query_ray(const sr_bvh *bvh, const sr_ray *ray, ray_mode mode, sr_bv
     if (mode != MODE_CUSTOM && !bvh->triangles)
         return false;
     sr_ray local = *ray;
-    uint32_t slot = mode == MODE_CLOSEST ? traverse(bvh, &local, MODE_CLOSEST, NULL, NULL, hit)
-                    : mode == MODE_ANY   ? traverse(bvh, &local, MODE_ANY, NULL, NULL, hit)
-                                         : traverse(bvh, &local, MODE_CUSTOM, intersect, user, hit);
+    uint32_t slot;
+    if (ray_is_fast(ray)) {
+        slot = mode == MODE_CLOSEST ? traverse(bvh, &local, MODE_CLOSEST, true, NULL, NULL, hit)
+               : mode == MODE_ANY   ? traverse(bvh, &local, MODE_ANY, true, NULL, NULL, hit)
+                                    : traverse(bvh, &local, MODE_CUSTOM, true, intersect, user, hit);
+    } else {
+        slot = mode == MODE_CLOSEST ? traverse(bvh, &local, MODE_CLOSEST, false, NULL, NULL, hit)
+               : mode == MODE_ANY   ? traverse(bvh, &local, MODE_ANY, false, NULL, NULL, hit)
+                                    : traverse(bvh, &local, MODE_CUSTOM, false, intersect, user, hit);
+    }
     if (slot == SR_BVH_NO_HIT) {
         uint32_t visited = hit->nodes_visited, tested = hit->primitives_tested;
         hit_clear(hit);
