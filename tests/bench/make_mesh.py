@@ -1,8 +1,19 @@
 #!/usr/bin/env python3
-"""make_mesh.py — writes a bumpy closed sphere as a Wavefront OBJ, for BVH and raster benchmarks
-on meshes larger than the ones in ../shared/meshes. Generated meshes are never committed.
+"""make_mesh.py — writes a bumpy closed sphere, or a subdivided copy of a given mesh, as a
+Wavefront OBJ, for BVH and raster benchmarks on meshes larger than the ones in ../shared/meshes.
+Generated meshes are never committed.
 
     python3 tests/bench/make_mesh.py --triangles 1000000 --out /tmp/sphere_1m.obj
+    python3 tests/bench/make_mesh.py --subdivide ../shared/meshes/dragon_res3.obj --levels 2 \
+        --out /tmp/dragon_x16.obj
+
+--subdivide splits every triangle of the mesh (polygons are fan-triangulated, as softrast does)
+into four at its edge midpoints, --levels times (default 2: 16 triangles per triangle), sharing
+each midpoint between the triangles of an edge: the surface, its silhouette and the pixels it
+covers stay exactly those of the input, only the triangle count grows. dragon_res3 (47,794
+triangles) at 2 levels gives 764,704 triangles, a stand-in of the size of the 871,414-triangle
+Stanford dragon that keeps the dragon's shape and screen coverage. Triangle order: the four
+children of a triangle follow each other, in the order of their parent.
 
 The sphere is a subdivided cube (each face an n x n grid of quads, two triangles each, so
 12 n^2 triangles: the smallest n reaching --triangles is used) projected onto the unit sphere and
@@ -17,12 +28,90 @@ import sys
 import tempfile
 
 
+def read_obj(path):
+    """Vertices and fan-triangulated faces (0-based) of the v and f lines of an OBJ file."""
+    vertices, triangles = [], []
+    with open(path) as obj:
+        for number, line in enumerate(obj, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            try:
+                if fields[0] == "v":
+                    vertices.append(tuple(float(x) for x in fields[1:4]))
+                elif fields[0] == "f":
+                    corners = []
+                    for field in fields[1:]:
+                        index = int(field.split("/")[0])
+                        corners.append(index - 1 if index > 0 else len(vertices) + index)
+                    if any(c < 0 or c >= len(vertices) for c in corners) or len(corners) < 3:
+                        raise ValueError("a face index is out of range")
+                    for k in range(1, len(corners) - 1):
+                        triangles.append((corners[0], corners[k], corners[k + 1]))
+            except ValueError as error:
+                sys.exit("make_mesh.py: %s:%d: %s" % (path, number, error))
+    return vertices, triangles
+
+
+def subdivide(vertices, triangles):
+    """One level of midpoint subdivision: 4 triangles per triangle, midpoints shared per edge."""
+    vertices = list(vertices)
+    midpoint_of = {}
+
+    def midpoint(a, b):
+        key = (a, b) if a < b else (b, a)
+        found = midpoint_of.get(key)
+        if found is None:
+            pa, pb = vertices[a], vertices[b]
+            vertices.append(tuple(0.5 * (pa[k] + pb[k]) for k in range(3)))
+            found = midpoint_of[key] = len(vertices) - 1
+        return found
+
+    out = []
+    for a, b, c in triangles:
+        ab, bc, ca = midpoint(a, b), midpoint(b, c), midpoint(c, a)
+        out += [(a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca)]  # same winding as the parent
+    return vertices, out
+
+
+def write_atomically(path, header, vertex_lines, face_lines):
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".make_mesh.")
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(header)
+            out.writelines(vertex_lines)
+            out.writelines(face_lines)
+        os.chmod(temporary, 0o644)  # mkstemp creates 0600; an OBJ is not a secret
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--triangles", type=int, default=1_000_000,
-                        help="at least this many triangles (default 1000000)")
+                        help="bumpy sphere: at least this many triangles (default 1000000)")
+    parser.add_argument("--subdivide", metavar="MESH.obj",
+                        help="subdivide this mesh instead of making a sphere")
+    parser.add_argument("--levels", type=int, default=2,
+                        help="--subdivide: levels of 1-to-4 splits, 1 to 6 (default 2)")
     parser.add_argument("--out", required=True, help="OBJ file to write (written atomically)")
     args = parser.parse_args()
+    if args.subdivide:
+        if not 1 <= args.levels <= 6:
+            sys.exit("make_mesh.py: --levels must be in [1, 6]")
+        vertices, triangles = read_obj(args.subdivide)
+        for _ in range(args.levels):
+            vertices, triangles = subdivide(vertices, triangles)
+        write_atomically(args.out,
+                         "# %s subdivided %d times, %d triangles (tests/bench/make_mesh.py)\n"
+                         % (os.path.basename(args.subdivide), args.levels, len(triangles)),
+                         ["v %.9g %.9g %.9g\n" % v for v in vertices],
+                         ["f %d %d %d\n" % (a + 1, b + 1, c + 1) for a, b, c in triangles])
+        print("%s: %d vertices, %d triangles" % (args.out, len(vertices), len(triangles)))
+        return
     if args.triangles < 12 or args.triangles > 200_000_000:
         sys.exit("make_mesh.py: --triangles must be in [12, 200000000]")
 
@@ -66,18 +155,8 @@ def main():
                     faces.append("f %d %d %d\n" % (v00, v10, v11))
                     faces.append("f %d %d %d\n" % (v00, v11, v01))
 
-    directory = os.path.dirname(os.path.abspath(args.out))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".make_mesh.")
-    try:
-        with os.fdopen(handle, "w") as out:
-            out.write("# bumpy cube-sphere, %d triangles (tests/bench/make_mesh.py)\n" % len(faces))
-            out.writelines(lines)
-            out.writelines(faces)
-        os.chmod(temporary, 0o644)  # mkstemp creates 0600; an OBJ is not a secret
-        os.replace(temporary, args.out)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    write_atomically(args.out, "# bumpy cube-sphere, %d triangles (tests/bench/make_mesh.py)\n" % len(faces),
+                     lines, faces)
     print("%s: %d vertices, %d triangles" % (args.out, len(lines), len(faces)))
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run_benchmarks.sh — the figures of the README: `softrast bench raster` and `softrast bench bvh`
-# over ../shared/meshes and generated meshes of the Stanford dragons' sizes, plus the dynamic
-# tree benchmark. Prints the JSON lines and a markdown table of medians.
+# over ../shared/meshes and generated meshes of the Stanford dragons' sizes (bumpy spheres, and
+# dragon_res3 subdivided to 764,704 triangles), with Embree 3 traced right after ours on each
+# mesh where tests/bench/bench_embree is built, plus the dynamic tree benchmark. Prints the JSON
+# lines and markdown tables of medians.
 #
 #   tests/bench/run_benchmarks.sh [BUILD_DIR] [RUNS]      (defaults: build, 11)
 #
@@ -22,6 +24,13 @@ if [ -d ../shared/meshes ]; then
 else
     echo "run_benchmarks.sh: ../shared/meshes is absent: only generated meshes" >&2
 fi
+if [ -d ../shared/meshes ]; then
+    # the Stanford dragon's shape at its size: dragon_res3 split 16-fold (764,704 triangles)
+    mesh=$tmp/dragon_x16.obj
+    [ -f "$mesh" ] || python3 tests/bench/make_mesh.py --subdivide ../shared/meshes/dragon_res3.obj --levels 2 \
+        --out "$mesh" >&2
+    meshes+=("$mesh")
+fi
 for size in 202520 871414 1000000; do
     mesh=$tmp/sphere_$size.obj
     [ -f "$mesh" ] || python3 tests/bench/make_mesh.py --triangles "$size" --out "$mesh" >&2
@@ -30,6 +39,9 @@ done
 
 raster=()
 bvh=()
+embree=()
+embree_exe=$build/tests/bench/bench_embree
+[ -x "$embree_exe" ] || echo "run_benchmarks.sh: $embree_exe not built (apt-get install libembree-dev, then reconfigure): no Embree column" >&2
 for mesh in "${meshes[@]}"; do
     for threads in 1 2; do
         line=$("$exe" bench raster "$mesh" --runs "$runs" --threads "$threads")
@@ -39,15 +51,23 @@ for mesh in "${meshes[@]}"; do
     line=$("$exe" bench bvh "$mesh" --runs "$runs")
     echo "$line"
     bvh+=("$line")
+    if [ -x "$embree_exe" ]; then
+        # the baseline right after ours, on the same mesh and rays (BENCH_SCENE.md)
+        line=$("$embree_exe" "$mesh" --runs "$runs")
+        echo "$line"
+        embree+=("$line")
+    fi
 done
 [ -x "$build/tests/bench/bench_dynamic" ] && "$build/tests/bench/bench_dynamic"
 
-python3 - "${raster[@]}" -- "${bvh[@]}" <<'PY'
+python3 - "${raster[@]}" -- "${bvh[@]}" -- "${embree[@]}" <<'PY'
 import json, os, sys
 args = sys.argv[1:]
-split = args.index("--")
-raster = [json.loads(a) for a in args[:split]]
-bvh = [json.loads(a) for a in args[split + 1:]]
+first = args.index("--")
+second = args.index("--", first + 1)
+raster = [json.loads(a) for a in args[:first]]
+bvh = [json.loads(a) for a in args[first + 1:second]]
+embree = {e["mesh"]: e for e in (json.loads(a) for a in args[second + 1:])}
 print("\n| mesh | triangles | frame ms, 1 thread | frame ms, 2 threads |")
 print("|---|---|---|---|")
 by_mesh = {}
@@ -56,9 +76,17 @@ for r in raster:
 for mesh, r in by_mesh.items():
     print(f"| {os.path.basename(mesh)} | {r[1]['triangles']:,} | {r[1]['frame_ms']['median']:.1f} | "
           f"{r[2]['frame_ms']['median']:.1f} |")
-print("\n| mesh | triangles | build ms | SAH cost | nodes | M rays/s |")
-print("|---|---|---|---|---|---|")
+print("\n| mesh | triangles | build ms | Embree build ms | build time / Embree's | SAH cost | nodes | M rays/s "
+      "| Embree M rays/s | rays/s / Embree's |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for b in bvh:
-    print(f"| {os.path.basename(b['mesh'])} | {b['triangles']:,} | {b['build_ms']['median']:.1f} | "
-          f"{b['sah_cost']:.1f} | {b['nodes']:,} | {b['rays_per_s'] / 1e6:.2f} |")
+    e = embree.get(b["mesh"])
+    build, rays = b["build_ms"]["median"], b["rays_per_s"] / 1e6
+    if e:
+        e_build, e_rays = e["build_ms"]["median"], e["rays_per_s"] / 1e6
+        extra = (f"{e_build:.1f} | {build / e_build:.2f} |", f"{e_rays:.2f} | {rays / e_rays:.2f} |")
+    else:
+        extra = ("— | — |", "— | — |")
+    print(f"| {os.path.basename(b['mesh'])} | {b['triangles']:,} | {build:.1f} | {extra[0]} "
+          f"{b['sah_cost']:.1f} | {b['nodes']:,} | {rays:.2f} | {extra[1]}")
 PY
