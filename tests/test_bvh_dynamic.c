@@ -818,6 +818,88 @@ Test(bvh_dynamic, stale_and_invalid_handles_are_detected)
     sr_dynamic_tree_destroy(NULL);
 }
 
+Test(bvh_dynamic, handles_stay_stale_when_slots_are_reused)
+{
+    /* Churn until every slot has served as leaf, internal node and free slot several times, keeping
+     * every handle ever issued. Then brute force over every slot and a window of generations that
+     * covers all issued ones: exactly the live handles are valid, and stale handles (also those
+     * whose slot is now an internal node) are refused by every function taking a handle. */
+    enum { ISSUED = 6000, LIVE = 150 };
+    sr_dynamic_tree *tree;
+    sr_error err;
+    cr_assert_eq(sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.initial_capacity = 8}, &tree, &err), SR_OK);
+    sr_dynamic_proxy *issued = malloc(sizeof *issued * ISSUED);
+    bool *live = calloc(ISSUED, sizeof *live);
+    cr_assert(issued && live);
+    rng r = {4242};
+    int issued_count = 0, live_count = 0;
+    uint32_t max_generation = 0;
+    while (issued_count < ISSUED) {
+        if (live_count < LIVE || rng_int(&r, 2) == 0) {
+            sr_vec3 centre = rng_vec3(&r, -30.0f, 30.0f), half = rng_vec3(&r, 0.1f, 2.0f);
+            sr_aabb box = {sr_vec3_sub(centre, half), sr_vec3_add(centre, half)};
+            cr_assert_eq(sr_dynamic_tree_insert(tree, box, (uint64_t)issued_count, &issued[issued_count], &err), SR_OK);
+            cr_assert(issued[issued_count].generation != 0);
+            if (issued[issued_count].generation > max_generation)
+                max_generation = issued[issued_count].generation;
+            live[issued_count++] = true;
+            live_count++;
+        } else {
+            int k = rng_int(&r, issued_count);
+            while (!live[k])
+                k = (k + 1) % issued_count;
+            if (rng_int(&r, 3) == 0) { /* a move that reinserts: the slot keeps its proxy */
+                sr_vec3 centre = rng_vec3(&r, -30.0f, 30.0f);
+                bool changed;
+                cr_assert_eq(sr_dynamic_tree_move(tree, issued[k],
+                                                  (sr_aabb){centre, sr_vec3_add(centre, (sr_vec3){1, 1, 1})},
+                                                  (sr_vec3){0, 0, 0}, &changed, &err),
+                             SR_OK);
+            } else {
+                cr_assert_eq(sr_dynamic_tree_remove(tree, issued[k], &err), SR_OK);
+                live[k] = false;
+                live_count--;
+            }
+        }
+    }
+    cr_assert_eq(sr_dynamic_tree_validate(tree, &err), SR_OK, "%s", err.message);
+    cr_assert(max_generation > 8, "slots were not reused often enough (max generation %u)", max_generation);
+
+    /* A slot holds at most one live proxy: its generation per slot (0: none). */
+    int capacity = sr_dynamic_tree_get_stats(tree).node_capacity;
+    uint32_t *live_generation = calloc((size_t)capacity, sizeof *live_generation);
+    cr_assert(live_generation);
+    for (int k = 0; k < issued_count; k++) {
+        cr_assert(issued[k].index < (uint32_t)capacity);
+        if (live[k]) {
+            cr_assert_eq(live_generation[issued[k].index], 0u, "two live proxies in slot %u", issued[k].index);
+            live_generation[issued[k].index] = issued[k].generation;
+        }
+    }
+    int valid_seen = 0;
+    sr_aabb box = {{0, 0, 0}, {1, 1, 1}};
+    for (uint32_t index = 0; index < (uint32_t)capacity; index++) {
+        for (uint32_t generation = 0; generation <= max_generation + 2; generation++) {
+            sr_dynamic_proxy p = {index, generation};
+            bool expected = generation != 0 && live_generation[index] == generation;
+            cr_assert_eq(sr_dynamic_tree_proxy_is_valid(tree, p), expected, "handle (%u, %u)", index, generation);
+            valid_seen += expected;
+            if (expected)
+                continue;
+            cr_assert_eq(sr_dynamic_tree_get(tree, p, NULL, NULL, &err), SR_ERROR_INVALID_ARGUMENT);
+            cr_assert_eq(sr_dynamic_tree_move(tree, p, box, (sr_vec3){0, 0, 0}, NULL, &err), SR_ERROR_INVALID_ARGUMENT);
+            cr_assert_eq(sr_dynamic_tree_remove(tree, p, &err), SR_ERROR_INVALID_ARGUMENT);
+        }
+    }
+    cr_assert_eq(valid_seen, live_count);
+    cr_assert_eq(sr_dynamic_tree_get_stats(tree).proxy_count, live_count);
+    cr_assert_eq(sr_dynamic_tree_validate(tree, &err), SR_OK, "%s", err.message);
+    free(live_generation);
+    free(issued);
+    free(live);
+    sr_dynamic_tree_destroy(tree);
+}
+
 Test(bvh_dynamic, bad_boxes_and_arguments_are_refused)
 {
     sr_dynamic_tree *tree;

@@ -26,7 +26,8 @@ typedef struct sr_dynamic_tree sr_dynamic_tree;
 /// its proxy is removed; every function taking a handle detects stale, zeroed and out-of-range
 /// handles (slot index + generation count) and returns an error instead of touching memory.
 /// The zero handle (SR_DYNAMIC_PROXY_NULL) is never valid. Handles stay valid across moves and
-/// rebuilds. (A slot's generation wraps after 2^32 - 1 removals; a handle kept that long may alias.)
+/// rebuilds. (A slot's generation wraps after 2^31 removals of proxies in that slot; a handle kept
+/// that long may alias a later proxy, never an internal node.)
 typedef struct sr_dynamic_proxy {
     uint32_t index;      ///< slot in the tree's node pool
     uint32_t generation; ///< slot's generation when the proxy was inserted; never 0 for live proxies
