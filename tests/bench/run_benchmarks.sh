@@ -58,16 +58,29 @@ for mesh in "${meshes[@]}"; do
         embree+=("$line")
     fi
 done
-[ -x "$build/tests/bench/bench_dynamic" ] && "$build/tests/bench/bench_dynamic"
+# The dynamic tree, then the same workload on Bullet's btDbvt and Box2D's b2DynamicTree where
+# those baselines are built (apt-get install libbullet-dev libbox2d-dev, then reconfigure).
+dynamic=()
+for program in bench_dynamic bench_dynamic_bullet bench_dynamic_box2d; do
+    if [ -x "$build/tests/bench/$program" ]; then
+        line=$("$build/tests/bench/$program" 2>/dev/null | tail -n 1)
+        echo "$line"
+        dynamic+=("$line")
+    else
+        echo "run_benchmarks.sh: $build/tests/bench/$program not built: skipped" >&2
+    fi
+done
 
-python3 - "${raster[@]}" -- "${bvh[@]}" -- "${embree[@]}" <<'PY'
+python3 - "${raster[@]}" -- "${bvh[@]}" -- "${embree[@]}" -- "${dynamic[@]}" <<'PY'
 import json, os, sys
 args = sys.argv[1:]
 first = args.index("--")
 second = args.index("--", first + 1)
+third = args.index("--", second + 1)
 raster = [json.loads(a) for a in args[:first]]
 bvh = [json.loads(a) for a in args[first + 1:second]]
-embree = {e["mesh"]: e for e in (json.loads(a) for a in args[second + 1:])}
+embree = {e["mesh"]: e for e in (json.loads(a) for a in args[second + 1:third])}
+dynamic = [json.loads(a) for a in args[third + 1:]]
 print("\n| mesh | triangles | frame ms, 1 thread | frame ms, 2 threads |")
 print("|---|---|---|---|")
 by_mesh = {}
@@ -89,4 +102,16 @@ for b in bvh:
         extra = ("— | — |", "— | — |")
     print(f"| {os.path.basename(b['mesh'])} | {b['triangles']:,} | {build:.1f} | {extra[0]} "
           f"{b['sah_cost']:.1f} | {b['nodes']:,} | {rays:.2f} | {extra[1]}")
+if dynamic:
+    names = {"dynamic_tree": "softrast", "dynamic_tree_bullet_btdbvt": "Bullet btDbvt",
+             "dynamic_tree_box2d_b2dynamictree": "Box2D b2DynamicTree (2D, x-z)"}
+    fields = [("insert_us", "insert, µs"), ("move_mixed_us", "move, mixed, µs"),
+              ("move_reinsert_us", "move, reinsert, µs"), ("remove_us", "remove, µs"),
+              ("frustum_ms", "frustum cull, ms"), ("insert_into_10k_us", "insert into 10k, µs"),
+              ("rebuild_10k_ms", "rebuild 10k, ms"), ("sah_incremental", "SAH after inserts")]
+    print("\n| operation (100,000 objects) | " + " | ".join(names.get(d["bench"], d["bench"]) for d in dynamic) + " |")
+    print("|---|" + "---|" * len(dynamic))
+    for key, label in fields:
+        cells = [("%.3g" % d[key]) if isinstance(d.get(key), (int, float)) else "—" for d in dynamic]
+        print(f"| {label} | " + " | ".join(cells) + " |")
 PY
