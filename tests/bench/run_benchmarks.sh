@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_benchmarks.sh — the figures of the README: `softrast bench raster` and `softrast bench bvh`
 # over ../shared/meshes and generated meshes of the Stanford dragons' sizes (bumpy spheres, and
-# dragon_res3 subdivided to 764,704 triangles), with Embree 3 traced right after ours on each
+# dragon_res3 subdivided to 764,704 triangles), with softrast and Embree 3 side by side on each
 # mesh where tests/bench/bench_embree is built, plus the dynamic tree benchmark. Prints the JSON
 # lines and markdown tables of medians.
 #
@@ -52,7 +52,7 @@ for mesh in "${meshes[@]}"; do
     echo "$line"
     bvh+=("$line")
     if [ -x "$embree_exe" ]; then
-        # the baseline right after ours, on the same mesh and rays (BENCH_SCENE.md)
+        # softrast and Embree side by side in one process (BENCH_SCENE.md rays)
         line=$("$embree_exe" "$mesh" --runs "$runs")
         echo "$line"
         embree+=("$line")
@@ -89,19 +89,21 @@ for r in raster:
 for mesh, r in by_mesh.items():
     print(f"| {os.path.basename(mesh)} | {r[1]['triangles']:,} | {r[1]['frame_ms']['median']:.1f} | "
           f"{r[2]['frame_ms']['median']:.1f} |")
-print("\n| mesh | triangles | build ms | Embree build ms | build time / Embree's | SAH cost | nodes | M rays/s "
-      "| Embree M rays/s | rays/s / Embree's |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("\n| mesh | triangles | build ms | SAH cost | nodes | M rays/s |")
+print("|---|---|---|---|---|---|")
 for b in bvh:
-    e = embree.get(b["mesh"])
-    build, rays = b["build_ms"]["median"], b["rays_per_s"] / 1e6
-    if e:
-        e_build, e_rays = e["build_ms"]["median"], e["rays_per_s"] / 1e6
-        extra = (f"{e_build:.1f} | {build / e_build:.2f} |", f"{e_rays:.2f} | {rays / e_rays:.2f} |")
-    else:
-        extra = ("— | — |", "— | — |")
-    print(f"| {os.path.basename(b['mesh'])} | {b['triangles']:,} | {build:.1f} | {extra[0]} "
-          f"{b['sah_cost']:.1f} | {b['nodes']:,} | {rays:.2f} | {extra[1]}")
+    print(f"| {os.path.basename(b['mesh'])} | {b['triangles']:,} | {b['build_ms']['median']:.1f} | "
+          f"{b['sah_cost']:.1f} | {b['nodes']:,} | {b['rays_per_s'] / 1e6:.2f} |")
+if embree:
+    print("\nSide by side with Embree (bench_embree: both in one process, alternating rounds; ratios are "
+          "medians of per-round ratios)\n")
+    print("| mesh | softrast build ms | Embree build ms | build time ratio | softrast M rays/s | Embree M rays/s "
+          "| rays/s ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for mesh, e in embree.items():
+        print(f"| {os.path.basename(mesh)} | {e['softrast']['build_ms']:.1f} | {e['embree']['build_ms']:.1f} | "
+              f"{e['build_time_ratio']:.2f} | {e['softrast']['rays_per_s'] / 1e6:.2f} | "
+              f"{e['embree']['rays_per_s'] / 1e6:.2f} | {e['rays_per_s_ratio']:.2f} |")
 if dynamic:
     names = {"dynamic_tree": "softrast", "dynamic_tree_bullet_btdbvt": "Bullet btDbvt",
              "dynamic_tree_box2d_b2dynamictree": "Box2D b2DynamicTree (2D, x-z)"}
