@@ -155,13 +155,9 @@ int main()
 
         if (run < 0)
             continue;
-        samples.insert_us[run] = (t1 - t0) * 1e6 / WORKLOAD_OBJECTS;
-        samples.frustum_ms[run] = workload_median(query_seconds, WORKLOAD_QUERIES) * 1e3;
-        samples.move_inside_fat_us[run] = (m1 - m0) * 1e6 / WORKLOAD_OBJECTS;
-        samples.move_reinsert_us[run] = (m2 - m1) * 1e6 / WORKLOAD_OBJECTS;
-        samples.move_mixed_us[run] = (m3 - m2) * 1e6 / WORKLOAD_OBJECTS;
+        workload_record_passes(&samples, run, t0, t1, m0, m1, m2, m3, r0, r1,
+                               workload_median(query_seconds, WORKLOAD_QUERIES));
         samples.rebuild_100k_ms[run] = (b1 - b0) * 1e3;
-        samples.remove_us[run] = (r1 - r0) * 1e6 / WORKLOAD_OBJECTS;
         samples.build_10k_by_insert_ms[run] = (s1 - s0) * 1e3;
         samples.rebuild_10k_ms[run] = (s2 - s1) * 1e3;
         samples.insert_batch_10k_ms[run] = (s3 - s2) * 1e3;

@@ -379,6 +379,20 @@ static inline void workload_samples_init(workload_samples *s)
         values[i] = NAN;
 }
 
+/* Fills run `run`'s samples of the passes every program times alike: the 100k inserts [t0, t1],
+ * the three move passes [m0, m1] (inside the fat box), [m1, m2] (reinsert) and [m2, m3] (mixed),
+ * the removals [r0, r1] (seconds), and the frustum cull's median in seconds. */
+static inline void workload_record_passes(workload_samples *s, int run, double t0, double t1, double m0, double m1,
+                                          double m2, double m3, double r0, double r1, double frustum_seconds)
+{
+    s->insert_us[run] = (t1 - t0) * 1e6 / WORKLOAD_OBJECTS;
+    s->frustum_ms[run] = frustum_seconds * 1e3;
+    s->move_inside_fat_us[run] = (m1 - m0) * 1e6 / WORKLOAD_OBJECTS;
+    s->move_reinsert_us[run] = (m2 - m1) * 1e6 / WORKLOAD_OBJECTS;
+    s->move_mixed_us[run] = (m3 - m2) * 1e6 / WORKLOAD_OBJECTS;
+    s->remove_us[run] = (r1 - r0) * 1e6 / WORKLOAD_OBJECTS;
+}
+
 static inline void workload_print_number(const char *name, double value, const char *format)
 {
     printf(",\"%s\":", name);
