@@ -996,6 +996,39 @@ static void tree_trim(sr_bvh *bvh, size_t per_slot_bytes)
         bvh->boxes = (sr_aabb *)((unsigned char *)bvh->boxes + shift);
 }
 
+/* The part both builders share once their `kept` records are made: allocates the tree (slot
+ * data of per_slot_bytes per slot, returned in *slot_data for the caller to fill), builds it and
+ * fills the slots' primitive indices. On failure the scratch is freed. */
+static sr_status build_over_records(scratch *s, uint32_t kept, size_t per_slot_bytes, bounds_v4 root_box,
+                                    bounds_v4 root_centroids, sr_bvh **out, void **slot_data, sr_error *err)
+{
+    sr_bvh *bvh = NULL;
+    sr_status status = tree_allocate(kept, per_slot_bytes, &bvh, slot_data, err);
+    if (status != SR_OK) {
+        scratch_destroy(s);
+        return status;
+    }
+    builder *b = s->builder;
+    b->nodes = bvh->nodes;
+    build_tree(b, kept, bounds_from_v4(root_box), bounds_from_v4(root_centroids));
+    bvh->node_count = b->node_count;
+    for (uint32_t slot = 0; slot < kept; slot++)
+        bvh->primitive_indices[slot] = record_index(&s->records[slot]);
+    *out = bvh;
+    return SR_OK;
+}
+
+/* After the caller filled the slot data: statistics, the unused node capacity given back, and
+ * the scratch freed. `count` is the number of primitives given to the build. */
+static void finish_tree(scratch *s, sr_bvh *bvh, size_t count, size_t per_slot_bytes)
+{
+    bvh->stats.primitive_count = bvh->primitive_count;
+    bvh->stats.skipped_count = count - bvh->primitive_count;
+    tree_trim(bvh, per_slot_bytes);
+    compute_stats(bvh, s->builder->max_depth);
+    scratch_destroy(s);
+}
+
 static const float *vertex_at(const sr_bvh_triangles *input, size_t stride, size_t vertex)
 {
     return (const float *)((const char *)input->positions + vertex * stride);
@@ -1070,29 +1103,18 @@ sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles
 
     sr_bvh *bvh = NULL;
     void *slot_data = NULL;
-    status = tree_allocate(kept, 9 * sizeof(float), &bvh, &slot_data, err);
-    if (status != SR_OK) {
-        scratch_destroy(&s);
+    status = build_over_records(&s, kept, 9 * sizeof(float), root_box, root_centroids, &bvh, &slot_data, err);
+    if (status != SR_OK)
         return status;
-    }
-    b->nodes = bvh->nodes;
-    build_tree(b, kept, bounds_from_v4(root_box), bounds_from_v4(root_centroids));
-    bvh->node_count = b->node_count;
     bvh->triangles = slot_data;
     for (uint32_t slot = 0; slot < kept; slot++) {
-        uint32_t index = record_index(&s.records[slot]);
         size_t vertices[3];
-        triangle_vertices(triangles, index, vertices);
-        bvh->primitive_indices[slot] = index;
+        triangle_vertices(triangles, bvh->primitive_indices[slot], vertices);
         for (int k = 0; k < 3; k++)
             memcpy(&bvh->triangles[9 * (size_t)slot + 3 * (size_t)k], vertex_at(triangles, stride, vertices[k]),
                    3 * sizeof(float));
     }
-    bvh->stats.primitive_count = kept;
-    bvh->stats.skipped_count = count - kept;
-    tree_trim(bvh, 9 * sizeof(float));
-    compute_stats(bvh, b->max_depth);
-    scratch_destroy(&s);
+    finish_tree(&s, bvh, count, 9 * sizeof(float));
     *out = bvh;
     return SR_OK;
 }
@@ -1130,25 +1152,13 @@ sr_status sr_bvh_build_boxes(const sr_bvh_desc *desc, const sr_aabb *boxes, size
 
     sr_bvh *bvh = NULL;
     void *slot_data = NULL;
-    status = tree_allocate(kept, sizeof(sr_aabb), &bvh, &slot_data, err);
-    if (status != SR_OK) {
-        scratch_destroy(&s);
+    status = build_over_records(&s, kept, sizeof(sr_aabb), root_box, root_centroids, &bvh, &slot_data, err);
+    if (status != SR_OK)
         return status;
-    }
-    b->nodes = bvh->nodes;
-    build_tree(b, kept, bounds_from_v4(root_box), bounds_from_v4(root_centroids));
-    bvh->node_count = b->node_count;
     bvh->boxes = slot_data;
-    for (uint32_t slot = 0; slot < kept; slot++) {
-        uint32_t index = record_index(&s.records[slot]);
-        bvh->primitive_indices[slot] = index;
-        bvh->boxes[slot] = boxes[index];
-    }
-    bvh->stats.primitive_count = kept;
-    bvh->stats.skipped_count = count - kept;
-    tree_trim(bvh, sizeof(sr_aabb));
-    compute_stats(bvh, b->max_depth);
-    scratch_destroy(&s);
+    for (uint32_t slot = 0; slot < kept; slot++)
+        bvh->boxes[slot] = boxes[bvh->primitive_indices[slot]];
+    finish_tree(&s, bvh, count, sizeof(sr_aabb));
     *out = bvh;
     return SR_OK;
 }

@@ -907,19 +907,32 @@ static sr_dynamic_tree_query_stats begin_query(const sr_dynamic_tree *tree, bool
     return stats;
 }
 
-sr_dynamic_tree_query_stats sr_dynamic_tree_query_aabb(const sr_dynamic_tree *tree, sr_aabb box,
-                                                       sr_dynamic_tree_overlap_fn fn, void *user, sr_error *err)
+/* The shape of an overlap query: a box, or a sphere (centre and squared radius). */
+typedef struct overlap_shape {
+    bool is_sphere;
+    sr_aabb box;
+    sr_vec3 centre;
+    float radius_squared;
+} overlap_shape;
+
+static inline bool shape_overlaps(const overlap_shape *shape, const sr_aabb *box)
 {
-    static const char function[] = "sr_dynamic_tree_query_aabb";
-    sr_dynamic_tree_query_stats stats = begin_query(tree, fn != NULL, function, err);
-    if (stats.status != SR_OK)
-        return stats;
-    /* Infinite bounds are a fine query (everything on one side); only NaN is meaningless. */
-    if (isnan(box.min.x) || isnan(box.min.y) || isnan(box.min.z) || isnan(box.max.x) || isnan(box.max.y) ||
-        isnan(box.max.z)) {
-        stats.status = sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: query box has NaN coordinates", function);
-        return stats;
-    }
+    if (!shape->is_sphere)
+        return box_overlaps(box, &shape->box);
+    /* Arvo: squared distance from the centre to the box, axis by axis. */
+    const sr_vec3 c = shape->centre;
+    float dx = max_float(max_float(box->min.x - c.x, c.x - box->max.x), 0.0f);
+    float dy = max_float(max_float(box->min.y - c.y, c.y - box->max.y), 0.0f);
+    float dz = max_float(max_float(box->min.z - c.z, c.z - box->max.z), 0.0f);
+    return dx * dx + dy * dy + dz * dz <= shape->radius_squared;
+}
+
+/* The walk of the box and sphere queries (arguments already checked): every leaf whose fat box
+ * overlaps the shape goes to `fn`, depth first, until `fn` returns false. */
+static sr_dynamic_tree_query_stats overlap_walk(const sr_dynamic_tree *tree, const overlap_shape *shape,
+                                                sr_dynamic_tree_overlap_fn fn, void *user, const char *function,
+                                                sr_dynamic_tree_query_stats stats, sr_error *err)
+{
     if (tree->root == NULL_REF)
         return stats;
     query_stack stack;
@@ -931,7 +944,7 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_query_aabb(const sr_dynamic_tree *tr
         uint32_t ref = stack.entries[--stack.size].ref;
         const node *n = &nodes[ref_index(ref)];
         stats.nodes_visited++;
-        if (!box_overlaps(&n->box, &box))
+        if (!shape_overlaps(shape, &n->box))
             continue;
         if (ref_is_leaf(ref)) {
             stats.proxies_reported++;
@@ -949,6 +962,23 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_query_aabb(const sr_dynamic_tree *tr
     return stats;
 }
 
+sr_dynamic_tree_query_stats sr_dynamic_tree_query_aabb(const sr_dynamic_tree *tree, sr_aabb box,
+                                                       sr_dynamic_tree_overlap_fn fn, void *user, sr_error *err)
+{
+    static const char function[] = "sr_dynamic_tree_query_aabb";
+    sr_dynamic_tree_query_stats stats = begin_query(tree, fn != NULL, function, err);
+    if (stats.status != SR_OK)
+        return stats;
+    /* Infinite bounds are a fine query (everything on one side); only NaN is meaningless. */
+    if (isnan(box.min.x) || isnan(box.min.y) || isnan(box.min.z) || isnan(box.max.x) || isnan(box.max.y) ||
+        isnan(box.max.z)) {
+        stats.status = sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: query box has NaN coordinates", function);
+        return stats;
+    }
+    const overlap_shape shape = {.is_sphere = false, .box = box};
+    return overlap_walk(tree, &shape, fn, user, function, stats, err);
+}
+
 sr_dynamic_tree_query_stats sr_dynamic_tree_query_sphere(const sr_dynamic_tree *tree, sr_sphere sphere,
                                                          sr_dynamic_tree_overlap_fn fn, void *user, sr_error *err)
 {
@@ -962,39 +992,9 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_query_sphere(const sr_dynamic_tree *
                                     (double)sphere.radius);
         return stats;
     }
-    if (tree->root == NULL_REF)
-        return stats;
-    query_stack stack;
-    if ((stats.status = stack_init(&stack, tree, function, err)) != SR_OK)
-        return stats;
-    const node *nodes = tree->nodes;
-    const sr_vec3 c = sphere.centre;
-    const float radius_squared = sphere.radius * sphere.radius;
-    stack_push(&stack, (stack_entry){.ref = tree->root});
-    while (stack.size > 0) {
-        uint32_t ref = stack.entries[--stack.size].ref;
-        const node *n = &nodes[ref_index(ref)];
-        stats.nodes_visited++;
-        /* Arvo: squared distance from the centre to the box, axis by axis. */
-        float dx = max_float(max_float(n->box.min.x - c.x, c.x - n->box.max.x), 0.0f);
-        float dy = max_float(max_float(n->box.min.y - c.y, c.y - n->box.max.y), 0.0f);
-        float dz = max_float(max_float(n->box.min.z - c.z, c.z - n->box.max.z), 0.0f);
-        if (dx * dx + dy * dy + dz * dz > radius_squared)
-            continue;
-        if (ref_is_leaf(ref)) {
-            stats.proxies_reported++;
-            if (!fn(user, leaf_proxy(tree, ref_index(ref)), n->u.user_data)) {
-                stats.stopped = true;
-                break;
-            }
-        } else if (!stack_push(&stack, (stack_entry){.ref = n->u.child[0]}) ||
-                   !stack_push(&stack, (stack_entry){.ref = n->u.child[1]})) {
-            stack_release(&stack);
-            return stack_overflow(stats, function, err);
-        }
-    }
-    stack_release(&stack);
-    return stats;
+    const overlap_shape shape = {
+        .is_sphere = true, .centre = sphere.centre, .radius_squared = sphere.radius * sphere.radius};
+    return overlap_walk(tree, &shape, fn, user, function, stats, err);
 }
 
 sr_dynamic_tree_query_stats sr_dynamic_tree_ray_cast(const sr_dynamic_tree *tree, const sr_ray *ray,
