@@ -690,3 +690,31 @@ Test(demo, bench_camera_is_bench_scene)
     dtransform(&projection, dv(0, 0, -100), c);
     cr_assert_float_eq(c[2] / c[3], 1.0, 1e-5, "far plane at depth 1");
 }
+
+Test(demo, bench_primary_rays_pass_through_pixel_centres)
+{
+    /* Against the pinhole model in double: the ray of pixel (x, y) points along
+     * (ndc_x tan(22.5 deg) aspect, ndc_y tan(22.5 deg), -1) from the eye (0, 0, 3). */
+    enum { W = 40, H = 24 };
+    sr_ray rays[W * H];
+    sr_bench_scene_primary_rays(W, H, rays);
+    const double t = tan(PI / 8), aspect = (double)W / H;
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            const sr_ray *r = &rays[y * W + x];
+            double d[3] = {((x + 0.5) / W * 2 - 1) * t * aspect, (1 - (y + 0.5) / H * 2) * t, -1.0};
+            double length = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            cr_assert(r->origin.x == 0.0f && r->origin.y == 0.0f && r->origin.z == 3.0f);
+            cr_assert_float_eq(r->direction.x, d[0] / length, 1e-5, "pixel %d %d", x, y);
+            cr_assert_float_eq(r->direction.y, d[1] / length, 1e-5, "pixel %d %d", x, y);
+            cr_assert_float_eq(r->direction.z, d[2] / length, 1e-5, "pixel %d %d", x, y);
+            cr_assert(r->tmin == 0.0f && isinf(r->tmax));
+        }
+    }
+    /* Bad sizes and a NULL array write nothing and do not crash. */
+    sr_ray untouched = rays[0];
+    sr_bench_scene_primary_rays(0, H, rays);
+    sr_bench_scene_primary_rays(W, -1, rays);
+    sr_bench_scene_primary_rays(W, H, NULL);
+    cr_assert(memcmp(&untouched, &rays[0], sizeof untouched) == 0);
+}

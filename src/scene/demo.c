@@ -90,6 +90,8 @@ void sr_bench_scene_camera(int width, int height, sr_mat4 *view, sr_mat4 *projec
 
 void sr_bench_scene_primary_rays(int width, int height, sr_ray *rays)
 {
+    if (!rays || width <= 0 || height <= 0)
+        return;
     const sr_vec3 eye = {0.0f, 0.0f, 3.0f};
     sr_mat4 view, projection, clip_to_world;
     sr_bench_scene_camera(width, height, &view, &projection);

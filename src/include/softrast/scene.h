@@ -94,7 +94,7 @@ sr_status sr_checker_texture_create(int size, int squares, uint32_t light, uint3
 void sr_bench_scene_camera(int width, int height, sr_mat4 *view, sr_mat4 *projection);
 /// BENCH_SCENE.md's primary rays of a `width` x `height` image into rays[width * height], rows
 /// top first: from the eye through the unprojected pixel centre on the near plane, unit-length
-/// directions, tmin 0, tmax infinity.
+/// directions, tmin 0, tmax infinity. Writes nothing when rays is NULL or a size is not positive.
 void sr_bench_scene_primary_rays(int width, int height, sr_ray *rays);
 /// BENCH_SCENE.md's mesh: loads the OBJ at `path`, normalises it (box centre at the origin,
 /// largest extent 2) and computes area-weighted vertex normals. Free with sr_mesh_destroy.
