@@ -45,6 +45,21 @@ static double median_sorted(const double *values, int count)
     return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
+/* `text` as a JSON string (quotes, backslashes and control characters escaped). */
+static void print_json_string(const char *text)
+{
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    putchar('"');
+}
+
 static void on_embree_error(void *user, enum RTCError code, const char *message)
 {
     (void)user;
@@ -263,13 +278,15 @@ int main(int argc, char **argv)
     double sr_build_median = median_of(sr_build_ms, runs), sr_rays_median = median_of(sr_rays_per_s, runs);
     double build_median = median_of(build_ms, runs), rays_median = median_of(rays_per_s, runs);
     double build_ratio_median = median_of(build_ratio, runs), rays_ratio_median = median_of(rays_ratio, runs);
-    printf("{\"mesh\": \"%s\", \"baseline\": \"embree %d.%d.%d %s\", \"triangles\": %zu, \"runs\": %d, "
+    printf("{\"mesh\": ");
+    print_json_string(mesh_path);
+    printf(", \"baseline\": \"embree %d.%d.%d %s\", \"triangles\": %zu, \"runs\": %d, "
            "\"softrast\": {\"build_ms\": %.3f, \"rays_per_s\": %.0f, \"hits\": %zu, \"mean_t\": %.6f, "
            "\"triangle_index_sum\": %llu}, "
            "\"embree\": {\"build_ms\": %.3f, \"rays_per_s\": %.0f, \"hits\": %zu, \"mean_t\": %.6f, "
            "\"triangle_index_sum\": %llu}, "
            "\"build_time_ratio\": %.3f, \"rays_per_s_ratio\": %.3f}\n",
-           mesh_path, RTC_VERSION_MAJOR, RTC_VERSION_MINOR, RTC_VERSION_PATCH, quality_name, mesh->triangle_count, runs,
+           RTC_VERSION_MAJOR, RTC_VERSION_MINOR, RTC_VERSION_PATCH, quality_name, mesh->triangle_count, runs,
            sr_build_median, sr_rays_median, ours.hits, ours.hits > 0 ? ours.t_sum / (double)ours.hits : 0.0,
            ours.index_sum, build_median, rays_median, theirs.hits,
            theirs.hits > 0 ? theirs.t_sum / (double)theirs.hits : 0.0, theirs.index_sum, build_ratio_median,

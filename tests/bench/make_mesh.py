@@ -31,14 +31,21 @@ import tempfile
 def read_obj(path):
     """Vertices and fan-triangulated faces (0-based) of the v and f lines of an OBJ file."""
     vertices, triangles = [], []
-    with open(path) as obj:
+    try:
+        obj = open(path)
+    except OSError as error:
+        sys.exit("make_mesh.py: %s: cannot read: %s" % (path, error.strerror))
+    with obj:
         for number, line in enumerate(obj, 1):
             fields = line.split()
             if not fields:
                 continue
             try:
                 if fields[0] == "v":
-                    vertices.append(tuple(float(x) for x in fields[1:4]))
+                    vertex = tuple(float(x) for x in fields[1:4])
+                    if len(vertex) != 3 or not all(math.isfinite(x) for x in vertex):
+                        raise ValueError("a vertex needs three finite coordinates")
+                    vertices.append(vertex)
                 elif fields[0] == "f":
                     corners = []
                     for field in fields[1:]:
@@ -50,6 +57,8 @@ def read_obj(path):
                         triangles.append((corners[0], corners[k], corners[k + 1]))
             except ValueError as error:
                 sys.exit("make_mesh.py: %s:%d: %s" % (path, number, error))
+    if not triangles:
+        sys.exit("make_mesh.py: %s: no faces to subdivide" % path)
     return vertices, triangles
 
 
@@ -76,7 +85,10 @@ def subdivide(vertices, triangles):
 
 def write_atomically(path, header, vertex_lines, face_lines):
     directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".make_mesh.")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".make_mesh.")
+    except OSError as error:
+        sys.exit("make_mesh.py: --out %s: cannot write in %s: %s" % (path, directory, error.strerror))
     try:
         with os.fdopen(handle, "w") as out:
             out.write(header)
