@@ -2,8 +2,10 @@
  * The workload of dynamic_workload.h (100,000 game-sized boxes; per-object insert, move and remove
  * costs, frustum culling with a camera that sees ~16,000 of them, a 10,000-object tree's rebuild
  * and batch insert), the same as bench_dynamic_bullet.cpp and bench_dynamic_box2d.cpp time on
- * Bullet's and Box2D's trees. Medians over WORKLOAD_RUNS runs after one warm-up run; one JSON line
- * on stdout (frustum_expected: the brute-force count to compare frustum_visible with). Not a test. */
+ * Bullet's and Box2D's trees; then the 100k inserts once more with exact_insertion (insert_exact_us,
+ * sah_incremental_exact: the price and the gain of the exact sibling search). Medians over WORKLOAD_RUNS runs after one
+ * warm-up run; one JSON line on stdout (frustum_expected: the brute-force count to compare frustum_visible with). Not a
+ * test. */
 #include <softrast/bvh_dynamic.h>
 
 #include "dynamic_workload.h"
@@ -50,6 +52,8 @@ int main(void)
 
     workload_samples samples;
     workload_samples_init(&samples);
+    double exact_insert_us[WORKLOAD_RUNS]; /* the same 100k inserts with exact_insertion */
+    double exact_sah = 0.0;
     workload_tree_figures figures = {0};
 
     for (int run = -1; run < WORKLOAD_RUNS; run++) { /* run -1 is the warm-up */
@@ -126,8 +130,18 @@ int main(void)
         double s4 = workload_seconds();
         sr_dynamic_tree_destroy(tree);
 
+        /* The 100k inserts again with the exact (branch-and-bound) sibling search. */
+        check(sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.exact_insertion = true}, &tree, &err), &err);
+        double e0 = workload_seconds();
+        for (int i = 0; i < WORKLOAD_OBJECTS; i++)
+            check(sr_dynamic_tree_insert(tree, to_aabb(w.boxes[i]), (uint64_t)i, &proxies[i], &err), &err);
+        double e1 = workload_seconds();
+        exact_sah = sr_dynamic_tree_get_stats(tree).sah_cost;
+        sr_dynamic_tree_destroy(tree);
+
         if (run < 0)
             continue;
+        exact_insert_us[run] = (e1 - e0) * 1e6 / WORKLOAD_OBJECTS;
         workload_record_passes(&samples, run, t0, t1, m0, m1, m2, m3, r0, r1,
                                workload_median(query_seconds, WORKLOAD_QUERIES));
         samples.rebuild_100k_ms[run] = (b1 - b0) * 1e3;
@@ -135,7 +149,10 @@ int main(void)
         samples.rebuild_10k_ms[run] = (s2 - s1) * 1e3;
         samples.insert_batch_10k_ms[run] = (s4 - s3) * 1e3;
     }
-    workload_print("dynamic_tree", &w, &samples, &figures, "");
+    char extra[128];
+    snprintf(extra, sizeof extra, ",\"insert_exact_us\":%.3f,\"sah_incremental_exact\":%.2f",
+             workload_median(exact_insert_us, WORKLOAD_RUNS), exact_sah);
+    workload_print("dynamic_tree", &w, &samples, &figures, extra);
     workload_destroy(&w);
     free(proxies);
     return 0;

@@ -50,6 +50,14 @@ typedef struct sr_dynamic_tree_desc {
     /// displacement * displacement_multiplier towards the displacement (Box2D's b2_aabbMultiplier).
     /// Dimensionless. 0 = 4. Must be finite, >= 0.
     float displacement_multiplier;
+    /// How an insert (and a move that reinserts) picks the new leaf's sibling, both by the surface
+    /// area heuristic. false (default): greedy descent, as Box2D v3 does: from the root, weigh
+    /// both children as siblings and go on into the one whose subtree grows least, until no
+    /// child can beat the best sibling seen. true: the exact optimum (Bittner et al.'s branch and
+    /// bound), which also searches the subtrees the descent passed by. Measured on 100,000
+    /// game-sized boxes (README): exact insertion gives a ~7% lower SAH cost and costs ~1.5x the
+    /// insertion time; culls and moves were no faster for it.
+    bool exact_insertion;
 } sr_dynamic_tree_desc;
 
 /// Creates an empty tree. `desc` may be NULL (all defaults). On success *out_tree owns a tree to
