@@ -1197,6 +1197,17 @@ Test(bvh_dynamic, ray_callback_clips_and_stops)
     log = (ray_log){.stop_value = 1000.0f};
     s = sr_dynamic_tree_ray_cast(tree, &ray, stop_at_first, &log, &err);
     cr_assert_eq(log.calls, 7);
+    /* A ray with tmin == tmax (a point at t = 7.5, x = 2.5, inside box 1 only): returning ray->tmax
+     * goes on (the "continue" rule wins over "<= tmin stops"); NaN stops. */
+    ray = make_ray((sr_vec3){-5.0f, 0.5f, 0.5f}, (sr_vec3){1, 0, 0}, 7.5f, 7.5f);
+    log = (ray_log){.stop_value = 7.5f};
+    s = sr_dynamic_tree_ray_cast(tree, &ray, stop_at_first, &log, &err);
+    cr_assert_eq(s.status, SR_OK);
+    cr_assert_eq(log.calls, 1, "%d boxes contain the point", log.calls);
+    cr_assert(!s.stopped);
+    log = (ray_log){.stop_value = NAN};
+    s = sr_dynamic_tree_ray_cast(tree, &ray, stop_at_first, &log, &err);
+    cr_assert(s.stopped && log.calls == 1);
     sr_dynamic_tree_destroy(tree);
 }
 

@@ -11,6 +11,7 @@
 #include "fuzz/fuzz_targets.h"
 
 #include <softrast/bvh.h>
+#include <softrast/bvh_dynamic.h>
 #include <softrast/geom.h>
 #include <softrast/raster.h>
 #include <softrast/scene.h>
@@ -54,6 +55,11 @@ Test(fuzz, geom, .timeout = 600)
 Test(fuzz, bvh, .timeout = 600)
 {
     run_target(&fuzz_target_bvh, 5, 200000);
+}
+
+Test(fuzz, dynamic, .timeout = 600)
+{
+    run_target(&fuzz_target_dynamic, 6, 100000);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -225,4 +231,55 @@ Test(regressions, bvh_closest_hit_at_box_face)
     cr_expect(fabsf(hit.t - best) <= 1e-6f * 16.0f / direction_length, "BVH closest t %a (triangle %u), brute force %a",
               (double)hit.t, hit.primitive, (double)best);
     sr_bvh_destroy(bvh);
+}
+
+static bool record_containment(void *user, sr_dynamic_proxy proxy, uint64_t user_data, sr_containment containment)
+{
+    (void)proxy;
+    ((sr_containment *)user)[user_data] = containment;
+    return true;
+}
+
+Test(regressions, dynamic_frustum_large_box_beside_small_one)
+{
+    /* src/bvh/bvh_dynamic.c: the frustum query tested nodes in centre/half-extent form. A parent
+     * box reaching 3e38 in y over a small box gave distance - radius = 1.5e38 - 1.5e38 = 0 for
+     * the plane x + y >= 0 (the true n-vertex distance is -0.2), so the whole subtree was accepted
+     * as inside and the small box reported SR_INSIDE where sr_frustum_test_aabb says
+     * SR_INTERSECTING. The query now runs sr_frustum_test_aabb's corner tests. */
+    sr_dynamic_tree *tree = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.no_margin = true}, &tree, &err), SR_OK);
+    const sr_aabb boxes[2] = {{{-0.1f, -0.1f, -0.1f}, {0.1f, 0.1f, 0.1f}},
+                              {{-0.1f, -0.1f, -0.1f}, {0.1f, 3e38f, 0.1f}}};
+    for (int i = 0; i < 2; i++) {
+        sr_dynamic_proxy proxy;
+        cr_assert_eq(sr_dynamic_tree_insert(tree, boxes[i], (uint64_t)i, &proxy, &err), SR_OK, "%s", err.message);
+    }
+    sr_frustum frustum = {{{{1.0f, 1.0f, 0.0f}, 0.0f}}}; /* the other five planes: 0 >= 0, inside */
+    sr_containment got[2] = {SR_OUTSIDE, SR_OUTSIDE};
+    sr_dynamic_tree_query_stats stats = sr_dynamic_tree_query_frustum(tree, &frustum, record_containment, got, &err);
+    cr_assert_eq(stats.status, SR_OK, "%s", err.message);
+    for (int i = 0; i < 2; i++)
+        cr_expect_eq(got[i], sr_frustum_test_aabb(&frustum, &boxes[i]), "box %d reported as %d", i, (int)got[i]);
+    sr_dynamic_tree_destroy(tree);
+}
+
+Test(regressions, dynamic_rebuild_subnormal_extent)
+{
+    /* src/bvh/bvh_dynamic.c: the rebuild's binning scale, bins / centroid extent, is infinite for a
+     * subnormal extent; (centre - lo) * scale was then NaN (0 * inf) and its conversion to int
+     * indexed bins[INT_MIN]. Bins are now clamped before the conversion. */
+    sr_dynamic_tree *tree = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.no_margin = true}, &tree, &err), SR_OK);
+    for (int i = 0; i < 5; i++) {
+        float x = (float)i * 0x1p-149f; /* multiples of the smallest subnormal */
+        sr_dynamic_proxy proxy;
+        cr_assert_eq(sr_dynamic_tree_insert(tree, (sr_aabb){{x, 0, 0}, {x, 0, 0}}, (uint64_t)i, &proxy, &err), SR_OK);
+    }
+    cr_assert_eq(sr_dynamic_tree_rebuild(tree, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_dynamic_tree_validate(tree, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_dynamic_tree_get_stats(tree).proxy_count, 5);
+    sr_dynamic_tree_destroy(tree);
 }

@@ -1044,12 +1044,13 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_ray_cast(const sr_dynamic_tree *tree
         if (ref_is_leaf(entry.ref)) {
             stats.proxies_reported++;
             float result = fn(user, &current, leaf_proxy(tree, ref_index(entry.ref)), n->u.user_data);
-            if (!(result > tmin)) { /* 0, anything <= tmin, or NaN: stop (b2DynamicTree_RayCast) */
+            if (result >= current.tmax) /* go on unchanged; checked first, so that returning ray->tmax */
+                continue;               /* goes on also for a ray with tmin == tmax */
+            if (!(result > tmin)) {     /* 0, anything <= tmin, or NaN: stop (b2DynamicTree_RayCast) */
                 stats.stopped = true;
                 break;
             }
-            if (result < current.tmax)
-                current.tmax = result;
+            current.tmax = result;
             continue;
         }
         /* Test both children now and push the nearer last, so it is visited first: a closest-hit
@@ -1082,6 +1083,85 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_ray_cast(const sr_dynamic_tree *tree
     return stats;
 }
 
+/* The six planes' test of one box: the corners test of sr_frustum_test_aabb, with the same
+ * roundings. Per plane the p-vertex (the corner furthest along the normal) decides "outside", the
+ * n-vertex "inside". Per axis, normal * (p-vertex coordinate) is the larger of normal * min and
+ * normal * max (the product sr_frustum_test_aabb takes; for a zero normal component the same
+ * value, up to the sign of a zero that the sums cannot see), summed in sr_vec3_dot's order. A
+ * leaf follows sr_frustum_test_aabb, where NaN (inf - inf from huge normals and coordinates)
+ * counts as outside; an interior node is dropped only when it is outside for certain, so that an
+ * overflow in its larger box never hides a leaf. Returns the planes the box is outside of, and
+ * in *inside those it is wholly inside of. (A centre/half-extent form cancels catastrophically
+ * for large boxes: a box far larger than its distance to a plane came out inside it, and could
+ * as well come out outside; found by fuzz_dynamic.) */
+#if defined(__SSE2__)
+typedef struct frustum_lanes {
+    __m128 nx[2], ny[2], nz[2], d[2]; /* planes 0-3, then 4-5 and two planes 0 >= 0 */
+} frustum_lanes;
+
+static void frustum_lanes_make(const sr_plane planes[6], frustum_lanes *f)
+{
+    float nx[8] = {0}, ny[8] = {0}, nz[8] = {0}, d[8] = {0};
+    for (int i = 0; i < 6; i++)
+        nx[i] = planes[i].normal.x, ny[i] = planes[i].normal.y, nz[i] = planes[i].normal.z, d[i] = planes[i].d;
+    for (int h = 0; h < 2; h++) {
+        f->nx[h] = _mm_loadu_ps(nx + 4 * h);
+        f->ny[h] = _mm_loadu_ps(ny + 4 * h);
+        f->nz[h] = _mm_loadu_ps(nz + 4 * h);
+        f->d[h] = _mm_loadu_ps(d + 4 * h);
+    }
+}
+
+static inline uint32_t frustum_test(const frustum_lanes *f, const sr_aabb *box, bool leaf, uint32_t *inside)
+{
+    const __m128 min_x = _mm_set1_ps(box->min.x), min_y = _mm_set1_ps(box->min.y), min_z = _mm_set1_ps(box->min.z);
+    const __m128 max_x = _mm_set1_ps(box->max.x), max_y = _mm_set1_ps(box->max.y), max_z = _mm_set1_ps(box->max.z);
+    const __m128 zero = _mm_setzero_ps();
+    uint32_t outside_bits = 0, inside_bits = 0;
+    for (int h = 0; h < 2; h++) {
+        const __m128 ax = _mm_mul_ps(f->nx[h], min_x), bx = _mm_mul_ps(f->nx[h], max_x);
+        const __m128 ay = _mm_mul_ps(f->ny[h], min_y), by = _mm_mul_ps(f->ny[h], max_y);
+        const __m128 az = _mm_mul_ps(f->nz[h], min_z), bz = _mm_mul_ps(f->nz[h], max_z);
+        /* MAXPS(a, b) is a > b ? a : b, MINPS(a, b) a < b ? a : b: max_float and min_float */
+        const __m128 far =
+            _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_max_ps(ax, bx), _mm_max_ps(ay, by)), _mm_max_ps(az, bz)), f->d[h]);
+        const __m128 near =
+            _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_min_ps(ax, bx), _mm_min_ps(ay, by)), _mm_min_ps(az, bz)), f->d[h]);
+        const __m128 out = leaf ? _mm_cmpnge_ps(far, zero) : _mm_cmplt_ps(far, zero);
+        outside_bits |= (uint32_t)_mm_movemask_ps(out) << (4 * h);
+        inside_bits |= (uint32_t)_mm_movemask_ps(_mm_cmpge_ps(near, zero)) << (4 * h);
+    }
+    *inside = inside_bits;
+    return outside_bits;
+}
+#else
+typedef struct frustum_lanes {
+    sr_plane planes[6];
+} frustum_lanes;
+
+static void frustum_lanes_make(const sr_plane planes[6], frustum_lanes *f)
+{
+    memcpy(f->planes, planes, sizeof f->planes);
+}
+
+static inline uint32_t frustum_test(const frustum_lanes *f, const sr_aabb *box, bool leaf, uint32_t *inside)
+{
+    uint32_t outside_bits = 0, inside_bits = 0;
+    for (int i = 0; i < 6; i++) {
+        const sr_vec3 normal = f->planes[i].normal;
+        const float ax = normal.x * box->min.x, bx = normal.x * box->max.x;
+        const float ay = normal.y * box->min.y, by = normal.y * box->max.y;
+        const float az = normal.z * box->min.z, bz = normal.z * box->max.z;
+        const float far = max_float(ax, bx) + max_float(ay, by) + max_float(az, bz) + f->planes[i].d;
+        const float near = min_float(ax, bx) + min_float(ay, by) + min_float(az, bz) + f->planes[i].d;
+        outside_bits |= (uint32_t)(leaf ? !(far >= 0.0f) : far < 0.0f) << i;
+        inside_bits |= (uint32_t)(near >= 0.0f) << i;
+    }
+    *inside = inside_bits;
+    return outside_bits;
+}
+#endif
+
 sr_dynamic_tree_query_stats sr_dynamic_tree_query_frustum(const sr_dynamic_tree *tree, const sr_frustum *frustum,
                                                           sr_dynamic_tree_frustum_fn fn, void *user, sr_error *err)
 {
@@ -1094,15 +1174,15 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_query_frustum(const sr_dynamic_tree 
         return stats;
     }
     sr_plane planes[6];
-    sr_vec3 abs_normals[6];
     for (int i = 0; i < 6; i++) {
         planes[i] = frustum->planes[i];
         if (!sr_vec3_is_finite(planes[i].normal) || !isfinite(planes[i].d)) {
             stats.status = sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: plane %d is not finite", function, i);
             return stats;
         }
-        abs_normals[i] = (sr_vec3){fabsf(planes[i].normal.x), fabsf(planes[i].normal.y), fabsf(planes[i].normal.z)};
     }
+    frustum_lanes lanes;
+    frustum_lanes_make(planes, &lanes);
     if (tree->root == NULL_REF)
         return stats;
     query_stack stack;
@@ -1129,25 +1209,11 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_query_frustum(const sr_dynamic_tree 
         uint32_t mask = entry.u.mask;
         stats.nodes_visited++;
         if (mask != 0) {
-            /* Centre/half-extent form of the n-vertex/p-vertex test; a plane the box is wholly
-             * inside of is dropped from the mask for the whole subtree (plane coherency). */
-            sr_vec3 centre = {(n->box.min.x + n->box.max.x) * 0.5f, (n->box.min.y + n->box.max.y) * 0.5f,
-                              (n->box.min.z + n->box.max.z) * 0.5f};
-            sr_vec3 half = {(n->box.max.x - n->box.min.x) * 0.5f, (n->box.max.y - n->box.min.y) * 0.5f,
-                            (n->box.max.z - n->box.min.z) * 0.5f};
-            bool outside = false;
-            for (int i = 0; i < 6; i++) {
-                if (!(mask & (1u << i)))
-                    continue;
-                float distance = sr_vec3_dot(planes[i].normal, centre) + planes[i].d;
-                float radius = sr_vec3_dot(abs_normals[i], half);
-                if (distance + radius < 0.0f) {
-                    outside = true;
-                    break;
-                }
-                if (distance - radius >= 0.0f)
-                    mask &= ~(1u << i);
-            }
+            /* Planes the box is wholly inside of are dropped from the mask for the whole subtree
+             * (plane coherency). */
+            uint32_t inside;
+            const bool outside = (frustum_test(&lanes, &n->box, ref_is_leaf(entry.ref), &inside) & mask) != 0;
+            mask &= ~inside;
             if (outside)
                 continue;
         }
@@ -1374,10 +1440,16 @@ static inline float half_area_of(const float lo[3], const float hi[3])
     return x * y + y * z + z * x;
 }
 
+/* Clamped to [0, bin_count - 1] before the conversion, which is undefined out of int's range:
+ * a subnormal centroid extent makes the scale infinite and (centre - lo) * scale NaN (0 * inf) or
+ * huge (found by fuzz_dynamic: the rebuild read bins[INT_MIN]). NaN goes to bin 0 (max_float(NaN, 0)
+ * is 0). */
 static inline int bin_of(float centre, float lo, float scale, int bin_count)
 {
-    int b = (int)((centre - lo) * scale);
-    return b < bin_count - 1 ? b : bin_count - 1;
+    const float f = (centre - lo) * scale;
+    const float last = (float)(bin_count - 1);
+    /* max then min, as MAXSS/MINSS (no branch: the partition below relies on that) */
+    return (int)min_float(max_float(f, 0.0f), last);
 }
 
 /* Splits items[begin, end) (at least two) at the cheapest of the (bins - 1) binned SAH planes
@@ -1497,7 +1569,9 @@ sr_status sr_dynamic_tree_rebuild(sr_dynamic_tree *tree, sr_error *err)
             items[item_count++] = (build_item){
                 {box->min.x, box->min.y, box->min.z},
                 {box->max.x, box->max.y, box->max.z},
-                {(box->min.x + box->max.x) * 0.5f, (box->min.y + box->max.y) * 0.5f, (box->min.z + box->max.z) * 0.5f},
+                /* halved first: (min + max) overflows for boxes near FLT_MAX */
+                {box->min.x * 0.5f + box->max.x * 0.5f, box->min.y * 0.5f + box->max.y * 0.5f,
+                 box->min.z * 0.5f + box->max.z * 0.5f},
                 i,
             };
         } else if (links[i].height > 0)

@@ -28,4 +28,8 @@ extern const fuzz_target fuzz_target_geom;
 int fuzz_bvh_test_one_input(const uint8_t *data, size_t size);
 extern const fuzz_target fuzz_target_bvh;
 
+/// fuzz_dynamic.c: sr_dynamic_tree_* operations and queries against a model and brute force.
+int fuzz_dynamic_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_dynamic;
+
 #endif

@@ -121,9 +121,11 @@ typedef bool (*sr_dynamic_tree_overlap_fn)(void *user, sr_dynamic_proxy proxy, u
 
 /// Called for each proxy whose fat box the ray enters within [ray->tmin, ray->tmax], in roughly
 /// front-to-back order; `ray` is the query ray with tmax clipped to the current value. Returns the
-/// new tmax: a smaller value clips the ray (proxies whose boxes are entered later are skipped), a
-/// value >= ray->tmax continues unchanged, and 0 (any value <= ray->tmin, or NaN) stops the query
-/// (b2DynamicTree_RayCast's contract). A closest-hit search returns its hit t, or ray->tmax on a miss.
+/// new tmax: a value >= ray->tmax continues unchanged, a smaller one clips the ray (proxies whose
+/// boxes are entered later are skipped), and 0 (any value <= ray->tmin, or NaN) stops the query
+/// (b2DynamicTree_RayCast's contract). The first rule wins where they meet: on a ray with tmin ==
+/// tmax, returning ray->tmax goes on (return NaN to stop). A closest-hit search returns its hit t,
+/// or ray->tmax on a miss.
 typedef float (*sr_dynamic_tree_ray_fn)(void *user, const sr_ray *ray, sr_dynamic_proxy proxy, uint64_t user_data);
 
 /// Called for each proxy whose fat box is not wholly outside one frustum plane. `containment` is
@@ -137,7 +139,9 @@ typedef bool (*sr_dynamic_tree_frustum_fn)(void *user, sr_dynamic_proxy proxy, u
 sr_dynamic_tree_query_stats sr_dynamic_tree_query_aabb(const sr_dynamic_tree *tree, sr_aabb box,
                                                        sr_dynamic_tree_overlap_fn fn, void *user, sr_error *err);
 
-/// Proxies whose fat box overlaps the closed ball `sphere` (radius >= 0).
+/// Proxies whose fat box overlaps the closed ball `sphere` (radius >= 0), decided per proxy exactly
+/// as sr_aabb_sphere_overlap decides it (in float: squared distances of subnormal size underflow
+/// to 0, so at that scale a box just outside the ball may be reported).
 sr_dynamic_tree_query_stats sr_dynamic_tree_query_sphere(const sr_dynamic_tree *tree, sr_sphere sphere,
                                                          sr_dynamic_tree_overlap_fn fn, void *user, sr_error *err);
 
@@ -149,10 +153,12 @@ sr_dynamic_tree_query_stats sr_dynamic_tree_query_sphere(const sr_dynamic_tree *
 sr_dynamic_tree_query_stats sr_dynamic_tree_ray_cast(const sr_dynamic_tree *tree, const sr_ray *ray,
                                                      sr_dynamic_tree_ray_fn fn, void *user, sr_error *err);
 
-/// Frustum culling (see sr_dynamic_tree_frustum_fn). Conservative like sr_frustum_test_aabb: a box
-/// is rejected only when wholly on the negative side of one plane (corners on a plane count as
-/// inside it). Planes must be finite; they need not be normalised. Proxies come in no particular
-/// order (subtrees found inside are walked breadth-first to prefetch their nodes).
+/// Frustum culling (see sr_dynamic_tree_frustum_fn). Each proxy is classified exactly as
+/// sr_frustum_test_aabb classifies its fat box (the same corner tests and roundings; where products
+/// of normals and coordinates overflow float, subtrees are kept rather than culled): rejected only
+/// when wholly on the negative side of one plane (corners on a plane count as inside it).
+/// Planes must be finite; they need not be normalised. Proxies come in no particular order
+/// (subtrees found inside are walked breadth-first to prefetch their nodes).
 sr_dynamic_tree_query_stats sr_dynamic_tree_query_frustum(const sr_dynamic_tree *tree, const sr_frustum *frustum,
                                                           sr_dynamic_tree_frustum_fn fn, void *user, sr_error *err);
 
