@@ -283,3 +283,34 @@ Test(regressions, dynamic_rebuild_subnormal_extent)
     cr_assert_eq(sr_dynamic_tree_get_stats(tree).proxy_count, 5);
     sr_dynamic_tree_destroy(tree);
 }
+
+Test(regressions, draw_line_clipped_at_subnormal_parameter)
+{
+    /* src/raster/line.c: a segment from a point just behind the w epsilon to one near FLT_MAX in
+     * clip space is clipped at a subnormal parameter (1.2e-40), whose few significant bits left the
+     * clipped end far outside the view volume: window x 1.4e10, converted to int out of range,
+     * then a pixel index 2^37 bytes before the framebuffer (found by libFuzzer on fuzz_draw). Ends
+     * are now clamped to the volume and the pixel range in float before any conversion. */
+    sr_framebuffer *fb = NULL;
+    sr_renderer *renderer = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = 8, .height = 8}, &fb, &err), SR_OK, "%s",
+                 err.message);
+    cr_assert_eq(sr_renderer_create(NULL, &renderer, &err), SR_OK, "%s", err.message);
+    /* column-major, as found */
+    const sr_mat4 view_projection = {{-0x1.00007ep+127f, -0x1p-8f, -0x1p-8f, -0x1p-8f, -0x1p-8f, -0x1p-8f, -0x1p-8f,
+                                      -0x1p-8f, 0x1.fep-1f, 0x1.fe007ep-117f, 0x1.f8p-144f, 0x1.c8007ep+73f, 0.0f,
+                                      0x1.83fp-137f, 0x1.fdp-128f, -0.0f}};
+    const sr_line_vertex vertices[2] = {{{0x1.cp-134f, 0.0f, 0x1.83fp-129f}, {1, 1, 1, 1}},
+                                        {{-0x1.58p+0f, -0x1.58p+0f, -0x1.58p+0f}, {1, 1, 1, 1}}};
+    sr_framebuffer_clear(fb, 0, 1.0f);
+    cr_assert_eq(
+        sr_draw_lines(renderer, fb,
+                      &(sr_line_desc){.vertices = vertices, .vertex_count = 2, .view_projection = view_projection},
+                      &err),
+        SR_OK, "%s", err.message);
+    cr_expect_leq(sr_renderer_stats(renderer).fragments_written, 8u, "a line across an 8x8 frame wrote %llu pixels",
+                  (unsigned long long)sr_renderer_stats(renderer).fragments_written);
+    sr_renderer_destroy(renderer);
+    sr_framebuffer_destroy(fb);
+}

@@ -38,8 +38,14 @@ static float line_plane_distance(int plane, const float c[4])
 static bool make_end(const float clip[4], const float color[4], const sr_viewport *viewport, line_end *end)
 {
     float inv_w = 1.0f / clip[3];
-    end->x = (clip[0] * inv_w + 1.0f) * 0.5f * (float)viewport->width;
-    end->y = (1.0f - clip[1] * inv_w) * 0.5f * (float)viewport->height;
+    /* A clipped end lies in the view volume up to the clipper's rounding, which is unbounded when
+     * the clip parameter is subnormal (a segment from a point just behind the eye to one near
+     * FLT_MAX): x / w came out as -3.6e14 (found by fuzz_draw). Clamp to the volume. */
+    float ndc_x = clip[0] * inv_w, ndc_y = clip[1] * inv_w;
+    ndc_x = ndc_x < -1.0f ? -1.0f : ndc_x > 1.0f ? 1.0f : ndc_x;
+    ndc_y = ndc_y < -1.0f ? -1.0f : ndc_y > 1.0f ? 1.0f : ndc_y;
+    end->x = (ndc_x + 1.0f) * 0.5f * (float)viewport->width;
+    end->y = (1.0f - ndc_y) * 0.5f * (float)viewport->height;
     float z = clip[2] * inv_w;
     end->z = z < 0.0f ? 0.0f : z > 1.0f ? 1.0f : z;
     end->inv_w = inv_w;
@@ -82,8 +88,9 @@ static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, cons
     float minor_from = x_major ? from->y : from->x, minor_delta = x_major ? to->y - from->y : to->x - from->x;
     int major_size = x_major ? fb->width : fb->height, minor_size = x_major ? fb->height : fb->width;
     float first_f = floorf(major_a), last_f = floorf(major_b);
-    int first = first_f < 0.0f ? 0 : (int)first_f;
-    int last = last_f > (float)(major_size - 1) ? major_size - 1 : (int)last_f;
+    /* clamped in float before the conversion, which is undefined outside int's range */
+    int first = first_f < 0.0f ? 0 : first_f > (float)major_size ? major_size : (int)first_f;
+    int last = last_f > (float)(major_size - 1) ? major_size - 1 : last_f < -1.0f ? -1 : (int)last_f;
     float inv_delta = major_delta > 0.0f ? 1.0f / major_delta : 0.0f;
     for (int cell = first; cell <= last; cell++) {
         // Sample at the column's (row's) centre, clamped to the segment so that both ends' own
