@@ -487,6 +487,13 @@ static void check_queries(const world *w, const sr_dynamic_tree *tree, rng *r, c
                 if (c->mark[i] && inside != UNSURE)
                     cr_assert_eq(c->containment[i], inside == YES ? SR_INSIDE : SR_INTERSECTING,
                                  "frustum query: object %d containment %d", i, (int)c->containment[i]);
+                /* bvh_dynamic.h: and exactly as sr_frustum_test_aabb classifies the fat box */
+                sr_containment geom = sr_frustum_test_aabb(&f, &w->objects[i].fat);
+                cr_assert_eq(c->mark[i] != 0, geom != SR_OUTSIDE, "frustum query: object %d reported %d, geom %d", i,
+                             c->mark[i], (int)geom);
+                if (c->mark[i])
+                    cr_assert_eq(c->containment[i], geom, "frustum query: object %d containment %d, geom %d", i,
+                                 (int)c->containment[i], (int)geom);
             }
         }
     }
