@@ -597,134 +597,116 @@ static void run_input(fuzz_reader r, bool failing)
 /* ------------------------------------------------------------------------------------------ */
 /* Seeds                                                                                       */
 
-typedef struct seed_writer {
-    uint8_t bytes[2048];
-    size_t size;
-} seed_writer;
-
-static void put(seed_writer *w, uint8_t byte)
-{
-    if (w->size < sizeof w->bytes)
-        w->bytes[w->size++] = byte;
-}
-
 /* a quantised coordinate (value * 8 as int8) */
-static void put_q(seed_writer *w, float value)
+static void put_q(fuzz_seed_writer *w, float value)
 {
-    put(w, (uint8_t)(int8_t)lrintf(value * 8.0f));
+    fuzz_seed_put(w, (uint8_t)(int8_t)lrintf(value * 8.0f));
 }
 
 static void add_seeds(fuzz_corpus *corpus)
 {
     /* A closed indexed octahedron (shared edges and vertices), default options, then rays
      * through a vertex, along an edge, from inside, and box/sphere/frustum queries. */
-    seed_writer w = {.size = 0};
-    put(&w, 4); /* triangles, quantised, indexed */
-    put(&w, 0); /* split default */
-    put(&w, 0); /* bins default */
-    put(&w, 0); /* leaf default */
-    put(&w, 0); /* cost default */
-    put(&w, 8); /* 8 triangles */
-    put(&w, 5); /* 6 vertices */
+    fuzz_seed_writer w = {.size = 0};
+    fuzz_seed_put(&w, 4); /* triangles, quantised, indexed */
+    fuzz_seed_put(&w, 0); /* split default */
+    fuzz_seed_put(&w, 0); /* bins default */
+    fuzz_seed_put(&w, 0); /* leaf default */
+    fuzz_seed_put(&w, 0); /* cost default */
+    fuzz_seed_put(&w, 8); /* 8 triangles */
+    fuzz_seed_put(&w, 5); /* 6 vertices */
     const float octahedron[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
     for (int v = 0; v < 6; v++) {
         for (int k = 0; k < 3; k++)
             put_q(&w, octahedron[v][k]);
-        put(&w, 1); /* no duplicate */
+        fuzz_seed_put(&w, 1); /* no duplicate */
     }
     const uint8_t faces[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4},
                                  {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
     for (int f = 0; f < 8; f++)
         for (int k = 0; k < 3; k++)
-            put(&w, faces[f][k]);
-    put(&w, 0); /* packed positions */
+            fuzz_seed_put(&w, faces[f][k]);
+    fuzz_seed_put(&w, 0); /* packed positions */
     const float rays[4][6] = {
         {0, 0, 4, 0, 0, -1}, {0.5f, 0.5f, 4, 0, 0, -1}, {0, 0, 0, 1, 1, 1}, {-3, 0.25f, 0.25f, 1, 0, 0}};
     for (int i = 0; i < 4; i++) {
-        put(&w, 0); /* ray */
-        put(&w, 1); /* quantised */
+        fuzz_seed_put(&w, 0); /* ray */
+        fuzz_seed_put(&w, 1); /* quantised */
         for (int k = 0; k < 6; k++)
             put_q(&w, rays[i][k]);
-        put(&w, i == 2 ? 1 : 0); /* tmin -inf for the ray from inside */
+        fuzz_seed_put(&w, i == 2 ? 1 : 0); /* tmin -inf for the ray from inside */
     }
-    put(&w, 1); /* box query */
-    put(&w, 0);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1); /* box query */
+    fuzz_seed_put(&w, 0);
+    fuzz_seed_put(&w, 1);
     put_q(&w, 0.25f), put_q(&w, 0.25f), put_q(&w, 0.25f), put_q(&w, 2), put_q(&w, 2), put_q(&w, 2);
-    put(&w, 2); /* sphere query, stop after 2 */
-    put(&w, 2);
-    put(&w, 1);
+    fuzz_seed_put(&w, 2); /* sphere query, stop after 2 */
+    fuzz_seed_put(&w, 2);
+    fuzz_seed_put(&w, 1);
     put_q(&w, 0), put_q(&w, 0), put_q(&w, 1), put_q(&w, 0.5f);
-    put(&w, 3); /* frustum query from a camera */
-    put(&w, 0);
-    put(&w, 1);
-    put(&w, 1);
+    fuzz_seed_put(&w, 3); /* frustum query from a camera */
+    fuzz_seed_put(&w, 0);
+    fuzz_seed_put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_q(&w, 0), put_q(&w, 0), put_q(&w, 4), put_q(&w, 0), put_q(&w, 0), put_q(&w, 0), put_q(&w, 0.5f);
     fuzz_corpus_add(corpus, w.bytes, w.size);
 
     /* Exponentially spread raw triangles (deep SAH splits), median split, leaf size 1. */
     w.size = 0;
-    put(&w, 2); /* triangles, raw floats, not indexed */
-    put(&w, 2); /* median */
-    put(&w, 1);
-    put(&w, 1); /* leaf size 2 */
-    put(&w, 32);
-    put(&w, 40); /* 40 triangles */
+    fuzz_seed_put(&w, 2); /* triangles, raw floats, not indexed */
+    fuzz_seed_put(&w, 2); /* median */
+    fuzz_seed_put(&w, 1);
+    fuzz_seed_put(&w, 1); /* leaf size 2 */
+    fuzz_seed_put(&w, 32);
+    fuzz_seed_put(&w, 40); /* 40 triangles */
     for (int t = 0; t < 40; t++)
         for (int v = 0; v < 3; v++) {
             for (int k = 0; k < 3; k++) {
                 float value = ldexpf(1.0f + (float)v * 0.5f, t - 20) * (k == 0 ? 1.0f : (float)(k + v));
                 uint32_t bits;
                 memcpy(&bits, &value, sizeof bits);
-                put(&w, 0); /* raw float tag */
+                fuzz_seed_put(&w, 0); /* raw float tag */
                 for (int b = 0; b < 4; b++)
-                    put(&w, (uint8_t)(bits >> (8 * b)));
+                    fuzz_seed_put(&w, (uint8_t)(bits >> (8 * b)));
             }
-            put(&w, 1);
+            fuzz_seed_put(&w, 1);
         }
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     for (int i = 0; i < 3; i++) {
-        put(&w, 0);
-        put(&w, 1);
+        fuzz_seed_put(&w, 0);
+        fuzz_seed_put(&w, 1);
         put_q(&w, -1), put_q(&w, -1), put_q(&w, -1), put_q(&w, 1), put_q(&w, (float)i), put_q(&w, 1);
-        put(&w, 0);
+        fuzz_seed_put(&w, 0);
     }
     fuzz_corpus_add(corpus, w.bytes, w.size);
 
     /* Boxes: a grid of unit boxes, one inverted and one NaN; SAH with 4 bins. */
     w.size = 0;
-    put(&w, 1); /* boxes, quantised */
-    put(&w, 1); /* SAH */
-    put(&w, 2); /* 4 bins */
-    put(&w, 2);
-    put(&w, 16);
-    put(&w, 12);
+    fuzz_seed_put(&w, 1); /* boxes, quantised */
+    fuzz_seed_put(&w, 1); /* SAH */
+    fuzz_seed_put(&w, 2); /* 4 bins */
+    fuzz_seed_put(&w, 2);
+    fuzz_seed_put(&w, 16);
+    fuzz_seed_put(&w, 12);
     for (int i = 0; i < 12; i++) {
         float x = (float)(i % 4), y = (float)(i / 4);
         put_q(&w, x), put_q(&w, y), put_q(&w, 0), put_q(&w, x + 0.75f), put_q(&w, y + 0.75f), put_q(&w, 1);
-        put(&w, i == 5 ? 0 : 1); /* box 5 raw: still ordered, so kept */
+        fuzz_seed_put(&w, i == 5 ? 0 : 1); /* box 5 raw: still ordered, so kept */
     }
     for (int i = 0; i < 3; i++) {
-        put(&w, 0);
-        put(&w, 1);
+        fuzz_seed_put(&w, 0);
+        fuzz_seed_put(&w, 1);
         put_q(&w, -1), put_q(&w, 0.5f + (float)i), put_q(&w, 0.5f), put_q(&w, 1), put_q(&w, 0), put_q(&w, 0);
-        put(&w, 0);
+        fuzz_seed_put(&w, 0);
     }
-    put(&w, 1);
-    put(&w, 3);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
+    fuzz_seed_put(&w, 3);
+    fuzz_seed_put(&w, 1);
     put_q(&w, 0.5f), put_q(&w, 0.5f), put_q(&w, 0.5f), put_q(&w, 2.5f), put_q(&w, 1.5f), put_q(&w, 0.5f);
     fuzz_corpus_add(corpus, w.bytes, w.size);
 
     /* The octahedron again, with allocation failures after 0 to 3 allocations. */
-    const fuzz_input octahedron_input = corpus->inputs[corpus->count - 3];
-    for (uint8_t allowed = 0; allowed < 4; allowed++) {
-        uint8_t failing[2 + sizeof w.bytes];
-        failing[0] = FUZZ_ALLOCATION_FAILURE_MARK;
-        failing[1] = allowed;
-        memcpy(failing + 2, octahedron_input.data, octahedron_input.size);
-        fuzz_corpus_add(corpus, failing, octahedron_input.size + 2);
-    }
+    fuzz_corpus_add_failing(corpus, corpus->count - 3, 4);
 
     /* A refused build: an out-of-range index. */
     const uint8_t bad_index[] = {4, 0, 0, 0, 0, 1, 2, 0, 0, 0, 1, 8, 0, 0, 1, 0, 8, 0, 1, 0, 1, 0xff, 0};

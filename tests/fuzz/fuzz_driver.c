@@ -286,6 +286,27 @@ void fuzz_corpus_add_text(fuzz_corpus *corpus, const char *text)
     fuzz_corpus_add(corpus, text, strlen(text));
 }
 
+void fuzz_corpus_add_failing(fuzz_corpus *corpus, size_t index, uint8_t counts)
+{
+    for (uint8_t allowed = 0; allowed < counts; allowed++) {
+        /* read after each append: fuzz_corpus_add may move the array (the bytes stay put) */
+        const fuzz_input input = corpus->inputs[index];
+        uint8_t *failing = checked_realloc(NULL, input.size + 2);
+        failing[0] = FUZZ_ALLOCATION_FAILURE_MARK;
+        failing[1] = allowed;
+        if (input.size)
+            memcpy(failing + 2, input.data, input.size);
+        fuzz_corpus_add(corpus, failing, input.size + 2);
+        free(failing);
+    }
+}
+
+void fuzz_seed_put(fuzz_seed_writer *writer, uint8_t byte)
+{
+    if (writer->size < sizeof writer->bytes)
+        writer->bytes[writer->size++] = byte;
+}
+
 void fuzz_corpus_free(fuzz_corpus *corpus)
 {
     for (size_t i = 0; i < corpus->count; i++)

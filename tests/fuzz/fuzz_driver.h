@@ -107,7 +107,20 @@ typedef struct fuzz_corpus {
 void fuzz_corpus_add(fuzz_corpus *corpus, const void *data, size_t size);
 /// Appends a copy of a NUL-terminated text (without the NUL).
 void fuzz_corpus_add_text(fuzz_corpus *corpus, const char *text);
+/// Appends `counts` copies of input `index` that run with allocation failures: prefixed with
+/// FUZZ_ALLOCATION_FAILURE_MARK and N, so that every allocation after the first N fails, for
+/// N = 0 .. counts - 1.
+void fuzz_corpus_add_failing(fuzz_corpus *corpus, size_t index, uint8_t counts);
 void fuzz_corpus_free(fuzz_corpus *corpus);
+
+/// A seed being written byte by byte in a target's add_seeds; bytes past the capacity are dropped.
+/// Start from `{.size = 0}`, add it with fuzz_corpus_add(corpus, w.bytes, w.size).
+typedef struct fuzz_seed_writer {
+    uint8_t bytes[2048];
+    size_t size;
+} fuzz_seed_writer;
+
+void fuzz_seed_put(fuzz_seed_writer *writer, uint8_t byte);
 
 /// Everything known about one target.
 typedef struct fuzz_target {

@@ -578,24 +578,13 @@ static void run_input(fuzz_reader r, bool failing)
 /* ------------------------------------------------------------------------------------------ */
 /* Seeds                                                                                       */
 
-typedef struct seed_writer {
-    uint8_t bytes[2048];
-    size_t size;
-} seed_writer;
-
-static void put(seed_writer *w, uint8_t byte)
-{
-    if (w->size < sizeof w->bytes)
-        w->bytes[w->size++] = byte;
-}
-
 /* a grid coordinate (value * 4 as int8) */
-static void put_g(seed_writer *w, float value)
+static void put_g(fuzz_seed_writer *w, float value)
 {
-    put(w, (uint8_t)(int8_t)lrintf(value * 4.0f));
+    fuzz_seed_put(w, (uint8_t)(int8_t)lrintf(value * 4.0f));
 }
 
-static void put_box(seed_writer *w, float x, float y, float z, float size)
+static void put_box(fuzz_seed_writer *w, float x, float y, float z, float size)
 {
     put_g(w, x), put_g(w, y), put_g(w, z), put_g(w, x + size), put_g(w, y + size), put_g(w, z + size);
 }
@@ -605,67 +594,63 @@ static void add_seeds(fuzz_corpus *corpus)
     for (int exact = 0; exact < 2; exact++) {
         /* Grid boxes (touching neighbours), default margin: inserts, moves inside and outside
          * the fat box, a removal, every query, a rebuild and a reserve. */
-        seed_writer w = {.size = 0};
-        put(&w, (uint8_t)exact); /* grid, options from desc: margin 0 -> default */
-        put(&w, 8);              /* initial capacity 8: the pool grows */
+        fuzz_seed_writer w = {.size = 0};
+        fuzz_seed_put(&w, (uint8_t)exact); /* grid, options from desc: margin 0 -> default */
+        fuzz_seed_put(&w, 8);              /* initial capacity 8: the pool grows */
         for (int i = 0; i < 20; i++) {
-            put(&w, 0); /* insert */
+            fuzz_seed_put(&w, 0); /* insert */
             put_box(&w, (float)(i % 5), (float)(i / 5), (float)(i % 3) * 0.5f, 1.0f);
         }
-        put(&w, 3), put(&w, 4), put_box(&w, 4.0f, 0.0f, 0.0f, 1.0f);  /* move inside the fat box */
-        put(&w, 3), put(&w, 5), put_box(&w, 10.0f, 2.0f, 1.0f, 0.5f); /* move out of it */
-        put(&w, 0x21), put(&w, 6), put_box(&w, 1.0f, 1.0f, 0.0f, 1.0f), put_g(&w, 2), put_g(&w, 0), put_g(&w, -1);
-        put(&w, 2), put(&w, 7);                                      /* remove */
-        put(&w, 2), put(&w, 7);                                      /* the same handle again: stale */
-        put(&w, 5), put(&w, 1), put_box(&w, 1.0f, 1.0f, 0.0f, 2.0f); /* box query */
-        put(&w, 6);                                                  /* ray along x through the row y = 0.5 */
-        put_g(&w, -5), put_g(&w, 0.5f), put_g(&w, 0.25f), put_g(&w, 1), put_g(&w, 0), put_g(&w, 0), put(&w, 0);
-        put(&w, 0x43), put_g(&w, 2), put_g(&w, 2), put_g(&w, 0.5f), put_g(&w, 1.5f); /* sphere */
-        put(&w, 7);                                                                  /* frustum: a slab 1 <= x <= 3 */
+        fuzz_seed_put(&w, 3), fuzz_seed_put(&w, 4), put_box(&w, 4.0f, 0.0f, 0.0f, 1.0f);  /* move inside the fat box */
+        fuzz_seed_put(&w, 3), fuzz_seed_put(&w, 5), put_box(&w, 10.0f, 2.0f, 1.0f, 0.5f); /* move out of it */
+        fuzz_seed_put(&w, 0x21), fuzz_seed_put(&w, 6), put_box(&w, 1.0f, 1.0f, 0.0f, 1.0f), put_g(&w, 2), put_g(&w, 0),
+            put_g(&w, -1);
+        fuzz_seed_put(&w, 2), fuzz_seed_put(&w, 7); /* remove */
+        fuzz_seed_put(&w, 2), fuzz_seed_put(&w, 7); /* the same handle again: stale */
+        fuzz_seed_put(&w, 5), fuzz_seed_put(&w, 1), put_box(&w, 1.0f, 1.0f, 0.0f, 2.0f); /* box query */
+        fuzz_seed_put(&w, 6); /* ray along x through the row y = 0.5 */
+        put_g(&w, -5), put_g(&w, 0.5f), put_g(&w, 0.25f), put_g(&w, 1), put_g(&w, 0), put_g(&w, 0),
+            fuzz_seed_put(&w, 0);
+        fuzz_seed_put(&w, 0x43), put_g(&w, 2), put_g(&w, 2), put_g(&w, 0.5f), put_g(&w, 1.5f); /* sphere */
+        fuzz_seed_put(&w, 7); /* frustum: a slab 1 <= x <= 3 */
         const float planes[6][4] = {{1, 0, 0, -1},  {-1, 0, 0, 3}, {0, 1, 0, 10},
                                     {0, -1, 0, 10}, {0, 0, 1, 10}, {0, 0, -1, 10}};
         for (int p = 0; p < 6; p++)
             for (int k = 0; k < 4; k++)
                 put_g(&w, planes[p][k]);
-        put(&w, 0x91), put(&w, 1), put_box(&w, -10.0f, -10.0f, -10.0f, 20.0f); /* box query stopped at 2 */
-        put(&w, 8);                                                            /* rebuild */
-        put(&w, 9), put(&w, 64);                                               /* reserve */
-        put(&w, 9), put(&w, 0xf8);                                             /* reserve(-1): refused */
+        fuzz_seed_put(&w, 0x91), fuzz_seed_put(&w, 1),
+            put_box(&w, -10.0f, -10.0f, -10.0f, 20.0f); /* box query stopped at 2 */
+        fuzz_seed_put(&w, 8);                           /* rebuild */
+        fuzz_seed_put(&w, 9), fuzz_seed_put(&w, 64);    /* reserve */
+        fuzz_seed_put(&w, 9), fuzz_seed_put(&w, 0xf8);  /* reserve(-1): refused */
         fuzz_corpus_add(corpus, w.bytes, w.size);
     }
 
     /* Raw floats: a NaN box, an infinite box, an inverted box, a box that overflows with a huge
      * margin, then a valid one. */
-    seed_writer w = {.size = 0};
-    put(&w, 0x80 | 8); /* raw floats, margin read */
-    put(&w, 0);
-    put(&w, 3), put(&w, 0x40), put(&w, 0); /* margin 0.25 (tag 3: int16 / 256) */
+    fuzz_seed_writer w = {.size = 0};
+    fuzz_seed_put(&w, 0x80 | 8); /* raw floats, margin read */
+    fuzz_seed_put(&w, 0);
+    fuzz_seed_put(&w, 3), fuzz_seed_put(&w, 0x40), fuzz_seed_put(&w, 0); /* margin 0.25 (tag 3: int16 / 256) */
     const float raw[4][6] = {
         {NAN, 0, 0, 1, 1, 1}, {0, 0, 0, INFINITY, 1, 1}, {1, 1, 1, 0, 0, 0}, {3e38f, 0, 0, 3.4e38f, 1, 1}};
     for (int b = 0; b < 4; b++) {
-        put(&w, b == 2 ? 0x46 : 0); /* insert; the inverted box stays inverted */
+        fuzz_seed_put(&w, b == 2 ? 0x46 : 0); /* insert; the inverted box stays inverted */
         for (int k = 0; k < 6; k++) {
             uint32_t bits;
             memcpy(&bits, &raw[b][k], sizeof bits);
-            put(&w, 0);
+            fuzz_seed_put(&w, 0);
             for (int i = 0; i < 4; i++)
-                put(&w, (uint8_t)(bits >> (8 * i)));
+                fuzz_seed_put(&w, (uint8_t)(bits >> (8 * i)));
         }
     }
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     for (int k = 0; k < 6; k++)
-        put(&w, 1), put(&w, (uint8_t)(k < 3 ? 0 : 32)); /* tag 1: int8 / 32: the box [0, 1]^3 */
+        fuzz_seed_put(&w, 1), fuzz_seed_put(&w, (uint8_t)(k < 3 ? 0 : 32)); /* tag 1: int8 / 32: the box [0, 1]^3 */
     fuzz_corpus_add(corpus, w.bytes, w.size);
 
     /* The first seed with allocation failures after 0 to 3 allocations. */
-    const fuzz_input first = corpus->inputs[corpus->count - 3];
-    for (uint8_t allowed = 0; allowed < 4; allowed++) {
-        uint8_t failing[2 + sizeof w.bytes];
-        failing[0] = FUZZ_ALLOCATION_FAILURE_MARK;
-        failing[1] = allowed;
-        memcpy(failing + 2, first.data, first.size);
-        fuzz_corpus_add(corpus, failing, first.size + 2);
-    }
+    fuzz_corpus_add_failing(corpus, corpus->count - 3, 4);
 
     /* Refused options: a NaN margin. */
     const uint8_t bad_margin[] = {8, 0, 2, 6};

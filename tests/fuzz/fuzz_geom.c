@@ -428,32 +428,21 @@ int fuzz_geom_test_one_input(const uint8_t *data, size_t size)
 /* ------------------------------------------------------------------------------------------ */
 /* Seeds                                                                                       */
 
-typedef struct seed_writer {
-    uint8_t bytes[512];
-    size_t size;
-} seed_writer;
-
-static void put(seed_writer *w, uint8_t byte)
-{
-    if (w->size < sizeof w->bytes)
-        w->bytes[w->size++] = byte;
-}
-
 /* fuzz_read_float's small form: tag 1, value * 32 as int8 (values in [-4, 4), steps 1/32) */
-static void put_small(seed_writer *w, float value)
+static void put_small(fuzz_seed_writer *w, float value)
 {
-    put(w, 1);
-    put(w, (uint8_t)(int8_t)lrintf(value * 32.0f));
+    fuzz_seed_put(w, 1);
+    fuzz_seed_put(w, (uint8_t)(int8_t)lrintf(value * 32.0f));
 }
 
 /* fuzz_read_float's table form: tag 2, entry */
-static void put_special(seed_writer *w, uint8_t entry)
+static void put_special(fuzz_seed_writer *w, uint8_t entry)
 {
-    put(w, 2);
-    put(w, entry);
+    fuzz_seed_put(w, 2);
+    fuzz_seed_put(w, entry);
 }
 
-static void put_vec3(seed_writer *w, float x, float y, float z)
+static void put_vec3(fuzz_seed_writer *w, float x, float y, float z)
 {
     put_small(w, x);
     put_small(w, y);
@@ -462,67 +451,67 @@ static void put_vec3(seed_writer *w, float x, float y, float z)
 
 static void add_seeds(fuzz_corpus *corpus)
 {
-    seed_writer w = {.size = 0};
+    fuzz_seed_writer w = {.size = 0};
     /* ray from (0, 0, -2) along +z against the unit box, a triangle and a sphere */
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     put_vec3(&w, 0.0f, 0.0f, -2.0f);
     put_vec3(&w, 0.0f, 0.0f, 1.0f);
-    put(&w, 0); /* tmin 0, tmax inf */
+    fuzz_seed_put(&w, 0); /* tmin 0, tmax inf */
     put_vec3(&w, -1.0f, -1.0f, -1.0f);
-    put(&w, 1); /* sorted corners */
+    fuzz_seed_put(&w, 1); /* sorted corners */
     put_vec3(&w, 1.0f, 1.0f, 1.0f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_vec3(&w, 0.0f, 0.0f, -2.0f);
     put_vec3(&w, 0.0f, 0.0f, 1.0f);
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     put_vec3(&w, -1.0f, -1.0f, 0.0f);
     put_vec3(&w, 1.0f, -1.0f, 0.0f);
     put_vec3(&w, 0.0f, 1.0f, 0.0f);
-    put(&w, 1);
-    put(&w, 2);
+    fuzz_seed_put(&w, 1);
+    fuzz_seed_put(&w, 2);
     put_vec3(&w, 0.0f, 0.0f, -2.0f);
     put_vec3(&w, 0.0f, 0.0f, 1.0f);
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     put_vec3(&w, 0.0f, 0.0f, 0.0f);
     put_small(&w, 1.0f);
     put_vec3(&w, 0.0f, 0.0f, 1.0f);
     put_small(&w, -0.5f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     fuzz_corpus_add(corpus, w.bytes, w.size);
 
     /* a ray lying in a face plane of a box (0 * inf in the slab test), a ray through a shared
      * triangle edge, NaN and infinite components */
     w.size = 0;
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     put_vec3(&w, 1.0f, 0.0f, -3.0f);
     put_vec3(&w, 0.0f, 0.0f, 1.0f);
-    put(&w, 1); /* tmin -inf */
+    fuzz_seed_put(&w, 1); /* tmin -inf */
     put_vec3(&w, -1.0f, -1.0f, -1.0f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_vec3(&w, 1.0f, 1.0f, 1.0f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_vec3(&w, 0.0f, 0.0f, -2.0f);
     put_vec3(&w, 0.0f, 0.0f, 1.0f);
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     put_vec3(&w, 0.0f, 0.0f, 0.0f);
     put_vec3(&w, 1.0f, 0.0f, 0.0f);
     put_vec3(&w, 0.0f, 1.0f, 0.0f);
-    put(&w, 1);
-    put(&w, 0);
+    fuzz_seed_put(&w, 1);
+    fuzz_seed_put(&w, 0);
     put_special(&w, 6); /* NaN */
     put_vec3(&w, 0.0f, 0.0f, 0.0f);
     put_vec3(&w, 0.0f, 0.0f, 1.0f);
-    put(&w, 0);
+    fuzz_seed_put(&w, 0);
     put_vec3(&w, 0.0f, 0.0f, 0.0f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_special(&w, 8); /* +inf */
     put_vec3(&w, 1.0f, 1.0f, 1.0f);
     fuzz_corpus_add(corpus, w.bytes, w.size);
 
     /* a camera frustum against a box and a sphere; box helpers with a rotation */
     w.size = 0;
-    put(&w, 5);
-    put(&w, 1); /* camera matrix */
+    fuzz_seed_put(&w, 5);
+    fuzz_seed_put(&w, 1); /* camera matrix */
     put_vec3(&w, 0.0f, 0.0f, 3.0f);
     put_vec3(&w, 0.0f, 0.0f, 0.0f);
     put_small(&w, 0.75f);
@@ -530,22 +519,22 @@ static void add_seeds(fuzz_corpus *corpus)
     put_small(&w, 0.125f);
     put_small(&w, 3.5f);
     put_vec3(&w, -0.5f, -0.5f, -0.5f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_vec3(&w, 0.5f, 0.5f, 0.5f);
     put_vec3(&w, 0.0f, 0.0f, 0.0f);
     put_small(&w, 0.25f);
     put_vec3(&w, 0.0f, 1.0f, 0.0f);
     put_small(&w, 0.0f);
-    put(&w, 4);
+    fuzz_seed_put(&w, 4);
     put_vec3(&w, -1.0f, -2.0f, -3.0f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_vec3(&w, 1.0f, 2.0f, 3.0f);
     put_vec3(&w, 3.0f, 0.0f, 0.0f);
-    put(&w, 1);
+    fuzz_seed_put(&w, 1);
     put_vec3(&w, 0.5f, 0.5f, 0.5f);
     put_vec3(&w, 0.0f, 0.0f, 0.0f);
     put_small(&w, 0.5f);
-    put(&w, 0); /* rotation matrix */
+    fuzz_seed_put(&w, 0); /* rotation matrix */
     put_vec3(&w, 0.0f, 1.0f, 0.0f);
     put_vec3(&w, 1.0f, 2.0f, 1.0f);
     put_vec3(&w, 0.5f, 0.0f, 0.0f);

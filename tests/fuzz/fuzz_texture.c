@@ -317,15 +317,9 @@ static void add_seeds(fuzz_corpus *corpus)
     };
     fuzz_corpus_add(corpus, created, sizeof created);
     /* both again with allocation failures after 0 and 1 allocations */
-    const fuzz_input inputs[2] = {corpus->inputs[0], corpus->inputs[corpus->count - 1]};
-    for (int i = 0; i < 2; i++)
-        for (uint8_t allowed = 0; allowed < 2; allowed++) {
-            uint8_t failing[2 + sizeof(byte_buffer)];
-            failing[0] = FUZZ_ALLOCATION_FAILURE_MARK;
-            failing[1] = allowed;
-            memcpy(failing + 2, inputs[i].data, inputs[i].size);
-            fuzz_corpus_add(corpus, failing, inputs[i].size + 2);
-        }
+    const size_t created_index = corpus->count - 1;
+    fuzz_corpus_add_failing(corpus, 0, 2);
+    fuzz_corpus_add_failing(corpus, created_index, 2);
 }
 
 const fuzz_target fuzz_target_texture = {
