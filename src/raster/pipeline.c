@@ -492,8 +492,9 @@ static const float *vertex_attributes(const sr_draw_context *context, const floa
  * pieces cover (*min_y > *max_y when none). Returns true when any piece reached the rasteriser. */
 static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *context, const size_t index[3],
                          uint32_t planes, uint32_t primitive_id, const sr_pixel_rect *rect,
-                         sr_fragment_counters *counters, int *min_y, int *max_y)
+                         sr_fragment_counters *counters, int *min_y, int *max_y, bool *backfacing)
 {
+    *backfacing = false;
     sr_clip_vertex polygon[SR_CLIP_MAX_VERTICES];
     float scratch[SR_ATTRIBUTE_SLOTS];
     size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(context->varying_count);
@@ -523,8 +524,11 @@ static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *con
     sr_triangle_setup setup;
     for (int k = 1; k + 1 < count; k++) {
         const float *const attributes[3] = {polygon[0].attributes, polygon[k].attributes, polygon[k + 1].attributes};
-        if (sr_raster_setup_triangle(context, &screen[0], &screen[k], &screen[k + 1], attributes, primitive_id,
-                                     &setup) == SR_SETUP_OK) {
+        sr_setup_result result =
+            sr_raster_setup_triangle(context, &screen[0], &screen[k], &screen[k + 1], attributes, primitive_id, &setup);
+        // The pieces of one triangle share its facing; zero-area pieces say nothing about it.
+        *backfacing = *backfacing || result == SR_SETUP_BACKFACE;
+        if (result == SR_SETUP_OK) {
             if (rect)
                 sr_raster_fill_triangle(context, &setup, *rect, counters);
             *min_y = setup.bounds.min_y < *min_y ? setup.bounds.min_y : *min_y;
@@ -532,6 +536,7 @@ static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *con
             drawn = true;
         }
     }
+    *backfacing = *backfacing && !drawn;
     return drawn;
 }
 
@@ -551,10 +556,10 @@ static inline bool triangle_indices(const sr_draw_desc *desc, size_t t, size_t i
     return index[0] < vertex_count && index[1] < vertex_count && index[2] < vertex_count;
 }
 
-/* Sets up an unclipped triangle and rasterises it restricted to `rect`; false when set-up drops
- * it (culled, or no pixel centre covered). */
-static inline bool draw_unclipped(const draw_job *job, const size_t index[3], uint32_t primitive_id, sr_pixel_rect rect,
-                                  sr_fragment_counters *counters)
+/* Sets up an unclipped triangle and rasterises it restricted to `rect`; the set-up's verdict
+ * (SR_SETUP_OK when it reached the rasteriser). */
+static inline sr_setup_result draw_unclipped(const draw_job *job, const size_t index[3], uint32_t primitive_id,
+                                             sr_pixel_rect rect, sr_fragment_counters *counters)
 {
     const sr_renderer *renderer = job->renderer;
     const sr_draw_context *context = &job->context;
@@ -567,11 +572,11 @@ static inline bool draw_unclipped(const draw_job *job, const size_t index[3], ui
         vertex_attributes(context, renderer->varyings + index[2] * stride, 2, scratch[2]),
     };
     sr_triangle_setup setup;
-    if (sr_raster_setup_triangle(context, &screen[index[0]], &screen[index[1]], &screen[index[2]], attributes,
-                                 primitive_id, &setup) != SR_SETUP_OK)
-        return false;
-    sr_raster_fill_triangle(context, &setup, rect, counters);
-    return true;
+    sr_setup_result result = sr_raster_setup_triangle(context, &screen[index[0]], &screen[index[1]], &screen[index[2]],
+                                                      attributes, primitive_id, &setup);
+    if (result == SR_SETUP_OK)
+        sr_raster_fill_triangle(context, &setup, rect, counters);
+    return result;
 }
 
 /* Phase 3 with one thread: every triangle in submission order over the whole viewport. */
@@ -603,17 +608,20 @@ static void draw_triangles(draw_job *job, sr_raster_stats *stats, sr_fragment_co
             continue;
         }
         uint32_t primitive_id = desc->primitive_id_base + (uint32_t)t;
-        bool drawn;
+        bool drawn, backfacing;
         if (any & SR_CLIP_MASK) {
             int min_y, max_y;
             drawn = draw_clipped(job->renderer, context, index, any & SR_CLIP_MASK, primitive_id, &viewport, counters,
-                                 &min_y, &max_y);
+                                 &min_y, &max_y, &backfacing);
             stats->triangles_clipped++;
         } else {
-            drawn = draw_unclipped(job, index, primitive_id, viewport, counters);
+            sr_setup_result result = draw_unclipped(job, index, primitive_id, viewport, counters);
+            drawn = result == SR_SETUP_OK;
+            backfacing = result == SR_SETUP_BACKFACE;
         }
         stats->triangles_rasterized += drawn;
         stats->triangles_culled += !drawn;
+        stats->triangles_backfacing += backfacing;
     }
 }
 
@@ -660,11 +668,14 @@ static void bin_triangles(draw_job *job, sr_raster_stats *stats)
             int min_y, max_y;
             uint32_t clipped = 0;
             if (any & SR_CLIP_MASK) {
-                bool drawn = draw_clipped(job->renderer, context, index, any & SR_CLIP_MASK,
-                                          desc->primitive_id_base + (uint32_t)t, NULL, NULL, &min_y, &max_y);
+                bool backfacing;
+                bool drawn =
+                    draw_clipped(job->renderer, context, index, any & SR_CLIP_MASK,
+                                 desc->primitive_id_base + (uint32_t)t, NULL, NULL, &min_y, &max_y, &backfacing);
                 stats->triangles_clipped++;
                 stats->triangles_rasterized += drawn;
                 stats->triangles_culled += !drawn;
+                stats->triangles_backfacing += backfacing;
                 if (!drawn)
                     continue;
                 clipped = SPAN_CLIPPED;
@@ -724,13 +735,16 @@ static void draw_units(draw_job *job, sr_raster_stats *stats, sr_fragment_counte
                     uint32_t planes =
                         (screen[index[0]].flags | screen[index[1]].flags | screen[index[2]].flags) & SR_CLIP_MASK;
                     int min_y, max_y;
-                    draw_clipped(job->renderer, context, index, planes, primitive_id, &rect, counters, &min_y, &max_y);
+                    bool backfacing;
+                    draw_clipped(job->renderer, context, index, planes, primitive_id, &rect, counters, &min_y, &max_y,
+                                 &backfacing);
                     continue;
                 }
-                bool drawn = draw_unclipped(job, index, primitive_id, rect, counters);
+                sr_setup_result result = draw_unclipped(job, index, primitive_id, rect, counters);
                 if (unit == (span & 0xffu)) {
-                    stats->triangles_rasterized += drawn;
-                    stats->triangles_culled += !drawn;
+                    stats->triangles_rasterized += result == SR_SETUP_OK;
+                    stats->triangles_culled += result != SR_SETUP_OK;
+                    stats->triangles_backfacing += result == SR_SETUP_BACKFACE;
                 }
             }
         }
@@ -826,6 +840,7 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     for (int w = 0; w < job.workers; w++) {
         const sr_raster_stats *stats = &job.result[w].stats;
         total->triangles_culled += stats->triangles_culled;
+        total->triangles_backfacing += stats->triangles_backfacing;
         total->triangles_clipped += stats->triangles_clipped;
         total->triangles_skipped += stats->triangles_skipped;
         total->triangles_rasterized += stats->triangles_rasterized;

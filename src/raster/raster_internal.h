@@ -186,7 +186,8 @@ typedef struct sr_fragment_counters {
 /// Result of triangle setup.
 typedef enum sr_setup_result {
     SR_SETUP_OK = 0,
-    SR_SETUP_CULLED,   ///< zero area or removed by face culling
+    SR_SETUP_CULLED,   ///< zero area
+    SR_SETUP_BACKFACE, ///< removed by face culling (sr_render_state.cull)
     SR_SETUP_NO_PIXEL, ///< covers no pixel centre of the viewport
 } sr_setup_result;
 

@@ -158,7 +158,7 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
         return SR_SETUP_CULLED;
     bool front = area < 0;
     if ((context->state.cull == SR_CULL_BACK && !front) || (context->state.cull == SR_CULL_FRONT && front))
-        return SR_SETUP_CULLED;
+        return SR_SETUP_BACKFACE;
 
     // Order the vertices so that the interior has positive edge functions.
     const sr_screen_vertex *v[3] = {v0, v1, v2};

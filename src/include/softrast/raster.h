@@ -210,6 +210,7 @@ typedef struct sr_raster_stats {
     uint64_t triangles_in;       ///< triangles submitted
     uint64_t triangles_culled;   ///< dropped by face culling or zero area, outside the view
                                  ///< volume, clipped away or covering no pixel centre
+    uint64_t triangles_backfacing; ///< of triangles_culled: removed by face culling
     uint64_t triangles_clipped;  ///< that went through homogeneous clipping
     uint64_t triangles_skipped;  ///< skipped: index out of range or non-finite position
     uint64_t triangles_rasterized;

@@ -4,6 +4,8 @@
 #ifndef SOFTRAST_SCENE_H
 #define SOFTRAST_SCENE_H
 
+#include <softrast/bvh.h>
+#include <softrast/bvh_dynamic.h>
 #include <softrast/core.h>
 #include <softrast/geom.h>
 #include <softrast/math.h>
@@ -142,6 +144,345 @@ void sr_demo_scene_camera(const sr_demo_scene *scene, int width, int height, sr_
 /// framebuffers. Errors: NULL arguments, and those of sr_draw_triangles.
 sr_status sr_demo_scene_render(const sr_demo_scene *scene, sr_renderer *renderer, sr_framebuffer *fb,
                                sr_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Cameras (src/scene/camera.c)                                                                */
+
+typedef enum sr_projection {
+    SR_PROJECTION_PERSPECTIVE = 0,
+    SR_PROJECTION_ORTHOGRAPHIC,
+} sr_projection;
+
+/// A look-at camera. Zero fields take their defaults (sr_camera_resolve): up (0, 1, 0), field of
+/// view 45 degrees, near 0.1, far 100, orthographic height 2 world units. The aspect ratio is the
+/// image's (width / height), given wherever the camera is turned into matrices or rays.
+typedef struct sr_camera {
+    sr_vec3 eye;    ///< world position of the camera
+    sr_vec3 target; ///< the point it looks at (must differ from eye)
+    sr_vec3 up;     ///< world up; must not be parallel to target - eye
+    sr_projection projection;
+    float fov_y_degrees; ///< perspective: vertical field of view, in (0, 180)
+    float height;        ///< orthographic: visible height in world units, > 0
+    float near_z, far_z; ///< distances of the clip planes along the view direction, 0 < near < far
+} sr_camera;
+
+/// The camera with every zero field replaced by its default.
+sr_camera sr_camera_resolve(const sr_camera *camera);
+/// Checks a camera (after sr_camera_resolve): finite values, eye != target, up not parallel to
+/// the view direction, fov in (0, 180), 0 < near < far, height > 0. The message names the field.
+sr_status sr_camera_check(const sr_camera *camera, sr_error *err);
+/// World-to-view and view-to-clip matrices for a `width` x `height` image (either output may be
+/// NULL). Right-handed, looking down -Z, zero-to-one depth (DESIGN.md). The camera is resolved
+/// first; an invalid camera gives identity matrices (check it with sr_camera_check).
+void sr_camera_matrices(const sr_camera *camera, int width, int height, sr_mat4 *view, sr_mat4 *projection);
+/// The world ray through window point (x, y) of a `width` x `height` image, in the pixel
+/// convention of the rasteriser: pixel (i, j) covers [i, i + 1) x [j, j + 1), its centre is
+/// (i + 0.5, j + 0.5), y grows downwards. The direction has unit length, so t is a distance in
+/// world units: from the eye for perspective cameras, from the eye's plane for orthographic ones
+/// (the origin is then the point of that plane under (x, y)). tmin and tmax are the distances
+/// to the near and far planes along this ray, so the ray sees exactly the depth range the
+/// rasteriser keeps. Computed in double from the camera's basis. Invalid cameras or sizes give
+/// a poisoned ray (tmin = tmax = NaN) that hits nothing.
+sr_ray sr_camera_ray(const sr_camera *camera, int width, int height, float x, float y);
+/// Parses "eye=X,Y,Z:target=X,Y,Z[:up=X,Y,Z][:fov=DEG][:near=N][:far=F][:ortho=HEIGHT]" (the
+/// --camera option of the command-line tools) over `base` (fields not named keep their value).
+/// Errors name the key and what was wrong; *camera is unchanged then.
+sr_status sr_camera_parse(const char *text, const sr_camera *base, sr_camera *camera, sr_error *err);
+/// BENCH_SCENE.md's camera: eye (0, 0, 3) looking at the origin, fov 45, near 0.1, far 100.
+sr_camera sr_bench_camera(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scenes: meshes, materials, a node hierarchy, an instance BVH, culling, drawing, picking     */
+/* (src/scene/scene.c, scene_update.c, scene_render.c, scene_pick.c)                           */
+
+/// A scene: meshes (each with its triangle BVH, built once), textures, materials, a hierarchy
+/// of nodes (local transforms, world transforms and world boxes kept up to date by
+/// sr_scene_update), an instance BVH over the nodes that have a mesh (a dynamic tree, so moving
+/// a node is cheap), a camera, a directional light and a background colour.
+/// Thread-safety: functions taking `const sr_scene *` (picks, culling, reads) may run
+/// concurrently with each other; anything that changes the scene, sr_scene_update and
+/// sr_scene_render need exclusive access. No global state: several scenes may live at once.
+typedef struct sr_scene sr_scene;
+
+/// Handle of a node: slot index + generation (never 0 for a live node). A handle becomes stale
+/// when its node is removed; every function taking one detects stale, zeroed and out-of-range
+/// handles and reports an error instead of touching memory. The zero handle (SR_NODE_NULL) is
+/// never valid; as a parent it means "at the top level". `index` is the node's number in id
+/// buffers and pick results.
+typedef struct sr_node_id {
+    uint32_t index;
+    uint32_t generation;
+} sr_node_id;
+#define SR_NODE_NULL ((sr_node_id){0, 0})
+
+/// Meshes, textures and materials live as long as the scene: their handles are 1-based indices
+/// (0 means "none" or "default"), never reused.
+typedef struct sr_mesh_id {
+    uint32_t id;
+} sr_mesh_id;
+typedef struct sr_texture_id {
+    uint32_t id;
+} sr_texture_id;
+typedef struct sr_material_id {
+    uint32_t id;
+} sr_material_id;
+
+/// A local transform: scale first, then rotation, then translation (M = T * R * S). Zero
+/// rotation (all four components 0) means the identity, zero scale (all three 0) means
+/// (1, 1, 1), so a zeroed transform is the identity. Non-uniform scale is allowed; a scale
+/// component of 0 (with another non-zero) is refused, since a flat node cannot be picked.
+typedef struct sr_transform {
+    sr_vec3 translation;
+    sr_quat rotation; ///< normalised when used
+    sr_vec3 scale;
+} sr_transform;
+
+/// The identity transform written out: rotation (0, 0, 0, 1), scale (1, 1, 1).
+sr_transform sr_transform_identity(void);
+/// T * R * S of the transform (defaults applied, rotation normalised).
+sr_mat4 sr_transform_matrix(sr_transform transform);
+/// Rotation from Euler angles in degrees, applied in the order X, then Y, then Z (R = Rz Ry Rx).
+sr_quat sr_quat_from_euler_degrees(sr_vec3 degrees);
+
+typedef struct sr_scene_desc {
+    const char *name; ///< shown by tools; copied; NULL = "scene"
+    /// Fat-box margin of the instance tree in world units (sr_dynamic_tree_desc.margin): nodes
+    /// moving less than this do not touch the tree. 0 = 0.1.
+    float instance_margin;
+} sr_scene_desc;
+
+/// Creates an empty scene: no nodes, BENCH_SCENE.md's camera, light and background. `desc` may
+/// be NULL. Free with sr_scene_destroy.
+sr_status sr_scene_create(const sr_scene_desc *desc, sr_scene **out, sr_error *err);
+/// Frees the scene with every mesh, texture, material and node it owns (NULL is fine).
+void sr_scene_destroy(sr_scene *scene);
+/// The scene's name (never NULL; valid while the scene lives).
+const char *sr_scene_name(const sr_scene *scene);
+
+/* ---- settings ---- */
+
+/// The directional light of the lambert-family shaders.
+typedef struct sr_light {
+    sr_vec3 direction; ///< world space, from the surface towards the light; normalised when set
+    float ambient;     ///< colour = base * (ambient + diffuse * max(0, N.L))
+    float diffuse;
+} sr_light;
+
+void sr_scene_set_camera(sr_scene *scene, const sr_camera *camera);
+sr_camera sr_scene_camera(const sr_scene *scene);
+/// Errors: a zero or non-finite direction, non-finite factors.
+sr_status sr_scene_set_light(sr_scene *scene, sr_light light, sr_error *err);
+sr_light sr_scene_light(const sr_scene *scene);
+/// Background colour (sr_rgba8) the frame is cleared to.
+void sr_scene_set_background(sr_scene *scene, uint32_t rgba);
+uint32_t sr_scene_background(const sr_scene *scene);
+
+/* ---- meshes, textures, materials ---- */
+
+/// Adds a mesh. The scene takes ownership of `mesh` in every case (on failure it is freed at
+/// once), computes its vertex normals if it has none, builds its triangle BVH and the vertex
+/// array the shaders read. OBJ materials of the mesh (sr_mesh.materials, with their textures)
+/// become scene materials used by the mesh's parts. `name` is copied (NULL = "mesh N").
+/// Errors: NULL scene or mesh, an index out of range, out of memory.
+sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr_mesh_id *out, sr_error *err);
+/// The mesh (NULL for a bad id). Read-only; valid while the scene lives.
+const sr_mesh *sr_scene_mesh(const sr_scene *scene, sr_mesh_id mesh);
+/// The mesh's triangle BVH in mesh space (for the debug renderer; NULL for a bad id).
+const sr_bvh *sr_scene_mesh_bvh(const sr_scene *scene, sr_mesh_id mesh);
+const char *sr_scene_mesh_name(const sr_scene *scene, sr_mesh_id mesh);
+size_t sr_scene_mesh_count(const sr_scene *scene);
+
+/// Adds a texture; the scene takes ownership of `texture` in every case.
+sr_status sr_scene_add_texture(sr_scene *scene, sr_texture *texture, const char *name, sr_texture_id *out,
+                               sr_error *err);
+const sr_texture *sr_scene_texture(const sr_scene *scene, sr_texture_id texture);
+
+/// How a material is drawn. Zero fields are defaults.
+typedef struct sr_material_desc {
+    const char *name;               ///< copied; NULL = "material N"
+    const struct sr_shader *shader; ///< NULL: textured when a texture is set, else lambert
+    /// RGB albedo and opacity (alpha). All four zero means the default (0.8, 0.8, 0.8, 1), the
+    /// albedo of BENCH_SCENE.md. Opacity below 1 draws the material blended, after the opaque
+    /// ones, far to near, without depth writes.
+    sr_vec4 base_color;
+    sr_texture_id texture; ///< 0 = none (the texel is white)
+    sr_sampler sampler;
+    sr_cull_mode cull; ///< SR_CULL_NONE by default: scanned meshes are not consistently wound
+} sr_material_desc;
+
+/// Adds a material. Errors: a bad texture id or shader, non-finite or out-of-range colour.
+sr_status sr_scene_add_material(sr_scene *scene, const sr_material_desc *desc, sr_material_id *out, sr_error *err);
+/// The material's description (name and pointers valid while the scene lives); the default
+/// material for id 0 or a bad id.
+sr_material_desc sr_scene_material(const sr_scene *scene, sr_material_id material);
+/// The material called `name` (first added wins), or id 0.
+sr_material_id sr_scene_find_material(const sr_scene *scene, const char *name);
+
+/* ---- nodes ---- */
+
+typedef struct sr_node_desc {
+    const char *name;      ///< copied; NULL = ""
+    sr_node_id parent;     ///< SR_NODE_NULL: a top-level node
+    sr_transform transform; ///< local, relative to the parent
+    sr_mesh_id mesh;       ///< 0: a node without geometry (a group or a pivot)
+    /// 0: the mesh's own materials (from its OBJ file), or the default material where it has
+    /// none; otherwise this material for every triangle of the mesh.
+    sr_material_id material;
+    bool hidden; ///< not drawn, not picked (its children are unaffected)
+} sr_node_desc;
+
+/// Adds a node (the last child of its parent). Errors: a stale parent, bad mesh or material
+/// id, a transform with non-finite values or a zero scale component, out of memory.
+sr_status sr_scene_add_node(sr_scene *scene, const sr_node_desc *desc, sr_node_id *out, sr_error *err);
+/// Removes the node and its whole subtree; their handles become stale.
+sr_status sr_scene_remove_node(sr_scene *scene, sr_node_id node, sr_error *err);
+bool sr_scene_node_is_valid(const sr_scene *scene, sr_node_id node);
+/// Sets the local transform; world transforms and boxes follow at the next sr_scene_update.
+sr_status sr_scene_set_transform(sr_scene *scene, sr_node_id node, sr_transform transform, sr_error *err);
+sr_status sr_scene_set_hidden(sr_scene *scene, sr_node_id node, bool hidden, sr_error *err);
+sr_status sr_scene_set_node_material(sr_scene *scene, sr_node_id node, sr_material_id material, sr_error *err);
+
+/// What the scene knows of a node. Pointers are valid until the node is removed; world values
+/// are those of the last sr_scene_update.
+typedef struct sr_node_info {
+    const char *name;
+    sr_node_id parent;      ///< SR_NODE_NULL for top-level nodes
+    sr_transform transform; ///< local
+    sr_mat4 world;          ///< object to world
+    /// Box of the node's own mesh in world space (the mesh's box mapped by `world`, Arvo's
+    /// method); empty for nodes without a mesh. This is the box culling tests.
+    sr_aabb world_aabb;
+    sr_aabb subtree_aabb; ///< union of world_aabb over the node and its descendants
+    sr_mesh_id mesh;
+    sr_material_id material;
+    bool hidden;
+    int depth; ///< 0 for top-level nodes
+} sr_node_info;
+
+sr_status sr_scene_node(const sr_scene *scene, sr_node_id node, sr_node_info *out, sr_error *err);
+/// Number of node slots (live or free); valid indices are below it.
+uint32_t sr_scene_node_slots(const sr_scene *scene);
+/// The live node in slot `index`, or SR_NODE_NULL (free slot or out of range).
+sr_node_id sr_scene_node_at(const sr_scene *scene, uint32_t index);
+/// Live nodes.
+uint32_t sr_scene_node_count(const sr_scene *scene);
+/// The first live node (in slot order) called `name`, or SR_NODE_NULL.
+sr_node_id sr_scene_find_node(const sr_scene *scene, const char *name);
+/// First child and next sibling in child order (SR_NODE_NULL at the end); a NULL `node` for
+/// sr_scene_first_child gives the first top-level node.
+sr_node_id sr_scene_first_child(const sr_scene *scene, sr_node_id node);
+sr_node_id sr_scene_next_sibling(const sr_scene *scene, sr_node_id node);
+
+/// The instance tree over the world boxes of the nodes that have a mesh (user data: the node's
+/// slot index). Read-only, for queries and the debug renderer; current after sr_scene_update.
+const sr_dynamic_tree *sr_scene_instance_tree(const sr_scene *scene);
+
+/* ---- update ---- */
+
+/// What an update did.
+typedef struct sr_scene_update_stats {
+    uint32_t transforms_updated; ///< nodes whose world transform was recomputed
+    uint32_t bounds_updated;     ///< nodes whose world or subtree box was recomputed
+    uint32_t proxies_moved;      ///< instance-tree proxies that had to be reinserted
+    double ms;
+} sr_scene_update_stats;
+
+/// Brings world transforms (top-down) and boxes (bottom-up) up to date where something changed
+/// since the last update, and moves the instance tree's proxies: a moved node recomputes its
+/// subtree's transforms and boxes and its ancestors' subtree boxes, nothing else. `stats` may
+/// be NULL. Errors: out of memory (the scene stays consistent but not updated).
+sr_status sr_scene_update(sr_scene *scene, sr_scene_update_stats *stats, sr_error *err);
+/// True when edits wait for sr_scene_update (picks and culling then refuse to run).
+bool sr_scene_needs_update(const sr_scene *scene);
+
+/* ---- culling and drawing ---- */
+
+/// Per-frame results kept between frames by the caller: the instances found visible and those
+/// culled, the table that maps id-buffer values to (node, triangle), and the statistics.
+/// Its arrays grow between frames (never shrink), so a frame of the same scene allocates
+/// nothing. Free with sr_scene_frame_destroy.
+typedef struct sr_scene_frame sr_scene_frame;
+sr_status sr_scene_frame_create(sr_scene_frame **out, sr_error *err);
+void sr_scene_frame_destroy(sr_scene_frame *frame);
+
+/// Statistics of one frame (sr_scene_render).
+typedef struct sr_scene_stats {
+    uint32_t instances_total;  ///< nodes with a mesh that are not hidden
+    uint32_t instances_culled; ///< outside the culling camera's frustum
+    uint32_t instances_drawn;
+    uint64_t triangles_submitted;
+    uint64_t triangles_backface_culled; ///< removed by a material's face culling
+    uint64_t triangles_clipped;         ///< that went through homogeneous clipping
+    uint64_t triangles_drawn;           ///< rasterised (covering at least one pixel centre)
+    uint64_t fragments_shaded;
+    uint32_t draw_calls;
+    double update_ms, cull_ms, draw_ms;
+} sr_scene_stats;
+
+typedef struct sr_scene_render_desc {
+    const sr_camera *camera;      ///< NULL: the scene's camera
+    const sr_camera *cull_camera; ///< NULL: `camera`; another one shows its culling from `camera`
+    bool no_culling;              ///< draw every instance (the image is the same, only slower)
+    bool no_clear;                ///< keep the framebuffer's contents (no clear to the background)
+    const struct sr_shader *shader; ///< NULL: the materials' shaders; else this one for everything
+    const struct sr_texture *fallback_texture; ///< texture for `shader` where a material has none
+} sr_scene_render_desc;
+
+/// Updates the scene (sr_scene_update), culls its instances against the culling camera's
+/// frustum through the instance tree (an instance is drawn when sr_frustum_test_aabb of its
+/// world_aabb is not SR_OUTSIDE), and draws the visible ones with their materials into `fb`:
+/// opaque materials in node order, then blended ones far to near. Culling never changes the
+/// picture: it only skips instances that would draw no pixel. With an id buffer, each pixel's
+/// id maps to (node, triangle) through the frame (sr_scene_frame_decode_id). `desc` may be
+/// NULL; `frame` may be NULL (the results are then dropped). Errors: bad camera, those of
+/// sr_draw_triangles, out of memory.
+sr_status sr_scene_render(sr_scene *scene, const sr_scene_render_desc *desc, sr_renderer *renderer,
+                          sr_framebuffer *fb, sr_scene_frame *frame, sr_error *err);
+
+/// Only the culling of sr_scene_render for `camera` and a `width` x `height` image: fills the
+/// frame's visible and culled lists (and the instance counts of its statistics).
+sr_status sr_scene_cull(const sr_scene *scene, const sr_camera *camera, int width, int height, sr_scene_frame *frame,
+                        sr_error *err);
+
+sr_scene_stats sr_scene_frame_stats(const sr_scene_frame *frame);
+/// The instances drawn by the last frame (node order), and those culled; the arrays are valid
+/// until the frame is used again.
+size_t sr_scene_frame_visible(const sr_scene_frame *frame, const sr_node_id **nodes);
+size_t sr_scene_frame_culled(const sr_scene_frame *frame, const sr_node_id **nodes);
+/// Maps an id-buffer value of the last frame to the node and the triangle index within the
+/// node's mesh. False (and SR_NODE_NULL, SR_NO_ID) for SR_NO_ID or an unknown value.
+bool sr_scene_frame_decode_id(const sr_scene_frame *frame, uint32_t id, sr_node_id *node, uint32_t *triangle);
+
+/* ---- picking ---- */
+
+/// What a pick found. On a miss only `hit` (false), `ray` and the counters are meaningful.
+typedef struct sr_pick_hit {
+    bool hit;
+    sr_node_id node;
+    uint32_t triangle; ///< index in the node's mesh (file order after triangulation for OBJ)
+    float t;           ///< distance along the ray in world units (the ray has unit direction)
+    sr_vec3 position;  ///< world space
+    sr_vec3 normal;    ///< world space, unit, geometric (of the triangle), facing the ray
+    float u, v;        ///< barycentric weights of the triangle's second and third vertex
+    uint32_t nodes_visited;     ///< instance-tree nodes plus mesh-BVH nodes whose box was tested
+    uint32_t instances_tested;  ///< instances whose mesh BVH the ray entered
+    sr_ray ray;                 ///< the world ray that was cast
+} sr_pick_hit;
+
+/// Picks through window point (x, y) of a `width` x `height` image seen by `camera` (NULL: the
+/// scene's camera): the ray of sr_camera_ray, so the triangle hit through a pixel centre is the
+/// one the rasteriser drew there (up to edges between touching triangles). The ray walks the
+/// instance tree; each candidate instance gets the ray in its mesh space (t stays in world
+/// units) and its mesh BVH's closest hit; the closest over all instances wins. Hidden nodes
+/// are not picked. Errors: a scene needing an update, a bad camera or size.
+sr_status sr_scene_pick(const sr_scene *scene, const sr_camera *camera, int width, int height, float x, float y,
+                        sr_pick_hit *hit, sr_error *err);
+/// The same for any world ray (made with sr_ray_make; t in units of its direction).
+sr_status sr_scene_pick_ray(const sr_scene *scene, const sr_ray *ray, sr_pick_hit *hit, sr_error *err);
+/// Many window points at once, split over `threads` threads (0 or 1: the calling thread);
+/// hits[i] is the pick of points[i], the same as sr_scene_pick gives for any thread count.
+sr_status sr_scene_pick_many(const sr_scene *scene, const sr_camera *camera, int width, int height,
+                             const sr_vec2 *points, size_t count, int threads, sr_pick_hit *hits, sr_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,277 @@
+/* src/scene/camera.c — look-at cameras (softrast/scene.h): defaults, validation, matrices, the
+ * ray through a window point in the rasteriser's pixel convention, and the --camera syntax of
+ * the command-line tools. Knows nothing of scenes, files or SDL. */
+#include <softrast/scene.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_FOV_DEGREES 45.0f
+#define DEFAULT_NEAR 0.1f
+#define DEFAULT_FAR 100.0f
+#define DEFAULT_ORTHO_HEIGHT 2.0f
+
+static bool vec3_is_zero(sr_vec3 v)
+{
+    return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f;
+}
+
+sr_camera sr_camera_resolve(const sr_camera *camera)
+{
+    sr_camera c = camera ? *camera : (sr_camera){0};
+    if (vec3_is_zero(c.up))
+        c.up = sr_vec3_make(0.0f, 1.0f, 0.0f);
+    if (c.fov_y_degrees == 0.0f)
+        c.fov_y_degrees = DEFAULT_FOV_DEGREES;
+    if (c.height == 0.0f)
+        c.height = DEFAULT_ORTHO_HEIGHT;
+    if (c.near_z == 0.0f)
+        c.near_z = DEFAULT_NEAR;
+    if (c.far_z == 0.0f)
+        c.far_z = DEFAULT_FAR;
+    return c;
+}
+
+sr_camera sr_bench_camera(void)
+{
+    return (sr_camera){.eye = {0.0f, 0.0f, 3.0f},
+                       .target = {0.0f, 0.0f, 0.0f},
+                       .up = {0.0f, 1.0f, 0.0f},
+                       .fov_y_degrees = 45.0f,
+                       .near_z = 0.1f,
+                       .far_z = 100.0f};
+}
+
+/* The orthonormal basis of the camera in double: right s, up u, forward f (towards the target).
+ * False when eye == target or up is parallel to the view direction. */
+static bool camera_basis(const sr_camera *c, double s[3], double u[3], double f[3])
+{
+    double d[3] = {(double)c->target.x - c->eye.x, (double)c->target.y - c->eye.y, (double)c->target.z - c->eye.z};
+    double length = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(length > 0.0) || !isfinite(length))
+        return false;
+    for (int k = 0; k < 3; k++)
+        f[k] = d[k] / length;
+    double up[3] = {c->up.x, c->up.y, c->up.z};
+    double r[3] = {f[1] * up[2] - f[2] * up[1], f[2] * up[0] - f[0] * up[2], f[0] * up[1] - f[1] * up[0]};
+    double r_length = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    double up_length = sqrt(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
+    // Parallel up: the cross product vanishes relative to |up| (1e-6 rad is ~0.06 millidegrees).
+    if (!(r_length > 1e-6 * up_length) || !isfinite(r_length))
+        return false;
+    for (int k = 0; k < 3; k++)
+        s[k] = r[k] / r_length;
+    u[0] = s[1] * f[2] - s[2] * f[1];
+    u[1] = s[2] * f[0] - s[0] * f[2];
+    u[2] = s[0] * f[1] - s[1] * f[0];
+    return true;
+}
+
+sr_status sr_camera_check(const sr_camera *camera, sr_error *err)
+{
+    if (!camera)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera is NULL");
+    const sr_camera *c = camera;
+    if (!sr_vec3_is_finite(c->eye))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera eye (%g, %g, %g) is not finite", (double)c->eye.x,
+                            (double)c->eye.y, (double)c->eye.z);
+    if (!sr_vec3_is_finite(c->target))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera target (%g, %g, %g) is not finite",
+                            (double)c->target.x, (double)c->target.y, (double)c->target.z);
+    if (!sr_vec3_is_finite(c->up))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera up is not finite");
+    double s[3], u[3], f[3];
+    if (c->eye.x == c->target.x && c->eye.y == c->target.y && c->eye.z == c->target.z)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera eye and target are the same point (%g, %g, %g)",
+                            (double)c->eye.x, (double)c->eye.y, (double)c->eye.z);
+    if (!camera_basis(c, s, u, f))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
+                            "camera up (%g, %g, %g) is zero or parallel to the view direction", (double)c->up.x,
+                            (double)c->up.y, (double)c->up.z);
+    if ((unsigned)c->projection > SR_PROJECTION_ORTHOGRAPHIC)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera projection %d is not an sr_projection",
+                            (int)c->projection);
+    if (c->projection == SR_PROJECTION_PERSPECTIVE && !(c->fov_y_degrees > 0.0f && c->fov_y_degrees < 180.0f))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera fov %g degrees is outside (0, 180)",
+                            (double)c->fov_y_degrees);
+    if (c->projection == SR_PROJECTION_ORTHOGRAPHIC && !(c->height > 0.0f && isfinite(c->height)))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera orthographic height %g must be positive",
+                            (double)c->height);
+    if (!(c->near_z > 0.0f && isfinite(c->near_z)))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera near %g must be positive", (double)c->near_z);
+    if (!(c->far_z > c->near_z && isfinite(c->far_z)))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera far %g must be greater than near %g",
+                            (double)c->far_z, (double)c->near_z);
+    return SR_OK;
+}
+
+void sr_camera_matrices(const sr_camera *camera, int width, int height, sr_mat4 *view, sr_mat4 *projection)
+{
+    sr_camera c = sr_camera_resolve(camera);
+    bool valid = sr_camera_check(&c, NULL) == SR_OK && width > 0 && height > 0;
+    float aspect = valid ? (float)width / (float)height : 1.0f;
+    if (view)
+        *view = valid ? sr_mat4_look_at(c.eye, c.target, c.up) : sr_mat4_identity();
+    if (projection) {
+        if (!valid) {
+            *projection = sr_mat4_identity();
+        } else if (c.projection == SR_PROJECTION_ORTHOGRAPHIC) {
+            float half_height = 0.5f * c.height, half_width = half_height * aspect;
+            *projection = sr_mat4_orthographic(-half_width, half_width, -half_height, half_height, c.near_z, c.far_z);
+        } else {
+            *projection = sr_mat4_perspective(c.fov_y_degrees * SR_PI / 180.0f, aspect, c.near_z, c.far_z);
+        }
+    }
+}
+
+sr_ray sr_camera_ray(const sr_camera *camera, int width, int height, float x, float y)
+{
+    sr_camera c = sr_camera_resolve(camera);
+    double s[3], u[3], f[3];
+    if (sr_camera_check(&c, NULL) != SR_OK || width <= 0 || height <= 0 || !isfinite(x) || !isfinite(y) ||
+        !camera_basis(&c, s, u, f))
+        return sr_ray_make(sr_vec3_splat(0.0f), sr_vec3_splat(0.0f), NAN, NAN);
+    // Window to NDC exactly as the viewport transform inverts it: x_win = (ndc_x + 1) / 2 * W,
+    // y_win = (1 - ndc_y) / 2 * H (raster.h, DESIGN.md).
+    double ndc_x = (double)x / width * 2.0 - 1.0, ndc_y = 1.0 - (double)y / height * 2.0;
+    double aspect = (double)width / height;
+    double origin[3] = {c.eye.x, c.eye.y, c.eye.z}, direction[3];
+    double tmin, tmax;
+    if (c.projection == SR_PROJECTION_ORTHOGRAPHIC) {
+        double half_height = 0.5 * c.height, half_width = half_height * aspect;
+        for (int k = 0; k < 3; k++) {
+            origin[k] += s[k] * ndc_x * half_width + u[k] * ndc_y * half_height;
+            direction[k] = f[k];
+        }
+        tmin = c.near_z;
+        tmax = c.far_z;
+    } else {
+        // The view-space direction (ndc_x tan(fov/2) aspect, ndc_y tan(fov/2), -1) in world
+        // space; its component along f is 1, so the near plane is at t = near * |d| / 1.
+        double tangent = tan((double)c.fov_y_degrees * M_PI / 360.0);
+        double dx = ndc_x * tangent * aspect, dy = ndc_y * tangent, length = 0.0;
+        for (int k = 0; k < 3; k++) {
+            direction[k] = s[k] * dx + u[k] * dy + f[k];
+            length += direction[k] * direction[k];
+        }
+        length = sqrt(length);
+        for (int k = 0; k < 3; k++)
+            direction[k] /= length;
+        tmin = c.near_z * length;
+        tmax = c.far_z * length;
+    }
+    return sr_ray_make(sr_vec3_make((float)origin[0], (float)origin[1], (float)origin[2]),
+                       sr_vec3_make((float)direction[0], (float)direction[1], (float)direction[2]), (float)tmin,
+                       (float)tmax);
+}
+
+/* ---- the --camera syntax ---- */
+
+/* Parses `count` comma-separated finite numbers filling all of [text, end). */
+static bool parse_numbers(const char *text, const char *end, float *values, int count)
+{
+    const char *p = text;
+    for (int i = 0; i < count; i++) {
+        char buffer[64];
+        const char *stop = p;
+        while (stop < end && *stop != ',')
+            stop++;
+        size_t length = (size_t)(stop - p);
+        if (length == 0 || length >= sizeof buffer)
+            return false;
+        memcpy(buffer, p, length);
+        buffer[length] = '\0';
+        char *tail = NULL;
+        errno = 0;
+        float value = strtof(buffer, &tail);
+        if (*tail != '\0' || !isfinite(value) || buffer[0] == ' ')
+            return false;
+        values[i] = value;
+        if (i + 1 < count) {
+            if (stop >= end)
+                return false;
+            p = stop + 1;
+        } else if (stop != end) {
+            return false;
+        }
+    }
+    return true;
+}
+
+sr_status sr_camera_parse(const char *text, const sr_camera *base, sr_camera *camera, sr_error *err)
+{
+    if (!text || !camera)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_camera_parse: %s is NULL", text ? "camera" : "text");
+    sr_camera c = base ? *base : (sr_camera){0};
+    const char *p = text;
+    if (*p == '\0')
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera '': empty (expected eye=X,Y,Z:target=X,Y,Z)");
+    while (*p) {
+        const char *end = strchr(p, ':');
+        if (!end)
+            end = p + strlen(p);
+        const char *equals = memchr(p, '=', (size_t)(end - p));
+        if (!equals)
+            return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera '%s': '%.*s' is not KEY=VALUE", text,
+                                (int)(end - p), p);
+        size_t key_length = (size_t)(equals - p);
+        const char *value = equals + 1;
+        float numbers[3] = {0.0f, 0.0f, 0.0f};
+        const struct {
+            const char *key;
+            int count;
+        } keys[] = {{"eye", 3}, {"target", 3}, {"up", 3}, {"fov", 1}, {"near", 1}, {"far", 1}, {"ortho", 1}};
+        int which = -1;
+        for (int k = 0; k < (int)(sizeof keys / sizeof keys[0]); k++)
+            if (strlen(keys[k].key) == key_length && strncmp(p, keys[k].key, key_length) == 0)
+                which = k;
+        if (which < 0)
+            return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
+                                "camera '%s': unknown key '%.*s' (known: eye, target, up, fov, near, far, ortho)", text,
+                                (int)key_length, p);
+        if (!parse_numbers(value, end, numbers, keys[which].count))
+            return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera '%s': %s=%.*s: expected %s", text,
+                                keys[which].key, (int)(end - value), value,
+                                keys[which].count == 3 ? "three finite numbers X,Y,Z" : "one finite number");
+        if (keys[which].count == 1 && !(numbers[0] > 0.0f))
+            return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera '%s': %s=%g must be positive", text,
+                                keys[which].key, (double)numbers[0]);
+        sr_vec3 v = {numbers[0], numbers[1], numbers[2]};
+        switch (which) {
+        case 0:
+            c.eye = v;
+            break;
+        case 1:
+            c.target = v;
+            break;
+        case 2:
+            c.up = v;
+            break;
+        case 3:
+            c.fov_y_degrees = numbers[0];
+            c.projection = SR_PROJECTION_PERSPECTIVE;
+            break;
+        case 4:
+            c.near_z = numbers[0];
+            break;
+        case 5:
+            c.far_z = numbers[0];
+            break;
+        default:
+            c.height = numbers[0];
+            c.projection = SR_PROJECTION_ORTHOGRAPHIC;
+            break;
+        }
+        p = *end ? end + 1 : end;
+        if (*end && *p == '\0')
+            return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera '%s': ends with ':'", text);
+    }
+    sr_camera resolved = sr_camera_resolve(&c);
+    sr_error check = {0};
+    if (sr_camera_check(&resolved, &check) != SR_OK)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "camera '%s': %s", text, check.message);
+    *camera = c;
+    return SR_OK;
+}
