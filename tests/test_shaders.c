@@ -602,31 +602,36 @@ static bool project(sr_mat4 view, sr_mat4 projection, sr_vec3 p, int width, int 
 Test(demo, every_object_is_visible_where_expected, .timeout = 60)
 {
     const int width = 480, height = 270;
-    sr_demo_scene *scene = NULL;
+    sr_scene *scene = NULL;
     sr_error err;
-    cr_assert_eq(sr_demo_scene_create(&scene, &err), SR_OK, "%s", err.message);
-    cr_assert_eq(sr_demo_scene_object_count(scene), 4);
-    cr_assert_null(sr_demo_scene_object(scene, 4));
+    cr_assert_eq(sr_scene_create_demo(&scene, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_scene_node_count(scene), 4);
     frame f = make_frame(width, height, true);
-    cr_assert_eq(sr_demo_scene_render(scene, f.renderer, f.fb, &err), SR_OK, "%s", err.message);
+    sr_scene_frame *scene_frame = NULL;
+    cr_assert_eq(sr_scene_frame_create(&scene_frame, &err), SR_OK);
+    cr_assert_eq(sr_scene_render(scene, NULL, f.renderer, f.fb, scene_frame, &err), SR_OK, "%s", err.message);
 
     sr_mat4 view, projection;
-    sr_demo_scene_camera(scene, width, height, &view, &projection);
-    size_t total = 0;
+    sr_camera camera = sr_scene_camera(scene);
+    sr_camera_matrices(&camera, width, height, &view, &projection);
     const char *names[4] = {"ground", "sphere", "box", "torus"};
     bool failed = false;
-    for (size_t i = 0; i < 4; i++) {
-        const sr_demo_object *object = sr_demo_scene_object(scene, i);
-        cr_assert_str_eq(object->name, names[i]);
-        cr_assert_eq(object->first_primitive_id, total, "ids of %s start at %u", object->name,
-                     object->first_primitive_id);
-        uint32_t first = object->first_primitive_id, end = first + (uint32_t)object->mesh->triangle_count;
-        total += object->mesh->triangle_count;
+    /* Per pixel, the node drawn there (UINT32_MAX for none). */
+    uint32_t *drawn = malloc((size_t)width * height * sizeof *drawn);
+    for (int p = 0; p < width * height; p++) {
+        sr_node_id node;
+        drawn[p] = sr_scene_frame_decode_id(scene_frame, f.fb->ids[p], &node, NULL) ? node.index : UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < 4; i++) {
+        sr_node_id id = sr_scene_node_at(scene, i);
+        sr_node_info object;
+        cr_assert_eq(sr_scene_node(scene, id, &object, NULL), SR_OK);
+        cr_assert_str_eq(object.name, names[i]);
         /* Visible: a good number of pixels carry the object's ids. */
         int pixels = 0;
         double red = 0, green = 0, blue = 0;
         for (int p = 0; p < width * height; p++)
-            if (f.fb->ids[p] >= first && f.fb->ids[p] < end) {
+            if (drawn[p] == i) {
                 pixels++;
                 red += f.fb->color[p] & 0xff;
                 green += f.fb->color[p] >> 8 & 0xff;
@@ -634,24 +639,24 @@ Test(demo, every_object_is_visible_where_expected, .timeout = 60)
             }
         if (pixels < 1500) {
             failed = true;
-            cr_expect_geq(pixels, 1500, "%s covers %d pixels", object->name, pixels);
+            cr_expect_geq(pixels, 1500, "%s covers %d pixels", object.name, pixels);
         }
         /* Where expected: the centre of its world box lands on the object, and the object's
          * mean colour follows its albedo's dominant channel. */
         if (i > 0) {
             int x, y;
-            cr_assert(project(view, projection, sr_aabb_centre(object->world_bounds), width, height, &x, &y),
-                      "%s is off screen", object->name);
-            uint32_t id = f.fb->ids[y * width + x];
+            cr_assert(project(view, projection, sr_aabb_centre(object.world_aabb), width, height, &x, &y),
+                      "%s is off screen", object.name);
+            uint32_t at = drawn[y * width + x];
             /* The torus's centre is its hole: test a point on its ring instead. */
             if (i == 3) {
-                sr_vec3 ring = sr_mat4_transform_point(object->model, sr_vec3_make(0.45f, 0.0f, 0.0f));
+                sr_vec3 ring = sr_mat4_transform_point(object.world, sr_vec3_make(0.45f, 0.0f, 0.0f));
                 project(view, projection, ring, width, height, &x, &y);
-                id = f.fb->ids[y * width + x];
+                at = drawn[y * width + x];
             }
-            if (!(id >= first && id < end)) {
+            if (at != i) {
                 failed = true;
-                cr_expect(false, "pixel (%d, %d) shows id %u, not %s [%u, %u)", x, y, id, object->name, first, end);
+                cr_expect(false, "pixel (%d, %d) shows node %u, not %s", x, y, at, object.name);
             }
         }
         if (i == 1)
@@ -659,14 +664,15 @@ Test(demo, every_object_is_visible_where_expected, .timeout = 60)
         if (i == 3)
             cr_expect(blue > 1.3 * red && blue > green, "the torus is not blue");
     }
-    cr_assert_eq(sr_demo_scene_triangle_count(scene), total);
     /* The ground fills the bottom corners. */
-    cr_expect(f.fb->ids[(height - 1) * width] < sr_demo_scene_object(scene, 0)->mesh->triangle_count);
-    cr_expect(f.fb->ids[(height - 1) * width + width - 1] < sr_demo_scene_object(scene, 0)->mesh->triangle_count);
+    cr_expect_eq(drawn[(height - 1) * width], 0u);
+    cr_expect_eq(drawn[(height - 1) * width + width - 1], 0u);
     if (failed)
         dump_frame(f.fb, "test_shaders_demo_actual.png");
+    free(drawn);
+    sr_scene_frame_destroy(scene_frame);
     free_frame(&f);
-    sr_demo_scene_destroy(scene);
+    sr_scene_destroy(scene);
 }
 
 Test(demo, bench_camera_is_bench_scene)

@@ -1,63 +1,74 @@
-/* cmd_render.c — `softrast render`: one frame of a mesh (BENCH_SCENE.md's canonical scene) or of
- * the built-in demo scene, written to an image file, optionally with the depth and id buffers
- * as raw files. Everything the user gives is checked before any work starts; every failure
- * prints one message naming the argument or file and leaves no output file behind. */
-#include <errno.h>
+/* cmd_render.c — `softrast render`: one frame of a scene file, a mesh (BENCH_SCENE.md's canonical
+ * scene) or the built-in demo scene, written to an image file, optionally with the depth and id
+ * buffers as raw files and the frame's statistics as JSON. Everything the user gives is checked
+ * before any work starts; every failure prints one message naming the argument or file and
+ * leaves no output file behind. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <softrast/raster.h>
 #include <softrast/scene.h>
+#include <softrast/shaders.h>
 
+#include "app_scene.h"
 #include "args.h"
 #include "commands.h"
-#include <softrast/shaders.h>
 
 #define DEFAULT_OUT "frame.bmp"
 #define DEFAULT_WIDTH 1280
 #define DEFAULT_HEIGHT 720
-/* Squares of the generated checker texture along the mesh's [-1, 1] extent (textured shader). */
-#define CHECKER_SQUARES 8
 
 typedef struct render_options {
-    const char *mesh_path; ///< NULL: the demo scene
+    const char *scene_path; ///< NULL: the demo scene
     const char *out_path;
     const char *depth_path; ///< NULL: not written
     const char *ids_path;   ///< NULL: not written
+    const char *camera;     ///< --camera SPEC, NULL: the scene's camera
     int width, height;
-    const sr_shader *shader; ///< NULL: lambert (mesh); the demo scene brings its own
+    long threads;
+    bool stats;
+    const sr_shader *shader; ///< NULL: the materials' shaders (lambert for a mesh)
 } render_options;
 
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "usage: softrast render [MESH.obj] [--out FILE] [--size WxH] [--shader NAME]\n"
-            "                       [--depth FILE] [--ids FILE]\n"
+            "usage: softrast render [SCENE.json | MESH.obj] [--out FILE] [--size WxH] [--shader NAME]\n"
+            "                       [--camera SPEC] [--depth FILE] [--ids FILE] [--stats] [--threads N]\n"
             "\n"
-            "Renders one frame. With MESH.obj: BENCH_SCENE.md's canonical scene (the mesh normalised to\n"
-            "[-1,1]^3 with area-weighted vertex normals, eye (0,0,3) looking at the origin, fov_y 45\n"
-            "degrees, near 0.1, far 100, background 0.1 grey, depth LESS, no culling). Without a mesh:\n"
-            "the built-in demo scene (ground, sphere, box, torus), which uses its own shaders.\n"
+            "Renders one frame of a scene file (the format is in the README), of a mesh, or of the\n"
+            "built-in demo scene (ground, sphere, box, torus) when neither is given. A mesh is drawn as\n"
+            "BENCH_SCENE.md's canonical scene: normalised to [-1,1]^3 with area-weighted vertex normals,\n"
+            "eye (0,0,3) looking at the origin, fov_y 45 degrees, near 0.1, far 100, background 0.1\n"
+            "grey, depth LESS, no culling, lambert with albedo 0.8. Instances outside the camera's\n"
+            "frustum are culled (the picture is the same without culling).\n"
             "\n"
             "options:\n"
             "  --out FILE     colour image, .bmp or .png (default " DEFAULT_OUT " in the current folder)\n"
             "  --size WxH     image size in pixels, each side 1 to %d (default %dx%d)\n"
-            "  --shader NAME  shader for the mesh (default lambert; not with the demo scene):\n",
+            "  --camera SPEC  eye=X,Y,Z:target=X,Y,Z[:up=X,Y,Z][:fov=DEG][:near=N][:far=F][:ortho=H]\n"
+            "                 replaces the scene's camera (keys not given keep the scene's values;\n"
+            "                 ortho=H: orthographic, H world units high)\n"
+            "  --shader NAME  draw everything with one shader instead of the materials' shaders:\n",
             SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT);
     for (size_t i = 0; i < sr_shader_count(); i++)
         fprintf(out, "                   %-12s %s\n", sr_shader_get(i)->name, sr_shader_get(i)->summary);
-    fputs("                 OBJ files carry no uvs or colours: textured maps an 8x8 checker texture by\n"
+    fputs("                 OBJ files without uvs or colours: textured maps an 8x8 checker texture by\n"
           "                 the planar projection u = (x+1)/2, v = (1-y)/2 of the normalised mesh, and\n"
           "                 vertex_color shows the normalised position as colour (p * 0.5 + 0.5).\n"
           "  --depth FILE   window depth in [0,1] per pixel: raw little-endian float32, top row first,\n"
           "                 1.0 where nothing was drawn\n"
-          "  --ids FILE     triangle drawn per pixel: raw little-endian uint32, top row first, the\n"
-          "                 triangle's index in file order after fan triangulation (demo scene:\n"
-          "                 numbered across objects in the order ground, sphere, box, torus),\n"
-          "                 0xffffffff where nothing was drawn\n"
+          "  --ids FILE     what was drawn per pixel, raw little-endian uint32, top row first:\n"
+          "                 for a mesh one value, the triangle's index in file order after\n"
+          "                 triangulation; for a scene (or the demo scene) two values, the node's\n"
+          "                 index and the triangle's index in that node's mesh; 0xffffffff where\n"
+          "                 nothing was drawn\n"
+          "  --stats        print the frame's statistics as one JSON line instead of the summary:\n"
+          "                 instances (total, culled, drawn), triangles (submitted, back-face\n"
+          "                 culled, clipped, drawn), fragments shaded, draw calls, milliseconds per\n"
+          "                 stage (load, update, cull, draw)\n"
+          "  --threads N    rendering threads, 1 to 64 (default 1); the image does not depend on N\n"
           "  --help         this text\n"
           "\n"
           "Files are written under a temporary name and renamed; when one output fails, the ones\n"
@@ -65,60 +76,10 @@ static void print_usage(FILE *out)
           out);
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-/* Checks before rendering that `path` can become a file: its folder exists and is writable, and
- * the path itself is not a folder. The atomic save checks again; this only avoids rendering a
- * large frame for nothing and names the problem more precisely. */
-static bool check_output_path(const char *option, const char *path, char error[SR_ARGS_ERROR_SIZE])
-{
-    if (path[0] == '\0') {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: empty file name", option);
-        return false;
-    }
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: '%s' is a folder, not a file", option, path);
-        return false;
-    }
-    char folder[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash) {
-        strcpy(folder, ".");
-    } else {
-        size_t length = slash == path ? 1 : (size_t)(slash - path);
-        if (length >= sizeof folder) {
-            snprintf(error, SR_ARGS_ERROR_SIZE, "%s: path too long", option);
-            return false;
-        }
-        memcpy(folder, path, length);
-        folder[length] = '\0';
-    }
-    if (stat(folder, &info) != 0) {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: cannot write '%s': folder '%s' does not exist", option, path, folder);
-        return false;
-    }
-    if (!S_ISDIR(info.st_mode)) {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: cannot write '%s': '%s' is not a folder", option, path, folder);
-        return false;
-    }
-    if (access(folder, W_OK) != 0) {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "%s: cannot write '%s': folder '%s' is not writable (%s)", option, path,
-                 folder, strerror(errno));
-        return false;
-    }
-    return true;
-}
-
 /* Returns -1 to go on rendering, otherwise the exit status (0 after --help). */
 static int parse_options(int argc, char **argv, render_options *o)
 {
-    *o = (render_options){.out_path = DEFAULT_OUT, .width = DEFAULT_WIDTH, .height = DEFAULT_HEIGHT};
+    *o = (render_options){.out_path = DEFAULT_OUT, .width = DEFAULT_WIDTH, .height = DEFAULT_HEIGHT, .threads = 1};
     char error[SR_ARGS_ERROR_SIZE] = "";
     const char *shader_name = NULL;
     for (int i = 1; i < argc; i++) {
@@ -127,8 +88,11 @@ static int parse_options(int argc, char **argv, render_options *o)
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
             return 0;
+        } else if (strcmp(arg, "--stats") == 0) {
+            o->stats = true;
         } else if (strcmp(arg, "--out") == 0 || strcmp(arg, "--depth") == 0 || strcmp(arg, "--ids") == 0 ||
-                   strcmp(arg, "--size") == 0 || strcmp(arg, "--shader") == 0) {
+                   strcmp(arg, "--size") == 0 || strcmp(arg, "--shader") == 0 || strcmp(arg, "--camera") == 0 ||
+                   strcmp(arg, "--threads") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto fail;
             if (strcmp(arg, "--out") == 0)
@@ -139,27 +103,27 @@ static int parse_options(int argc, char **argv, render_options *o)
                 o->ids_path = value;
             else if (strcmp(arg, "--shader") == 0)
                 shader_name = value;
-            else if (!sr_args_parse_size("--size", value, SR_MAX_IMAGE_SIDE, &o->width, &o->height, error))
+            else if (strcmp(arg, "--camera") == 0)
+                o->camera = value;
+            else if (strcmp(arg, "--threads") == 0) {
+                if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &o->threads, error))
+                    goto fail;
+            } else if (!sr_args_parse_size("--size", value, SR_MAX_IMAGE_SIDE, &o->width, &o->height, error))
                 goto fail;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             snprintf(error, sizeof error, "unknown option '%s' (see softrast render --help)", arg);
             goto fail;
-        } else if (o->mesh_path) {
-            snprintf(error, sizeof error, "more than one mesh given ('%s' and '%s')", o->mesh_path, arg);
+        } else if (o->scene_path) {
+            snprintf(error, sizeof error, "more than one scene or mesh given ('%s' and '%s')", o->scene_path, arg);
             goto fail;
         } else {
-            o->mesh_path = arg;
+            o->scene_path = arg;
         }
     }
     if (shader_name) {
         o->shader = sr_shader_find(shader_name);
         if (!o->shader) {
             snprintf(error, sizeof error, "--shader: unknown shader '%s' (known: %s)", shader_name, sr_shader_names());
-            goto fail;
-        }
-        if (!o->mesh_path) {
-            snprintf(error, sizeof error,
-                     "--shader %s: needs a mesh; the demo scene (no MESH.obj) uses its own shaders", shader_name);
             goto fail;
         }
     }
@@ -172,7 +136,7 @@ static int parse_options(int argc, char **argv, render_options *o)
     for (int a = 0; a < 3; a++) {
         if (!paths[a])
             continue;
-        if (!check_output_path(names[a], paths[a], error))
+        if (!sr_app_check_output_path(names[a], paths[a], error))
             goto fail;
         for (int b = 0; b < a; b++)
             if (paths[b] && strcmp(paths[a], paths[b]) == 0) {
@@ -186,89 +150,38 @@ fail:
     return 2;
 }
 
-/* The mesh in the built-in vertex layout, with what OBJ files lack made up (see --help): uvs by
- * planar projection onto XY of the normalised mesh (v down, raster.h), colour = position mapped
- * from [-1, 1] to [0, 1]. */
-static sr_status make_mesh_vertices(const sr_mesh *mesh, sr_shader_vertex **out, sr_error *err)
+/* The id file: per pixel the triangle (mesh) or the node and the triangle (scene). */
+static sr_status save_ids(const render_options *o, sr_app_input input, const sr_framebuffer *fb,
+                          const sr_scene_frame *frame, sr_error *err)
 {
-    sr_status status = sr_mesh_create_shader_vertices(mesh, NULL, out, err);
-    if (status != SR_OK)
-        return status;
-    for (size_t i = 0; i < mesh->vertex_count; i++) {
-        sr_shader_vertex *v = &(*out)[i];
-        sr_vec3 p = v->position;
-        if (!mesh->uvs)
-            v->uv = sr_vec2_make((p.x + 1.0f) * 0.5f, (1.0f - p.y) * 0.5f);
-        v->color[0] = p.x * 0.5f + 0.5f;
-        v->color[1] = p.y * 0.5f + 0.5f;
-        v->color[2] = p.z * 0.5f + 0.5f;
-        v->color[3] = 1.0f;
+    size_t pixels = (size_t)fb->width * (size_t)fb->height, per_pixel = input == SR_APP_INPUT_MESH ? 1 : 2;
+    uint32_t *values = sr_alloc_array(pixels * per_pixel, sizeof *values);
+    if (!values)
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory for the ids", o->ids_path);
+    for (size_t p = 0; p < pixels; p++) {
+        sr_node_id node;
+        uint32_t triangle;
+        if (!sr_scene_frame_decode_id(frame, fb->ids[p], &node, &triangle)) {
+            node.index = SR_NO_ID;
+            triangle = SR_NO_ID;
+        }
+        // Little-endian on the machines softrast builds for (x86-64, arm64).
+        if (per_pixel == 1) {
+            values[p] = triangle;
+        } else {
+            values[2 * p] = node.index;
+            values[2 * p + 1] = triangle;
+        }
     }
-    return SR_OK;
-}
-
-/* The depth program's white-to-black range: the nearest and farthest view distances of the
- * mesh's vertices, so the grey ramp spans the mesh rather than the camera's 0.1 to 100. */
-static void fit_depth_range(const sr_mesh *mesh, sr_shader_uniforms *u)
-{
-    float nearest = INFINITY, farthest = -INFINITY;
-    for (size_t i = 0; i < mesh->vertex_count; i++) {
-        float distance = -sr_mat4_transform_point(u->model_view, mesh->positions[i]).z;
-        nearest = fminf(nearest, distance);
-        farthest = fmaxf(farthest, distance);
-    }
-    if (nearest < farthest) {
-        u->depth_near = nearest;
-        u->depth_far = farthest;
-    }
-}
-
-/* Draws the mesh with the chosen shader into a cleared framebuffer. */
-static sr_status render_mesh(const render_options *o, const sr_mesh *mesh, sr_renderer *renderer, sr_framebuffer *fb,
-                             sr_error *err)
-{
-    sr_shader_vertex *vertices = NULL;
-    sr_texture *checker = NULL;
-    const sr_shader *shader = o->shader ? o->shader : &sr_shader_lambert;
-    sr_status status = make_mesh_vertices(mesh, &vertices, err);
-    if (status == SR_OK && (shader->inputs & SR_SHADER_INPUT_TEXTURE))
-        status = sr_checker_texture_create(64, CHECKER_SQUARES, sr_rgba8(1.0f, 1.0f, 1.0f, 1.0f),
-                                           sr_rgba8(0.3f, 0.3f, 0.3f, 1.0f), &checker, err);
-    if (status == SR_OK) {
-        sr_mat4 view, projection;
-        sr_bench_scene_camera(fb->width, fb->height, &view, &projection);
-        sr_shader_uniforms uniforms = sr_shader_uniforms_default();
-        sr_shader_uniforms_set_transforms(&uniforms, sr_mat4_identity(), view, projection);
-        uniforms.texture = checker;
-        fit_depth_range(mesh, &uniforms);
-        sr_program program = sr_shader_program(shader, &uniforms);
-        sr_framebuffer_clear(fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
-        status = sr_draw_triangles(renderer, fb,
-                                   &(sr_draw_desc){.vertices = vertices,
-                                                   .vertex_count = mesh->vertex_count,
-                                                   .vertex_stride = sizeof(sr_shader_vertex),
-                                                   .indices = mesh->indices,
-                                                   .index_count = mesh->triangle_count * 3,
-                                                   .program = &program},
-                                   err);
-    }
-    sr_texture_destroy(checker);
-    sr_free(vertices);
+    sr_status status = sr_file_write_atomic(o->ids_path, values, pixels * per_pixel * sizeof *values, err);
+    sr_free(values);
     return status;
-}
-
-/* Removes an output this run wrote, but only a regular file: a device or pipe given as output
- * (--depth /dev/null) was written in place and must never be unlinked. */
-static void remove_written(const char *path)
-{
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISREG(info.st_mode))
-        remove(path);
 }
 
 /* Writes the requested files in order; if one fails, removes the ones this run already wrote,
  * so the user never finds a colour image next to a missing id file and thinks both are new. */
-static sr_status save_outputs(const render_options *o, const sr_framebuffer *fb, sr_error *err)
+static sr_status save_outputs(const render_options *o, sr_app_input input, const sr_framebuffer *fb,
+                              const sr_scene_frame *frame, sr_error *err)
 {
     sr_status status = sr_framebuffer_save(fb, o->out_path, err);
     if (status != SR_OK)
@@ -276,20 +189,35 @@ static sr_status save_outputs(const render_options *o, const sr_framebuffer *fb,
     if (o->depth_path) {
         status = sr_framebuffer_save_depth(fb, o->depth_path, err);
         if (status != SR_OK) {
-            remove_written(o->out_path);
+            sr_app_remove_written(o->out_path);
             return status;
         }
     }
     if (o->ids_path) {
-        status = sr_framebuffer_save_ids(fb, o->ids_path, err);
+        status = save_ids(o, input, fb, frame, err);
         if (status != SR_OK) {
-            remove_written(o->out_path);
+            sr_app_remove_written(o->out_path);
             if (o->depth_path)
-                remove_written(o->depth_path);
+                sr_app_remove_written(o->depth_path);
             return status;
         }
     }
     return SR_OK;
+}
+
+static void print_stats(const render_options *o, const sr_scene_stats *s, double load_ms)
+{
+    printf("{\"out\": ");
+    sr_app_print_json_string(stdout, o->out_path);
+    printf(", \"size\": [%d, %d], \"threads\": %ld, "
+           "\"instances\": {\"total\": %u, \"culled\": %u, \"drawn\": %u}, "
+           "\"triangles\": {\"submitted\": %llu, \"backface_culled\": %llu, \"clipped\": %llu, \"drawn\": %llu}, "
+           "\"fragments_shaded\": %llu, \"draw_calls\": %u, "
+           "\"ms\": {\"load\": %.3f, \"update\": %.3f, \"cull\": %.3f, \"draw\": %.3f}}\n",
+           o->width, o->height, o->threads, s->instances_total, s->instances_culled, s->instances_drawn,
+           (unsigned long long)s->triangles_submitted, (unsigned long long)s->triangles_backface_culled,
+           (unsigned long long)s->triangles_clipped, (unsigned long long)s->triangles_drawn,
+           (unsigned long long)s->fragments_shaded, s->draw_calls, load_ms, s->update_ms, s->cull_ms, s->draw_ms);
 }
 
 int sr_cmd_render(int argc, char **argv)
@@ -300,53 +228,65 @@ int sr_cmd_render(int argc, char **argv)
         return exit_status;
 
     sr_error err = {0};
-    sr_mesh *mesh = NULL;
-    sr_demo_scene *demo = NULL;
+    sr_scene *scene = NULL;
     sr_renderer *renderer = NULL;
     sr_framebuffer *fb = NULL;
-    size_t triangles = 0;
-    double render_ms = 0.0;
+    sr_scene_frame *frame = NULL;
+    sr_texture *checker = NULL;
+    sr_app_input input = SR_APP_INPUT_DEMO;
 
-    double start = now_ms();
-    sr_status status = options.mesh_path ? sr_bench_scene_load_mesh(options.mesh_path, &mesh, &err)
-                                         : sr_demo_scene_create(&demo, &err);
-    double load_ms = now_ms() - start;
+    double start = sr_app_now_ms();
+    sr_status status = sr_app_load_scene("softrast render", options.scene_path, &scene, &input, &err);
+    double load_ms = sr_app_now_ms() - start;
+    sr_camera camera = sr_scene_camera(scene);
+    if (status == SR_OK && options.camera) {
+        sr_camera base = camera;
+        sr_error camera_error = {0};
+        if (sr_camera_parse(options.camera, &base, &camera, &camera_error) != SR_OK)
+            status = sr_error_set(&err, camera_error.status, "--camera: %.400s", camera_error.message);
+    }
     if (status == SR_OK)
         status = sr_framebuffer_create(
             &(sr_framebuffer_desc){.width = options.width, .height = options.height, .ids = options.ids_path != NULL},
             &fb, &err);
     if (status == SR_OK)
-        status = sr_renderer_create(&(sr_renderer_desc){.threads = 1}, &renderer, &err);
+        status = sr_renderer_create(&(sr_renderer_desc){.threads = (int)options.threads}, &renderer, &err);
+    if (status == SR_OK)
+        status = sr_scene_frame_create(&frame, &err);
+    if (status == SR_OK && options.shader && (options.shader->inputs & SR_SHADER_INPUT_TEXTURE))
+        status = sr_app_checker_texture(&checker, &err);
     if (status == SR_OK) {
-        start = now_ms();
-        if (mesh) {
-            triangles = mesh->triangle_count;
-            status = render_mesh(&options, mesh, renderer, fb, &err);
-        } else {
-            triangles = sr_demo_scene_triangle_count(demo);
-            status = sr_demo_scene_render(demo, renderer, fb, &err);
-        }
-        render_ms = now_ms() - start;
+        sr_scene_render_desc desc = {.camera = &camera, .shader = options.shader, .fallback_texture = checker};
+        status = sr_scene_render(scene, &desc, renderer, fb, frame, &err);
     }
     if (status == SR_OK)
-        status = save_outputs(&options, fb, &err);
+        status = save_outputs(&options, input, fb, frame, &err);
 
     if (status == SR_OK) {
-        printf("softrast render: wrote %s (%dx%d, %s, %s, %zu triangles, load %.1f ms, render %.1f ms)",
-               options.out_path, options.width, options.height, mesh ? options.mesh_path : "demo scene",
-               mesh ? (options.shader ? options.shader->name : "lambert") : "demo shaders", triangles, load_ms,
-               render_ms);
-        if (options.depth_path)
-            printf(", depth %s", options.depth_path);
-        if (options.ids_path)
-            printf(", ids %s", options.ids_path);
-        putchar('\n');
+        sr_scene_stats stats = sr_scene_frame_stats(frame);
+        if (options.stats) {
+            print_stats(&options, &stats, load_ms);
+        } else {
+            printf("softrast render: wrote %s (%dx%d, %s, %s, %llu triangles, %u of %u instances drawn, load %.1f ms, "
+                   "render %.1f ms)",
+                   options.out_path, options.width, options.height,
+                   options.scene_path ? options.scene_path : "demo scene",
+                   options.shader ? options.shader->name : "materials' shaders",
+                   (unsigned long long)stats.triangles_submitted, stats.instances_drawn, stats.instances_total, load_ms,
+                   stats.update_ms + stats.cull_ms + stats.draw_ms);
+            if (options.depth_path)
+                printf(", depth %s", options.depth_path);
+            if (options.ids_path)
+                printf(", ids %s", options.ids_path);
+            putchar('\n');
+        }
     } else {
         fprintf(stderr, "softrast render: %s\n", err.message[0] ? err.message : sr_status_name(status));
     }
+    sr_texture_destroy(checker);
+    sr_scene_frame_destroy(frame);
     sr_renderer_destroy(renderer);
     sr_framebuffer_destroy(fb);
-    sr_demo_scene_destroy(demo);
-    sr_mesh_destroy(mesh);
+    sr_scene_destroy(scene);
     return status == SR_OK ? 0 : 1;
 }

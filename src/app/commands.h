@@ -7,6 +7,8 @@ int sr_cmd_render(int argc, char **argv);       /* cmd_render.c */
 int sr_cmd_bench_raster(int argc, char **argv); /* cmd_bench_raster.c: softrast bench raster */
 int sr_cmd_bench_bvh(int argc, char **argv);    /* cmd_bench_bvh.c: softrast bench bvh */
 int sr_cmd_raycast(int argc, char **argv);      /* cmd_raycast.c */
+int sr_cmd_pick(int argc, char **argv);         /* cmd_pick.c */
+int sr_cmd_bench_scene(int argc, char **argv);  /* cmd_bench_scene.c: softrast bench scene */
 
 /* cmd_raycast.c: CLOCK_MONOTONIC in seconds. */
 double sr_cmd_seconds(void);

@@ -9,12 +9,17 @@ static void print_usage(FILE *out)
     fputs("usage: softrast COMMAND [ARGS]\n"
           "\n"
           "commands:\n"
-          "  render [MESH.obj] [--out FILE.bmp|.png] [--size WxH] [--shader NAME]\n"
-          "         [--depth FILE] [--ids FILE]      render a mesh (or the demo scene) to a file\n"
+          "  render [SCENE.json|MESH.obj] [--out FILE.bmp|.png] [--size WxH] [--camera SPEC]\n"
+          "         [--shader NAME] [--depth FILE] [--ids FILE] [--stats] [--threads N]\n"
+          "                                          render a scene, a mesh or the demo scene to a file\n"
+          "  pick [SCENE.json|MESH.obj] [--size WxH] [--camera SPEC] (--at X,Y ... | --points FILE)\n"
+          "                                          what is under pixels of that picture, as JSON lines\n"
           "  raycast MESH.obj (--rays RAYS | --primary WxH) --out HITS [--any-hit] [--threads N]\n"
           "                                          cast a batch of rays against a mesh\n"
           "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
-          "  bench bvh MESH.obj [--runs N]           benchmarks, one JSON line each\n"
+          "  bench bvh MESH.obj [--runs N]\n"
+          "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N]\n"
+          "                                          benchmarks, one JSON line each\n"
           "  help                                    this text\n"
           "\n"
           "Run 'softrast COMMAND --help' for the options of a command.\n",
@@ -36,16 +41,20 @@ int main(int argc, char **argv)
         return sr_cmd_render(argc - 1, argv + 1);
     if (strcmp(command, "raycast") == 0)
         return sr_cmd_raycast(argc - 1, argv + 1);
+    if (strcmp(command, "pick") == 0)
+        return sr_cmd_pick(argc - 1, argv + 1);
     if (strcmp(command, "bench") == 0) {
         if (argc < 3) {
-            fputs("softrast bench: missing benchmark name (raster or bvh)\n", stderr);
+            fputs("softrast bench: missing benchmark name (raster, bvh or scene)\n", stderr);
             return 2;
         }
         if (strcmp(argv[2], "raster") == 0)
             return sr_cmd_bench_raster(argc - 2, argv + 2);
         if (strcmp(argv[2], "bvh") == 0)
             return sr_cmd_bench_bvh(argc - 2, argv + 2);
-        fprintf(stderr, "softrast bench: unknown benchmark '%s' (expected raster or bvh)\n", argv[2]);
+        if (strcmp(argv[2], "scene") == 0)
+            return sr_cmd_bench_scene(argc - 2, argv + 2);
+        fprintf(stderr, "softrast bench: unknown benchmark '%s' (expected raster, bvh or scene)\n", argv[2]);
         return 2;
     }
     fprintf(stderr, "softrast: unknown command '%s'\n\n", command);

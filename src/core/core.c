@@ -1,9 +1,11 @@
 /* core.c — status names, error messages and the allocator hook (softrast/core.h). */
 #include <softrast/core.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void *default_allocate(size_t size, void *user)
 {
@@ -103,4 +105,74 @@ void sr_free(void *pointer)
 {
     if (pointer)
         g_allocator.release(pointer, g_allocator.user);
+}
+
+sr_status sr_file_read(const char *path, size_t max_size, char **out_data, size_t *out_size, sr_error *err)
+{
+    if (out_data)
+        *out_data = NULL;
+    if (out_size)
+        *out_size = 0;
+    if (!path || !out_data)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_file_read: %s is NULL", path ? "out_data" : "path");
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return sr_error_set(err, SR_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat info;
+    if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) {
+        fclose(file);
+        return sr_error_set(err, SR_ERROR_IO, "%s: not a regular file", path);
+    }
+    if ((uint64_t)info.st_size > (uint64_t)max_size) {
+        fclose(file);
+        return sr_error_set(err, SR_ERROR_UNSUPPORTED, "%s: %llu bytes, larger than the limit of %llu", path,
+                            (unsigned long long)info.st_size, (unsigned long long)max_size);
+    }
+    /* One block of the size stat reports, plus one byte to notice a file that grew meanwhile. */
+    size_t capacity = (size_t)info.st_size + 2;
+    char *data = sr_alloc(capacity);
+    if (!data) {
+        fclose(file);
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", path,
+                            (unsigned long long)info.st_size);
+    }
+    size_t length = 0;
+    sr_status status = SR_OK;
+    for (;;) {
+        size_t got = fread(data + length, 1, capacity - 1 - length, file);
+        length += got;
+        if (got == 0) {
+            if (ferror(file))
+                status = sr_error_set(err, SR_ERROR_IO, "%s: read error: %s", path, strerror(errno));
+            break;
+        }
+        if (length == capacity - 1) {
+            if (length > max_size) {
+                status = sr_error_set(err, SR_ERROR_UNSUPPORTED, "%s: larger than the limit of %llu bytes", path,
+                                      (unsigned long long)max_size);
+                break;
+            }
+            size_t grown = capacity * 2;
+            char *bigger = sr_realloc(data, grown);
+            if (!bigger) {
+                status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
+                break;
+            }
+            data = bigger;
+            capacity = grown;
+        }
+    }
+    fclose(file);
+    if (status == SR_OK && length > max_size)
+        status = sr_error_set(err, SR_ERROR_UNSUPPORTED, "%s: larger than the limit of %llu bytes", path,
+                              (unsigned long long)max_size);
+    if (status != SR_OK) {
+        sr_free(data);
+        return status;
+    }
+    data[length] = '\0';
+    *out_data = data;
+    if (out_size)
+        *out_size = length;
+    return SR_OK;
 }

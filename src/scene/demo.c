@@ -1,31 +1,13 @@
-/* src/scene/demo.c — the built-in demo scene (softrast/scene.h): a few generated shapes on a
- * checker-textured ground, made in code so that `softrast render` with no file and the tests
- * always have something to draw. Also the two helpers every caller of the built-in shaders
- * needs: a mesh interleaved into sr_shader_vertex, and a checker texture.
- * Knows meshes, raster and the shader catalogue; not SDL, not files. The scene module with
- * nodes and picking will replace the fixed object array here. */
+/* src/scene/demo.c — the built-in scenes (softrast/scene.h): the demo scene made in code, so that
+ * `softrast render` with no file and the tests always have something to draw, and the canonical
+ * scene of one mesh (BENCH_SCENE.md). Also the helpers every caller of the built-in shaders
+ * needs: a mesh interleaved into sr_shader_vertex, a checker texture, BENCH_SCENE.md's camera
+ * and rays. Knows meshes, scenes, raster and the shader catalogue; not SDL, not files. */
 #include <softrast/scene.h>
 
 #include <softrast/shaders.h>
 
 #include <string.h>
-
-#define DEMO_OBJECT_COUNT 4
-
-struct sr_demo_scene {
-    sr_demo_object objects[DEMO_OBJECT_COUNT];
-    sr_mesh *meshes[DEMO_OBJECT_COUNT];
-    sr_shader_vertex *vertices[DEMO_OBJECT_COUNT];
-    sr_texture *checker;
-};
-
-/* The camera: above and in front of the objects, looking slightly down, so that the ground
- * recedes to the top of the image and every object stands in the middle band. */
-static const sr_vec3 demo_eye = {0.0f, 2.0f, 4.6f};
-static const sr_vec3 demo_target = {0.0f, 0.35f, 0.0f};
-static const float demo_fov_y = 45.0f * SR_PI / 180.0f;
-static const float demo_near = 0.1f;
-static const float demo_far = 100.0f;
 
 sr_status sr_mesh_create_shader_vertices(const sr_mesh *mesh, const float color[4], sr_shader_vertex **out,
                                          sr_error *err)
@@ -46,7 +28,15 @@ sr_status sr_mesh_create_shader_vertices(const sr_mesh *mesh, const float color[
         v->position = mesh->positions[i];
         v->normal = mesh->normals ? mesh->normals[i] : sr_vec3_make(0.0f, 0.0f, 0.0f);
         v->uv = mesh->uvs ? mesh->uvs[i] : sr_vec2_make(0.0f, 0.0f);
-        memcpy(v->color, color, sizeof v->color);
+        if (mesh->colors) {
+            const sr_vec4 c = mesh->colors[i];
+            v->color[0] = c.x;
+            v->color[1] = c.y;
+            v->color[2] = c.z;
+            v->color[3] = c.w;
+        } else {
+            memcpy(v->color, color, sizeof v->color);
+        }
     }
     *out = vertices;
     return SR_OK;
@@ -128,27 +118,46 @@ sr_status sr_bench_scene_load_mesh(const char *path, sr_mesh **out, sr_error *er
     return SR_OK;
 }
 
-void sr_demo_scene_destroy(sr_demo_scene *scene)
+sr_status sr_scene_create_from_mesh(sr_mesh *mesh, const char *name, sr_scene **out, sr_error *err)
 {
-    if (!scene)
-        return;
-    for (int i = 0; i < DEMO_OBJECT_COUNT; i++) {
-        sr_mesh_destroy(scene->meshes[i]);
-        sr_free(scene->vertices[i]);
+    if (!out) {
+        sr_mesh_destroy(mesh);
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_create_from_mesh: out is NULL");
     }
-    sr_texture_destroy(scene->checker);
-    sr_free(scene);
+    *out = NULL;
+    if (!mesh)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_create_from_mesh: mesh is NULL");
+    sr_scene *scene = NULL;
+    sr_status status = sr_scene_create(&(sr_scene_desc){.name = name ? name : "mesh"}, &scene, err);
+    if (status != SR_OK) {
+        sr_mesh_destroy(mesh);
+        return status;
+    }
+    sr_mesh_id mesh_id = {0};
+    status = sr_scene_add_mesh(scene, mesh, name ? name : "mesh", &mesh_id, err);
+    sr_node_id node;
+    if (status == SR_OK)
+        status = sr_scene_add_node(scene, &(sr_node_desc){.name = name ? name : "mesh", .mesh = mesh_id}, &node, err);
+    if (status == SR_OK)
+        status = sr_scene_update(scene, NULL, err);
+    if (status != SR_OK) {
+        sr_scene_destroy(scene);
+        return status;
+    }
+    *out = scene;
+    return SR_OK;
 }
 
-/* What create makes of each object: its shape comes from the switch in make_mesh. */
-typedef struct object_recipe {
+/* One object of the demo scene. */
+typedef struct demo_object {
     const char *name;
     const sr_shader *shader;
     sr_vec3 albedo;
-    sr_mat4 model;
-} object_recipe;
+    bool textured;
+    sr_vec3 translation, euler_degrees;
+} demo_object;
 
-static sr_status make_mesh(int index, sr_mesh **out, sr_error *err)
+static sr_status make_demo_mesh(int index, sr_mesh **out, sr_error *err)
 {
     switch (index) {
     case 0:
@@ -162,118 +171,65 @@ static sr_status make_mesh(int index, sr_mesh **out, sr_error *err)
     }
 }
 
-sr_status sr_demo_scene_create(sr_demo_scene **out, sr_error *err)
+sr_status sr_scene_create_demo(sr_scene **out, sr_error *err)
 {
     if (!out)
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_demo_scene_create: out is NULL");
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_create_demo: out is NULL");
     *out = NULL;
-    sr_demo_scene *scene = sr_calloc(1, sizeof *scene);
-    if (!scene)
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_demo_scene_create: no memory for the scene");
-
-    const object_recipe recipes[DEMO_OBJECT_COUNT] = {
-        {"ground", &sr_shader_textured, {0.9f, 0.9f, 0.9f}, sr_mat4_identity()},
-        {"sphere", &sr_shader_lambert, {0.85f, 0.25f, 0.2f}, sr_mat4_translation(sr_vec3_make(-1.5f, 0.6f, 0.2f))},
-        {"box",
-         &sr_shader_textured,
-         {1.0f, 0.7f, 0.3f},
-         sr_mat4_mul(sr_mat4_translation(sr_vec3_make(0.0f, 0.5f, -0.6f)),
-                     sr_mat4_rotation(sr_vec3_make(0.0f, 1.0f, 0.0f), 35.0f * SR_PI / 180.0f))},
+    static const demo_object objects[4] = {
+        {"ground", &sr_shader_textured, {0.9f, 0.9f, 0.9f}, true, {0, 0, 0}, {0, 0, 0}},
+        {"sphere", &sr_shader_lambert, {0.85f, 0.25f, 0.2f}, false, {-1.5f, 0.6f, 0.2f}, {0, 0, 0}},
+        {"box", &sr_shader_textured, {1.0f, 0.7f, 0.3f}, true, {0.0f, 0.5f, -0.6f}, {0, 35, 0}},
         /* Tilted towards the camera so the hole shows. */
-        {"torus",
-         &sr_shader_lambert,
-         {0.25f, 0.5f, 0.9f},
-         sr_mat4_mul(sr_mat4_translation(sr_vec3_make(1.5f, 0.65f, 0.2f)),
-                     sr_mat4_rotation(sr_vec3_make(1.0f, 0.0f, 0.0f), 60.0f * SR_PI / 180.0f))},
+        {"torus", &sr_shader_lambert, {0.25f, 0.5f, 0.9f}, false, {1.5f, 0.65f, 0.2f}, {60, 0, 0}},
     };
-
-    sr_status status = sr_checker_texture_create(64, 8, sr_rgba8(0.95f, 0.95f, 0.95f, 1.0f),
-                                                 sr_rgba8(0.35f, 0.35f, 0.38f, 1.0f), &scene->checker, err);
-    uint32_t next_id = 0;
-    for (int i = 0; i < DEMO_OBJECT_COUNT && status == SR_OK; i++) {
-        status = make_mesh(i, &scene->meshes[i], err);
+    sr_scene *scene = NULL;
+    sr_status status = sr_scene_create(&(sr_scene_desc){.name = "demo"}, &scene, err);
+    if (status != SR_OK)
+        return status;
+    /* The camera: above and in front of the objects, looking slightly down, so that the ground
+     * recedes to the top of the image and every object stands in the middle band. */
+    sr_scene_set_camera(scene, &(sr_camera){.eye = {0.0f, 2.0f, 4.6f}, .target = {0.0f, 0.35f, 0.0f},
+                                            .fov_y_degrees = 45.0f, .near_z = 0.1f, .far_z = 100.0f});
+    sr_texture *checker = NULL;
+    sr_texture_id checker_id = {0};
+    status = sr_checker_texture_create(64, 8, sr_rgba8(0.95f, 0.95f, 0.95f, 1.0f), sr_rgba8(0.35f, 0.35f, 0.38f, 1.0f),
+                                       &checker, err);
+    if (status == SR_OK)
+        status = sr_scene_add_texture(scene, checker, "checker", &checker_id, err);
+    for (int i = 0; i < 4 && status == SR_OK; i++) {
+        const demo_object *o = &objects[i];
+        sr_mesh *mesh = NULL;
+        sr_mesh_id mesh_id;
+        sr_material_id material;
+        sr_node_id node;
+        status = make_demo_mesh(i, &mesh, err);
         if (status == SR_OK)
-            status = sr_mesh_create_shader_vertices(scene->meshes[i], NULL, &scene->vertices[i], err);
-        if (status != SR_OK)
-            break;
-        const sr_mesh *mesh = scene->meshes[i];
-        sr_aabb bounds = sr_mesh_bounds(mesh);
-        scene->objects[i] = (sr_demo_object){
-            .name = recipes[i].name,
-            .mesh = mesh,
-            .model = recipes[i].model,
-            .world_bounds = sr_aabb_transform(bounds, recipes[i].model),
-            .shader = recipes[i].shader,
-            .albedo = recipes[i].albedo,
-            .first_primitive_id = next_id,
-        };
-        next_id += (uint32_t)mesh->triangle_count;
+            status = sr_scene_add_mesh(scene, mesh, o->name, &mesh_id, err);
+        if (status == SR_OK)
+            status = sr_scene_add_material(
+                scene,
+                &(sr_material_desc){.name = o->name,
+                                    .shader = o->shader,
+                                    .base_color = {o->albedo.x, o->albedo.y, o->albedo.z, 1.0f},
+                                    .texture = o->textured ? checker_id : (sr_texture_id){0}},
+                &material, err);
+        if (status == SR_OK)
+            status = sr_scene_add_node(scene,
+                                       &(sr_node_desc){.name = o->name,
+                                                       .mesh = mesh_id,
+                                                       .material = material,
+                                                       .transform = {.translation = o->translation,
+                                                                     .rotation = sr_quat_from_euler_degrees(
+                                                                         o->euler_degrees)}},
+                                       &node, err);
     }
+    if (status == SR_OK)
+        status = sr_scene_update(scene, NULL, err);
     if (status != SR_OK) {
-        sr_demo_scene_destroy(scene);
+        sr_scene_destroy(scene);
         return status;
     }
     *out = scene;
-    return SR_OK;
-}
-
-size_t sr_demo_scene_object_count(const sr_demo_scene *scene)
-{
-    return scene ? DEMO_OBJECT_COUNT : 0;
-}
-
-const sr_demo_object *sr_demo_scene_object(const sr_demo_scene *scene, size_t index)
-{
-    return scene && index < DEMO_OBJECT_COUNT ? &scene->objects[index] : NULL;
-}
-
-size_t sr_demo_scene_triangle_count(const sr_demo_scene *scene)
-{
-    size_t count = 0;
-    for (size_t i = 0; scene && i < DEMO_OBJECT_COUNT; i++)
-        count += scene->meshes[i]->triangle_count;
-    return count;
-}
-
-void sr_demo_scene_camera(const sr_demo_scene *scene, int width, int height, sr_mat4 *view, sr_mat4 *projection)
-{
-    (void)scene; /* one fixed camera for now; the scene module will own cameras */
-    float aspect = width > 0 && height > 0 ? (float)width / (float)height : 1.0f;
-    if (view)
-        *view = sr_mat4_look_at(demo_eye, demo_target, sr_vec3_make(0.0f, 1.0f, 0.0f));
-    if (projection)
-        *projection = sr_mat4_perspective(demo_fov_y, aspect, demo_near, demo_far);
-}
-
-sr_status sr_demo_scene_render(const sr_demo_scene *scene, sr_renderer *renderer, sr_framebuffer *fb, sr_error *err)
-{
-    if (!scene || !renderer || !fb)
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_demo_scene_render: %s is NULL",
-                            !scene      ? "scene"
-                            : !renderer ? "renderer"
-                                        : "fb");
-    sr_framebuffer_clear(fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
-    sr_mat4 view, projection;
-    sr_demo_scene_camera(scene, fb->width, fb->height, &view, &projection);
-    for (int i = 0; i < DEMO_OBJECT_COUNT; i++) {
-        const sr_demo_object *object = &scene->objects[i];
-        sr_shader_uniforms uniforms = sr_shader_uniforms_default();
-        sr_shader_uniforms_set_transforms(&uniforms, object->model, view, projection);
-        uniforms.albedo = object->albedo;
-        uniforms.texture = scene->checker;
-        sr_program program = sr_shader_program(object->shader, &uniforms);
-        sr_draw_desc draw = {
-            .vertices = scene->vertices[i],
-            .vertex_count = object->mesh->vertex_count,
-            .vertex_stride = sizeof(sr_shader_vertex),
-            .indices = object->mesh->indices,
-            .index_count = object->mesh->triangle_count * 3,
-            .program = &program,
-            .primitive_id_base = object->first_primitive_id,
-        };
-        sr_status status = sr_draw_triangles(renderer, fb, &draw, err);
-        if (status != SR_OK)
-            return status;
-    }
     return SR_OK;
 }

@@ -43,6 +43,7 @@ void sr_mesh_destroy(sr_mesh *mesh)
     sr_free(mesh->positions);
     sr_free(mesh->normals);
     sr_free(mesh->uvs);
+    sr_free(mesh->colors);
     sr_free(mesh->indices);
     sr_free(mesh);
 }

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 bool sr_scene_grow(void **array, uint32_t *capacity, uint32_t needed, size_t size)
 {
@@ -200,6 +201,8 @@ sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr
         status = sr_mesh_compute_normals(mesh, err);
     if (status == SR_OK)
         status = sr_mesh_create_shader_vertices(mesh, NULL, &m.vertices, err);
+    struct timespec before, after;
+    clock_gettime(CLOCK_MONOTONIC, &before);
     if (status == SR_OK)
         status = sr_bvh_build_triangles(NULL,
                                         &(sr_bvh_triangles){.positions = &mesh->positions[0].x,
@@ -208,6 +211,8 @@ sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr
                                                             .indices = mesh->indices,
                                                             .triangle_count = mesh->triangle_count},
                                         &m.bvh, err);
+    clock_gettime(CLOCK_MONOTONIC, &after);
+    scene->bvh_build_ms += (double)(after.tv_sec - before.tv_sec) * 1e3 + (double)(after.tv_nsec - before.tv_nsec) * 1e-6;
     if (status == SR_OK)
         status = make_parts(scene, &m, err);
     if (status != SR_OK) {
@@ -717,6 +722,30 @@ sr_node_id sr_scene_next_sibling(const sr_scene *scene, sr_node_id node)
 {
     const scene_node *n = sr_scene_node_of(scene, node);
     return !n || n->next_sibling == SCENE_NONE ? SR_NODE_NULL : handle_of(scene, n->next_sibling);
+}
+
+sr_scene_totals sr_scene_get_totals(const sr_scene *scene)
+{
+    sr_scene_totals t = {0};
+    if (!scene)
+        return t;
+    t.meshes = scene->mesh_count;
+    t.textures = scene->texture_count;
+    t.materials = scene->material_count;
+    t.nodes = scene->live_count;
+    t.bvh_build_ms = scene->bvh_build_ms;
+    for (uint32_t i = 0; i < scene->mesh_count; i++) {
+        t.mesh_triangles += scene->meshes[i].mesh->triangle_count;
+        t.bvh_nodes += scene->meshes[i].bvh->stats.node_count;
+    }
+    for (uint32_t i = 0; i < scene->slot_count; i++) {
+        const scene_node *n = &scene->nodes[i];
+        if ((n->flags & NODE_LIVE) && n->mesh) {
+            t.instances++;
+            t.instance_triangles += scene->meshes[n->mesh - 1].mesh->triangle_count;
+        }
+    }
+    return t;
 }
 
 const sr_dynamic_tree *sr_scene_instance_tree(const sr_scene *scene)

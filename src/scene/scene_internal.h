@@ -90,6 +90,7 @@ struct sr_scene {
 
     sr_dynamic_tree *instances;
     float instance_margin;
+    double bvh_build_ms;
 };
 
 /// Grows `*array` (elements of `size` bytes) to hold at least `needed`, doubling. False when out

@@ -288,25 +288,33 @@ static sr_status draw_part(draw_setup *s, const scene_node *n, uint32_t part_ind
     return sr_draw_triangles(s->renderer, s->fb, &draw, err);
 }
 
-/* View distance range of the visible boxes' corners, clamped to the camera's near and far: the
- * white-to-black range of the depth program, so its ramp spans what is on screen. */
+/* The white-to-black range of the depth program: the nearest and farthest view distances of the
+ * visible instances' vertices, so its ramp spans what is on screen (the camera's near and far
+ * where nothing is visible). Only computed when some part is drawn with the depth program. */
 static void fit_depth_range(draw_setup *s, const sr_scene_frame *frame, const sr_camera *camera)
 {
+    s->depth_near = camera->near_z;
+    s->depth_far = camera->far_z;
+    bool needed = s->desc->shader == &sr_shader_depth;
+    for (uint32_t i = 0; i < s->scene->material_count && !needed && !s->desc->shader; i++)
+        needed = s->scene->materials[i].desc.shader == &sr_shader_depth;
+    if (!needed)
+        return;
     float nearest = INFINITY, farthest = -INFINITY;
     for (uint32_t i = 0; i < frame->visible_count; i++) {
-        sr_aabb box = s->scene->nodes[frame->visible[i].index].world_aabb;
-        for (int corner = 0; corner < 8; corner++) {
-            sr_vec3 p = {corner & 1 ? box.max.x : box.min.x, corner & 2 ? box.max.y : box.min.y,
-                         corner & 4 ? box.max.z : box.min.z};
-            float distance = -sr_mat4_transform_point(s->view, p).z;
+        const scene_node *n = &s->scene->nodes[frame->visible[i].index];
+        const sr_mesh *mesh = s->scene->meshes[n->mesh - 1].mesh;
+        sr_mat4 model_view = sr_mat4_mul(s->view, n->world);
+        for (size_t v = 0; v < mesh->vertex_count; v++) {
+            float distance = -sr_mat4_transform_point(model_view, mesh->positions[v]).z;
             nearest = fminf(nearest, distance);
             farthest = fmaxf(farthest, distance);
         }
     }
-    nearest = fmaxf(nearest, camera->near_z);
-    farthest = fminf(farthest, camera->far_z);
-    s->depth_near = nearest < farthest ? nearest : camera->near_z;
-    s->depth_far = nearest < farthest ? farthest : camera->far_z;
+    if (nearest < farthest) {
+        s->depth_near = nearest;
+        s->depth_far = farthest;
+    }
 }
 
 static int compare_deferred(const void *a, const void *b)

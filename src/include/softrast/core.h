@@ -64,6 +64,13 @@ void *sr_realloc(void *pointer, size_t size);
 void *sr_alloc_array(size_t count, size_t size); ///< count*size checked for overflow
 void sr_free(void *pointer);
 
+/// Reads the whole regular file at `path` into a new buffer with a terminating NUL (not counted
+/// in *out_size); free it with sr_free. Refuses what is not a regular file (a folder, a device
+/// such as /dev/zero, a pipe: they could be read forever) and files over `max_size` bytes.
+/// Errors name the file: SR_ERROR_IO (cannot open or read, not a regular file),
+/// SR_ERROR_UNSUPPORTED (too large), SR_ERROR_OUT_OF_MEMORY. *out_data is NULL on failure.
+sr_status sr_file_read(const char *path, size_t max_size, char **out_data, size_t *out_size, sr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

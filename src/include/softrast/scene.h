@@ -22,6 +22,7 @@ typedef struct sr_mesh {
     sr_vec3 *positions;
     sr_vec3 *normals;
     sr_vec2 *uvs;
+    sr_vec4 *colors; ///< NULL or vertex_count RGBA colours (OBJ `v x y z r g b`)
     size_t vertex_count;
     uint32_t *indices;
     size_t triangle_count;
@@ -71,7 +72,7 @@ sr_status sr_mesh_create_box(sr_vec3 half_extents, int divisions, sr_mesh **out,
 sr_status sr_mesh_create_plane(float size, int divisions, float uv_repeat, sr_mesh **out, sr_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Meshes for the built-in shaders, and the demo scene (src/scene/demo.c)                      */
+/* Meshes for the built-in shaders, BENCH_SCENE.md's helpers (src/scene/demo.c)               */
 
 /* Declared in softrast/shaders.h (the shader catalogue); named here only through pointers so
  * that this header does not depend on where the catalogue header is installed. */
@@ -79,7 +80,7 @@ struct sr_shader;
 struct sr_shader_vertex;
 
 /// Interleaves the mesh into the vertex layout of the built-in shaders: position, normal (zero
-/// when the mesh has none), uv (zero when none) and `color` (RGBA; NULL = opaque white) for
+/// when the mesh has none), uv (zero when none) and colour: the mesh's colours where it has them, else `color` (RGBA; NULL = opaque white) for
 /// every vertex. `*out` holds mesh->vertex_count vertices; free it with sr_free.
 /// Errors: NULL arguments, out of memory.
 sr_status sr_mesh_create_shader_vertices(const sr_mesh *mesh, const float color[4], struct sr_shader_vertex **out,
@@ -104,46 +105,6 @@ void sr_bench_scene_primary_rays(int width, int height, sr_ray *rays);
 sr_status sr_bench_scene_load_mesh(const char *path, sr_mesh **out, sr_error *err);
 /// BENCH_SCENE.md's background colour (0.1, 0.1, 0.1), opaque, as an sr_rgba8 value.
 #define SR_BENCH_SCENE_BACKGROUND 0xff1a1a1au
-
-/// One object of the demo scene; read-only for callers, owned by the scene.
-typedef struct sr_demo_object {
-    const char *name;               ///< "ground", "sphere", "box" or "torus"
-    const sr_mesh *mesh;            ///< object space, with normals and uvs
-    sr_mat4 model;                  ///< object to world
-    sr_aabb world_bounds;           ///< box of the transformed vertices
-    const struct sr_shader *shader; ///< the built-in program it is drawn with (lambert or textured)
-    sr_vec3 albedo;
-    uint32_t first_primitive_id;    ///< its triangles have ids first .. first + triangle_count - 1
-} sr_demo_object;
-
-/// The built-in demo scene, made in code (no files): a checker-textured ground plane (y = 0)
-/// with a lambert sphere, a textured box and a lambert torus standing on it, lit by the default
-/// light of softrast/shaders.h, seen by a camera that shows all of them for any aspect ratio
-/// from 1:2 to 3:1.
-typedef struct sr_demo_scene sr_demo_scene;
-
-/// Builds the demo scene. Free with sr_demo_scene_destroy. Errors: out of memory.
-sr_status sr_demo_scene_create(sr_demo_scene **out, sr_error *err);
-void sr_demo_scene_destroy(sr_demo_scene *scene);
-
-/// Number of objects, and object `index` (NULL outside [0, count)). Object order is draw order
-/// and primitive id order: ground, sphere, box, torus.
-size_t sr_demo_scene_object_count(const sr_demo_scene *scene);
-const sr_demo_object *sr_demo_scene_object(const sr_demo_scene *scene, size_t index);
-/// Total number of triangles of all objects.
-size_t sr_demo_scene_triangle_count(const sr_demo_scene *scene);
-
-/// The scene's camera for a `width` x `height` target: world-to-view and view-to-clip matrices
-/// (eye (0, 2, 4.6) looking at (0, 0.35, 0), vertical field of view 45 degrees, near 0.1, far 100).
-void sr_demo_scene_camera(const sr_demo_scene *scene, int width, int height, sr_mat4 *view, sr_mat4 *projection);
-
-/// Clears `fb` (colour to the background (0.1, 0.1, 0.1), depth to 1, ids to SR_NO_ID) and draws
-/// every object with depth test LESS and no culling. With an id buffer, a pixel's id is its
-/// object's first_primitive_id plus the triangle index within the object's mesh. The scene is
-/// only read, so several threads may render it at once with their own renderers and
-/// framebuffers. Errors: NULL arguments, and those of sr_draw_triangles.
-sr_status sr_demo_scene_render(const sr_demo_scene *scene, sr_renderer *renderer, sr_framebuffer *fb,
-                               sr_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Cameras (src/scene/camera.c)                                                                */
@@ -373,6 +334,17 @@ sr_node_id sr_scene_find_node(const sr_scene *scene, const char *name);
 sr_node_id sr_scene_first_child(const sr_scene *scene, sr_node_id node);
 sr_node_id sr_scene_next_sibling(const sr_scene *scene, sr_node_id node);
 
+/// Sizes of a scene (computed on demand, O(nodes)).
+typedef struct sr_scene_totals {
+    uint32_t meshes, textures, materials, nodes;
+    uint32_t instances;           ///< nodes with a mesh, hidden or not
+    uint64_t mesh_triangles;      ///< triangles of all meshes, each counted once
+    uint64_t instance_triangles;  ///< triangles of all instances (what drawing everything submits)
+    uint64_t bvh_nodes;           ///< nodes of all mesh BVHs
+    double bvh_build_ms;          ///< time spent building the mesh BVHs (in sr_scene_add_mesh)
+} sr_scene_totals;
+sr_scene_totals sr_scene_get_totals(const sr_scene *scene);
+
 /// The instance tree over the world boxes of the nodes that have a mesh (user data: the node's
 /// slot index). Read-only, for queries and the debug renderer; current after sr_scene_update.
 const sr_dynamic_tree *sr_scene_instance_tree(const sr_scene *scene);
@@ -483,6 +455,44 @@ sr_status sr_scene_pick_ray(const sr_scene *scene, const sr_ray *ray, sr_pick_hi
 /// hits[i] is the pick of points[i], the same as sr_scene_pick gives for any thread count.
 sr_status sr_scene_pick_many(const sr_scene *scene, const sr_camera *camera, int width, int height,
                              const sr_vec2 *points, size_t count, int threads, sr_pick_hit *hits, sr_error *err);
+
+/* ---- scene files (src/scene/scene_file.c) and built-in scenes ---- */
+
+/// Receives a warning (a problem that does not stop loading: a missing texture, say) as one
+/// line "file:line: what" or "file: json.path: what". The library never prints.
+typedef void (*sr_warning_fn)(void *user, const char *message);
+
+typedef struct sr_scene_load_desc {
+    /// A scene file (.json, the format of the README) or a mesh (.obj: BENCH_SCENE.md's
+    /// canonical scene of it, see sr_scene_create_from_mesh).
+    const char *path;
+    /// Instead of `path`: JSON text in memory (`length` bytes) named `name` in messages; paths
+    /// in it are relative to the folder of `name` (NULL: the current folder).
+    const char *text;
+    size_t length;
+    const char *name;
+    sr_warning_fn warning; ///< NULL: warnings are dropped
+    void *user;
+} sr_scene_load_desc;
+
+/// Loads a scene file or a mesh into a new scene (already updated). Errors name the file and,
+/// for scene files, the JSON path of the offending value ("scene.json: nodes[3].transform.scale[1]:
+/// expected a number") or the line and column of a syntax error. Free with sr_scene_destroy.
+sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error *err);
+
+/// A scene of one mesh as BENCH_SCENE.md sets it up (the scene takes ownership of `mesh` in every
+/// case): one node called `name` (NULL: "mesh") at the origin, BENCH_SCENE.md's camera, light and
+/// background; the mesh's OBJ materials where it has them, else the default lambert material
+/// (albedo 0.8). The mesh is used as given: call sr_mesh_normalize first for the canonical scene
+/// (sr_scene_load does for .obj files); missing normals are computed (area-weighted).
+sr_status sr_scene_create_from_mesh(sr_mesh *mesh, const char *name, sr_scene **out, sr_error *err);
+
+/// The built-in demo scene, made in code (no files; assets/scenes/demo.json is the same scene
+/// as a file): a checker-textured ground plane (y = 0) with a lambert sphere, a textured box and
+/// a lambert torus standing on it, seen by a camera that shows all of them for any aspect ratio
+/// from 1:2 to 3:1 (eye (0, 2, 4.6) looking at (0, 0.35, 0), fov 45). Nodes, in order:
+/// "ground", "sphere", "box", "torus".
+sr_status sr_scene_create_demo(sr_scene **out, sr_error *err);
 
 #ifdef __cplusplus
 }
