@@ -68,6 +68,27 @@ sr_status sr_mesh_create_box(sr_vec3 half_extents, int divisions, sr_mesh **out,
 /// uvs from 0 to `uv_repeat`.
 sr_status sr_mesh_create_plane(float size, int divisions, float uv_repeat, sr_mesh **out, sr_error *err);
 
+/* Shapes of revolution about the Y axis, centred on the origin. Common to all of them:
+ * - `slices` (3 .. 4096) columns around the axis, azimuth phi_j = 2 pi j / slices counter-clockwise
+ *   seen from +Y starting at +X (the point at phi is (rho cos phi, y, -rho sin phi)); the seam
+ *   column j = slices repeats column 0's positions bit for bit, with u = 1.
+ * - u = j / slices around; v = arc length along the meridian from the top (top pole, cap centre
+ *   or apex: v = 0) down to the bottom (v = 1), divided by the meridian's whole length. Vertices
+ *   on the axis (poles, apex, cap centres) are one per slice, exactly at x = z = 0, with
+ *   u = (j + 0.5) / slices, the middle of the one triangle they belong to.
+ * - Counter-clockwise seen from outside, closed and watertight: positions shared by faces are
+ *   bit-identical (edges match by position even where vertices are split for their normals).
+ * - Free with sr_mesh_destroy. Errors (SR_ERROR_INVALID_ARGUMENT, naming the function and the
+ *   argument; *out is NULL): lengths that are not positive and finite, counts out of range;
+ *   SR_ERROR_OUT_OF_MEMORY. */
+
+/// Cylinder of `radius` from y = -height / 2 to +height / 2, `stacks` (1 .. 4096) rows of quads
+/// along the side, closed by two flat caps (triangle fans). The caps have their own vertices with
+/// normals (0, +-1, 0) at the very positions of the side's rim vertices, whose normals are
+/// radial. v: top cap centre 0, rims at r / (h + 2 r) and (r + h) / (h + 2 r), bottom centre 1.
+/// Vertices: (slices + 1) (stacks + 3) + 2 slices; triangles: 2 slices (stacks + 1).
+sr_status sr_mesh_create_cylinder(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Meshes for the built-in shaders, and the demo scene (src/scene/demo.c)                      */
 
