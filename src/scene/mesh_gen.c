@@ -344,3 +344,51 @@ sr_status sr_mesh_create_cylinder(float radius, float height, int slices, int st
     cylinder_shape shape = {radius, 0.5 * (double)height, height, stacks};
     return create_lathe(fn, slices, stacks + 5, cylinder_row, &shape, out, err);
 }
+
+typedef struct capsule_shape {
+    double radius, half_height, height;
+    int stacks;
+    bool middle; /* a cylindrical part between the rims (height / 2 > 0 in float) */
+} capsule_shape;
+
+/* rows: top pole, top hemisphere, top rim, [bottom rim when height > 0], bottom hemisphere,
+ * bottom pole; the bottom half mirrors the top half (y negated, which is exact) */
+static profile_row capsule_row(const void *shape, int k)
+{
+    const capsule_shape *s = shape;
+    int n = s->stacks, rims = s->middle ? 2 : 1;
+    bool bottom = k >= n + rims;
+    int i = bottom ? 2 * n + rims - 1 - k : k; /* rows from the pole: 0 .. n (n = rim) */
+    if (!bottom && k == n + 1)                 /* the bottom rim of the cylindrical part */
+        bottom = true, i = n;
+    double r = s->radius, length = (double)SR_PI * r + s->height;
+    double polar = 0.5 * (double)SR_PI * (double)i / (double)n;
+    double sine = i == n ? 1.0 : i == 0 ? 0.0 : sin(polar), cosine = i == n ? 0.0 : i == 0 ? 1.0 : cos(polar);
+    double y = i == n ? s->half_height : s->half_height + r * cosine;
+    double v = r * polar / length;
+    return (profile_row){.radius = r * sine,
+                         .y = bottom ? -y : y,
+                         .normal_radial = sine,
+                         .normal_y = bottom ? -cosine : cosine,
+                         .v = bottom ? 1.0 - v : v};
+}
+
+sr_status sr_mesh_create_capsule(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err)
+{
+    const char *fn = "sr_mesh_create_capsule";
+    sr_status status;
+    if (out)
+        *out = NULL;
+    if ((status = check_length(fn, "radius", radius, err)))
+        return status;
+    if (!(height >= 0.0f) || !isfinite(height))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: height = %g must be finite and >= 0", fn,
+                            (double)height);
+    if (!isfinite(0.5f * height + radius)) /* the poles' y */
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: height / 2 + radius = %g overflows float", fn,
+                            0.5 * (double)height + (double)radius);
+    if ((status = check_count(fn, "slices", slices, 3, err)) || (status = check_count(fn, "stacks", stacks, 1, err)))
+        return status;
+    capsule_shape shape = {radius, 0.5 * (double)height, height, stacks, 0.5f * height > 0.0f};
+    return create_lathe(fn, slices, 2 * stacks + 1 + shape.middle, capsule_row, &shape, out, err);
+}

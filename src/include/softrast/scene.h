@@ -88,6 +88,15 @@ sr_status sr_mesh_create_plane(float size, int divisions, float uv_repeat, sr_me
 /// radial. v: top cap centre 0, rims at r / (h + 2 r) and (r + h) / (h + 2 r), bottom centre 1.
 /// Vertices: (slices + 1) (stacks + 3) + 2 slices; triangles: 2 slices (stacks + 1).
 sr_status sr_mesh_create_cylinder(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
+/// Capsule: a cylinder of `radius` from y = -height / 2 to +height / 2 (height >= 0; 0 gives a
+/// sphere) between two hemispheres of `radius`, each of `stacks` (1 .. 4096) rows; total length
+/// height + 2 radius. Smooth normals (radial from the nearer hemisphere centre, or from the axis
+/// on the cylinder); the cylindrical part is one row of quads whose rim vertices are the
+/// hemispheres' rim vertices (shared, not copied); the poles are at (0, +-(height / 2 + radius),
+/// 0) exactly. v by arc length over pi radius + height. Also an error: height / 2 + radius not
+/// finite in float. With m = 1 when height > 0 (0 when height / 2 rounds to 0 in float):
+/// vertices 2 slices + (slices + 1) (2 stacks - 1 + m), triangles 4 slices stacks - 2 slices + 2 m slices.
+sr_status sr_mesh_create_capsule(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Meshes for the built-in shaders, and the demo scene (src/scene/demo.c)                      */
