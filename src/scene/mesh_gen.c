@@ -392,3 +392,40 @@ sr_status sr_mesh_create_capsule(float radius, float height, int slices, int sta
     capsule_shape shape = {radius, 0.5 * (double)height, height, stacks, 0.5f * height > 0.0f};
     return create_lathe(fn, slices, 2 * stacks + 1 + shape.middle, capsule_row, &shape, out, err);
 }
+
+typedef struct cone_shape {
+    double radius, half_height, slant, normal_radial, normal_y;
+    int stacks;
+} cone_shape;
+
+/* rows: apex, side rings 1 .. stacks (the base rim), base cap (rim, centre) */
+static profile_row cone_row(const void *shape, int k)
+{
+    const cone_shape *s = shape;
+    double r = s->radius, h = s->half_height, length = s->slant + r;
+    if (k <= s->stacks)
+        return (profile_row){.radius = interpolate(0.0, r, k, s->stacks),
+                             .y = interpolate(h, -h, k, s->stacks),
+                             .normal_radial = s->normal_radial,
+                             .normal_y = s->normal_y,
+                             .v = interpolate(0.0, s->slant, k, s->stacks) / length};
+    bool rim = k == s->stacks + 1;
+    return (profile_row){
+        .radius = rim ? r : 0.0, .y = -h, .normal_y = -1.0, .v = rim ? s->slant / length : 1.0, .starts_strip = rim};
+}
+
+sr_status sr_mesh_create_cone(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err)
+{
+    const char *fn = "sr_mesh_create_cone";
+    sr_status status;
+    if (out)
+        *out = NULL;
+    if ((status = check_length(fn, "radius", radius, err)) || (status = check_length(fn, "height", height, err)) ||
+        (status = check_count(fn, "slices", slices, 3, err)) || (status = check_count(fn, "stacks", stacks, 1, err)))
+        return status;
+    /* the side line runs from (0, h/2) to (r, -h/2) in the meridian half plane: its outward
+     * normal is (h, r) / slant (in double: no overflow for any float r and h) */
+    double slant = hypot((double)radius, (double)height);
+    cone_shape shape = {radius, 0.5 * (double)height, slant, (double)height / slant, (double)radius / slant, stacks};
+    return create_lathe(fn, slices, stacks + 3, cone_row, &shape, out, err);
+}

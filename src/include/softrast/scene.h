@@ -97,6 +97,14 @@ sr_status sr_mesh_create_cylinder(float radius, float height, int slices, int st
 /// finite in float. With m = 1 when height > 0 (0 when height / 2 rounds to 0 in float):
 /// vertices 2 slices + (slices + 1) (2 stacks - 1 + m), triangles 4 slices stacks - 2 slices + 2 m slices.
 sr_status sr_mesh_create_capsule(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
+/// Cone with its base disc of `radius` at y = -height / 2 and its apex at (0, +height / 2, 0),
+/// `stacks` (1 .. 4096) rows of quads along the side (a fan at the apex), closed by a flat base
+/// cap with normal (0, -1, 0). Side normals are the cone's smooth normals,
+/// (height cos phi, radius, -height sin phi) / sqrt(height^2 + radius^2); the apex is one vertex
+/// per slice with the normal at its slice's middle azimuth, all at the same position. v: apex 0,
+/// base rim s / (s + r) (s the slant length), base centre 1.
+/// Vertices: slices + (slices + 1) (stacks + 1) + slices; triangles: slices (2 stacks - 1) + slices.
+sr_status sr_mesh_create_cone(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Meshes for the built-in shaders, and the demo scene (src/scene/demo.c)                      */
