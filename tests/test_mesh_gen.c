@@ -2,7 +2,7 @@
  * src/scene/mesh_gen.c) against independent computations: closedness and orientation by the
  * bit patterns of edge end positions, the exact volume of the polyhedron the vertex formula
  * describes (derived here in double, never from the code's positions), the analytic surfaces,
- * normals, uvs and boxes, and argument errors.
+ * normals, uvs and boxes, and argument errors. Plus a sanity pass over every generated shape.
  * (The older shapes' volume tests live in test_scene.c.) */
 #include <criterion/criterion.h>
 #include <softrast/scene.h>
@@ -592,5 +592,58 @@ Test(mesh_gen_revolution, allocation_failures_are_reported)
             }
         }
         cr_assert(succeeded, "%s never succeeded", kind_names[s]);
+    }
+}
+
+/* ---- sanity over every generated shape, old and new ------------------------------------------- */
+
+Test(mesh_gen_sanity, every_generated_shape_is_well_formed)
+{
+    sr_mesh *meshes[32] = {0};
+    const char *names[32] = {0};
+    size_t count = 0;
+    cr_assert_eq(sr_mesh_create_sphere(1.0f, 12, 6, &meshes[count], NULL), SR_OK);
+    names[count++] = "sphere";
+    cr_assert_eq(sr_mesh_create_torus(1.0f, 0.3f, 12, 8, &meshes[count], NULL), SR_OK);
+    names[count++] = "torus";
+    cr_assert_eq(sr_mesh_create_box((sr_vec3){1, 2, 3}, 2, &meshes[count], NULL), SR_OK);
+    names[count++] = "box";
+    cr_assert_eq(sr_mesh_create_plane(2.0f, 3, 2.0f, &meshes[count], NULL), SR_OK);
+    names[count++] = "plane";
+    for (size_t i = 0; i < CASE_COUNT && count < 32; i++) {
+        cr_assert_eq(create_shape(&cases[i], &meshes[count], NULL), SR_OK);
+        names[count++] = kind_names[cases[i].kind];
+    }
+    for (size_t m = 0; m < count; m++) {
+        const sr_mesh *mesh = meshes[m];
+        cr_assert(mesh->vertex_count > 0 && mesh->triangle_count > 0 && mesh->normals && mesh->uvs, "%s", names[m]);
+        for (size_t v = 0; v < mesh->vertex_count; v++) {
+            cr_assert(sr_vec3_is_finite(mesh->positions[v]), "%s: vertex %zu position", names[m], v);
+            cr_assert(fabsf(sr_vec3_length(mesh->normals[v]) - 1.0f) <= 1e-6f, "%s: vertex %zu normal", names[m], v);
+            cr_assert(isfinite(mesh->uvs[v].x) && isfinite(mesh->uvs[v].y), "%s: vertex %zu uv", names[m], v);
+        }
+        bool *used = calloc(mesh->vertex_count, sizeof *used);
+        cr_assert_not_null(used);
+        for (size_t t = 0; t < mesh->triangle_count; t++) {
+            const uint32_t *tri = &mesh->indices[3 * t];
+            for (int k = 0; k < 3; k++) {
+                cr_assert_lt(tri[k], mesh->vertex_count, "%s: triangle %zu index out of range", names[m], t);
+                used[tri[k]] = true;
+            }
+            sr_vec3 a = mesh->positions[tri[0]], b = mesh->positions[tri[1]], c = mesh->positions[tri[2]];
+            sr_vec3 n = sr_vec3_cross(sr_vec3_sub(b, a), sr_vec3_sub(c, a));
+            cr_assert_gt(sr_vec3_length(n), 0.0f, "%s: triangle %zu is degenerate", names[m], t);
+            /* the face turns the way its corners' normals say */
+            sr_vec3 corner_normals =
+                sr_vec3_add(sr_vec3_add(mesh->normals[tri[0]], mesh->normals[tri[1]]), mesh->normals[tri[2]]);
+            cr_assert_gt(sr_vec3_dot(n, corner_normals), 0.0f, "%s: triangle %zu is wound against its normals",
+                         names[m], t);
+        }
+        /* the sphere (m = 0) keeps one unused copy of each pole for its regular grid; the new
+         * shapes keep exactly the vertices their triangles use */
+        for (size_t v = 0; v < mesh->vertex_count && m >= 4; v++)
+            cr_assert(used[v], "%s: vertex %zu is used by no triangle", names[m], v);
+        free(used);
+        sr_mesh_destroy(meshes[m]);
     }
 }
