@@ -71,6 +71,44 @@ sr_status sr_mesh_create_box(sr_vec3 half_extents, int divisions, sr_mesh **out,
 /// uvs from 0 to `uv_repeat`.
 sr_status sr_mesh_create_plane(float size, int divisions, float uv_repeat, sr_mesh **out, sr_error *err);
 
+/* Shapes of revolution about the Y axis, centred on the origin. Common to all of them:
+ * - `slices` (3 .. 4096) columns around the axis, azimuth phi_j = 2 pi j / slices counter-clockwise
+ *   seen from +Y starting at +X (the point at phi is (rho cos phi, y, -rho sin phi)); the seam
+ *   column j = slices repeats column 0's positions bit for bit, with u = 1.
+ * - u = j / slices around; v = arc length along the meridian from the top (top pole, cap centre
+ *   or apex: v = 0) down to the bottom (v = 1), divided by the meridian's whole length. Vertices
+ *   on the axis (poles, apex, cap centres) are one per slice, exactly at x = z = 0, with
+ *   u = (j + 0.5) / slices, the middle of the one triangle they belong to.
+ * - Counter-clockwise seen from outside, closed and watertight: positions shared by faces are
+ *   bit-identical (edges match by position even where vertices are split for their normals).
+ * - Free with sr_mesh_destroy. Errors (SR_ERROR_INVALID_ARGUMENT, naming the function and the
+ *   argument; *out is NULL): lengths that are not positive and finite, counts out of range;
+ *   SR_ERROR_OUT_OF_MEMORY. */
+
+/// Cylinder of `radius` from y = -height / 2 to +height / 2, `stacks` (1 .. 4096) rows of quads
+/// along the side, closed by two flat caps (triangle fans). The caps have their own vertices with
+/// normals (0, +-1, 0) at the very positions of the side's rim vertices, whose normals are
+/// radial. v: top cap centre 0, rims at r / (h + 2 r) and (r + h) / (h + 2 r), bottom centre 1.
+/// Vertices: (slices + 1) (stacks + 3) + 2 slices; triangles: 2 slices (stacks + 1).
+sr_status sr_mesh_create_cylinder(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
+/// Capsule: a cylinder of `radius` from y = -height / 2 to +height / 2 (height >= 0; 0 gives a
+/// sphere) between two hemispheres of `radius`, each of `stacks` (1 .. 4096) rows; total length
+/// height + 2 radius. Smooth normals (radial from the nearer hemisphere centre, or from the axis
+/// on the cylinder); the cylindrical part is one row of quads whose rim vertices are the
+/// hemispheres' rim vertices (shared, not copied); the poles are at (0, +-(height / 2 + radius),
+/// 0) exactly. v by arc length over pi radius + height. Also an error: height / 2 + radius not
+/// finite in float. With m = 1 when height > 0 (0 when height / 2 rounds to 0 in float):
+/// vertices 2 slices + (slices + 1) (2 stacks - 1 + m), triangles 4 slices stacks - 2 slices + 2 m slices.
+sr_status sr_mesh_create_capsule(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
+/// Cone with its base disc of `radius` at y = -height / 2 and its apex at (0, +height / 2, 0),
+/// `stacks` (1 .. 4096) rows of quads along the side (a fan at the apex), closed by a flat base
+/// cap with normal (0, -1, 0). Side normals are the cone's smooth normals,
+/// (height cos phi, radius, -height sin phi) / sqrt(height^2 + radius^2); the apex is one vertex
+/// per slice with the normal at its slice's middle azimuth, all at the same position. v: apex 0,
+/// base rim s / (s + r) (s the slant length), base centre 1.
+/// Vertices: slices + (slices + 1) (stacks + 1) + slices; triangles: slices (2 stacks - 1) + slices.
+sr_status sr_mesh_create_cone(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Meshes for the built-in shaders, BENCH_SCENE.md's helpers (src/scene/demo.c)               */
 
