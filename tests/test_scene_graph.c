@@ -934,9 +934,9 @@ Test(drawing, blended_materials_are_drawn_over_opaque_ones_with_the_alpha_formul
     sr_node_id node;
     cr_assert(sr_scene_frame_decode_id(frame, fb->ids[32 * 64 + 32], &node, NULL) && node.index == front.index);
     sr_scene_stats stats = sr_scene_frame_stats(frame);
-    cr_assert_eq(stats.draw_calls, 2u);
+    cr_assert_eq(stats.draw_calls, 3u);
     cr_assert_eq(stats.instances_drawn, 2u);
-    cr_assert_eq(stats.triangles_submitted, 4u);
+    cr_assert_eq(stats.triangles_submitted, 6u);
     sr_scene_frame_destroy(frame);
     sr_framebuffer_destroy(fb);
     sr_renderer_destroy(renderer);

@@ -49,8 +49,7 @@ static sr_status add_mesh_extras(sr_mesh *mesh, sr_error *err)
     return SR_OK;
 }
 
-sr_status sr_app_load_scene(const char *command, const char *path, sr_scene **out, sr_app_input *input,
-                            sr_error *err)
+sr_status sr_app_load_scene(const char *command, const char *path, sr_scene **out, sr_app_input *input, sr_error *err)
 {
     *out = NULL;
     if (!path) {

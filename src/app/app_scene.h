@@ -24,8 +24,7 @@ typedef enum sr_app_input {
 /// planar projection u = (x + 1) / 2, v = (1 - y) / 2 where the file has none and colours
 /// p * 0.5 + 0.5 where it has none (so that the textured and vertex_color shaders show
 /// something). Warnings go to stderr as "COMMAND: warning: ...".
-sr_status sr_app_load_scene(const char *command, const char *path, sr_scene **out, sr_app_input *input,
-                            sr_error *err);
+sr_status sr_app_load_scene(const char *command, const char *path, sr_scene **out, sr_app_input *input, sr_error *err);
 
 /// Checks that `path` can become a file (its folder exists and is writable, it is not a folder).
 bool sr_app_check_output_path(const char *option, const char *path, char error[SR_ARGS_ERROR_SIZE]);

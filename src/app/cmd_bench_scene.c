@@ -116,7 +116,8 @@ int sr_cmd_bench_scene(int argc, char **argv)
     sr_status status =
         series && picks ? SR_OK : sr_error_set(&err, SR_ERROR_OUT_OF_MEMORY, "out of memory for %ld runs", runs);
     if (status == SR_OK)
-        status = sr_framebuffer_create(&(sr_framebuffer_desc){.width = width, .height = height, .ids = true}, &fb, &err);
+        status =
+            sr_framebuffer_create(&(sr_framebuffer_desc){.width = width, .height = height, .ids = true}, &fb, &err);
     if (status == SR_OK)
         status = sr_renderer_create(&(sr_renderer_desc){.threads = (int)threads}, &renderer, &err);
     if (status == SR_OK)

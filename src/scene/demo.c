@@ -189,8 +189,11 @@ sr_status sr_scene_create_demo(sr_scene **out, sr_error *err)
         return status;
     /* The camera: above and in front of the objects, looking slightly down, so that the ground
      * recedes to the top of the image and every object stands in the middle band. */
-    sr_scene_set_camera(scene, &(sr_camera){.eye = {0.0f, 2.0f, 4.6f}, .target = {0.0f, 0.35f, 0.0f},
-                                            .fov_y_degrees = 45.0f, .near_z = 0.1f, .far_z = 100.0f});
+    sr_scene_set_camera(scene, &(sr_camera){.eye = {0.0f, 2.0f, 4.6f},
+                                            .target = {0.0f, 0.35f, 0.0f},
+                                            .fov_y_degrees = 45.0f,
+                                            .near_z = 0.1f,
+                                            .far_z = 100.0f});
     sr_texture *checker = NULL;
     sr_texture_id checker_id = {0};
     status = sr_checker_texture_create(64, 8, sr_rgba8(0.95f, 0.95f, 0.95f, 1.0f), sr_rgba8(0.35f, 0.35f, 0.38f, 1.0f),
@@ -207,22 +210,22 @@ sr_status sr_scene_create_demo(sr_scene **out, sr_error *err)
         if (status == SR_OK)
             status = sr_scene_add_mesh(scene, mesh, o->name, &mesh_id, err);
         if (status == SR_OK)
-            status = sr_scene_add_material(
-                scene,
-                &(sr_material_desc){.name = o->name,
-                                    .shader = o->shader,
-                                    .base_color = {o->albedo.x, o->albedo.y, o->albedo.z, 1.0f},
-                                    .texture = o->textured ? checker_id : (sr_texture_id){0}},
-                &material, err);
+            status =
+                sr_scene_add_material(scene,
+                                      &(sr_material_desc){.name = o->name,
+                                                          .shader = o->shader,
+                                                          .base_color = {o->albedo.x, o->albedo.y, o->albedo.z, 1.0f},
+                                                          .texture = o->textured ? checker_id : (sr_texture_id){0}},
+                                      &material, err);
         if (status == SR_OK)
-            status = sr_scene_add_node(scene,
-                                       &(sr_node_desc){.name = o->name,
-                                                       .mesh = mesh_id,
-                                                       .material = material,
-                                                       .transform = {.translation = o->translation,
-                                                                     .rotation = sr_quat_from_euler_degrees(
-                                                                         o->euler_degrees)}},
-                                       &node, err);
+            status = sr_scene_add_node(
+                scene,
+                &(sr_node_desc){.name = o->name,
+                                .mesh = mesh_id,
+                                .material = material,
+                                .transform = {.translation = o->translation,
+                                              .rotation = sr_quat_from_euler_degrees(o->euler_degrees)}},
+                &node, err);
     }
     if (status == SR_OK)
         status = sr_scene_update(scene, NULL, err);

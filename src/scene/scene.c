@@ -212,7 +212,8 @@ sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr
                                                             .triangle_count = mesh->triangle_count},
                                         &m.bvh, err);
     clock_gettime(CLOCK_MONOTONIC, &after);
-    scene->bvh_build_ms += (double)(after.tv_sec - before.tv_sec) * 1e3 + (double)(after.tv_nsec - before.tv_nsec) * 1e-6;
+    scene->bvh_build_ms +=
+        (double)(after.tv_sec - before.tv_sec) * 1e3 + (double)(after.tv_nsec - before.tv_nsec) * 1e-6;
     if (status == SR_OK)
         status = make_parts(scene, &m, err);
     if (status != SR_OK) {

@@ -33,8 +33,8 @@ typedef struct named_table {
 
 typedef struct loader {
     sr_scene *scene;
-    const char *file;   ///< for messages
-    char folder[4096];  ///< the file's folder with a trailing '/', or "" for the current one
+    const char *file;  ///< for messages
+    char folder[4096]; ///< the file's folder with a trailing '/', or "" for the current one
     sr_warning_fn warning;
     void *user;
     sr_error *err;
@@ -276,8 +276,8 @@ static sr_status table_add(loader *l, named_table *table, const char *name, uint
 }
 
 /* The id of the thing called by the string `item`, with a message listing the names defined. */
-static sr_status table_find(loader *l, const named_table *table, const char *kind, const cJSON *item,
-                            const char *at, uint32_t *id)
+static sr_status table_find(loader *l, const named_table *table, const char *kind, const cJSON *item, const char *at,
+                            uint32_t *id)
 {
     const char *name = "";
     sr_status status = read_string(l, item, at, &name);
@@ -293,8 +293,7 @@ static sr_status table_find(loader *l, const named_table *table, const char *kin
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", table->items[i].name);
     }
-    return fail(l, SR_ERROR_PARSE, at, "no %s called '%s' (defined: %s)", kind, name,
-                table->count ? list : "none");
+    return fail(l, SR_ERROR_PARSE, at, "no %s called '%s' (defined: %s)", kind, name, table->count ? list : "none");
 }
 
 /* `relative` resolved against the scene file's folder (absolute paths stay as they are). */
@@ -500,12 +499,15 @@ typedef struct primitive_parameters {
 
 static sr_status read_primitive(loader *l, const cJSON *item, const char *at, sr_mesh **mesh)
 {
-    static const char *const kinds[] = {"plane", "box", "sphere", "torus", NULL};
+    static const char *const kinds[] = {"plane", "box", "sphere", "torus", "cylinder", "capsule", "cone", NULL};
     static const char *const allowed[][8] = {
         {"primitive", "size", "divisions", "uv_repeat", NULL},
         {"primitive", "size", "divisions", NULL},
         {"primitive", "radius", "slices", "stacks", NULL},
         {"primitive", "major_radius", "minor_radius", "rings", "sides", NULL},
+        {"primitive", "radius", "height", "slices", "stacks", NULL},
+        {"primitive", "radius", "height", "slices", "stacks", NULL},
+        {"primitive", "radius", "height", "slices", "stacks", NULL},
     };
     char here[PATH_SIZE];
     path_key(here, at, "primitive");
@@ -513,9 +515,21 @@ static sr_status read_primitive(loader *l, const cJSON *item, const char *at, sr
     sr_status status = read_choice(l, cJSON_GetObjectItemCaseSensitive(item, "primitive"), here, kinds, &kind);
     if (status == SR_OK)
         status = check_keys(l, item, at, allowed[kind]);
-    primitive_parameters p = {.radius = 0.5f, .major_radius = 0.5f, .minor_radius = 0.2f, .size = 1.0f,
-                              .uv_repeat = 1.0f, .extents = {1, 1, 1}, .slices = 32, .stacks = 16, .rings = 32,
-                              .sides = 16, .divisions = 1};
+    // Defaults: a sphere of 32 x 16, revolved shapes of 32 slices and 1 row (4 per capsule end).
+    primitive_parameters p = {.radius = 0.5f,
+                              .major_radius = 0.5f,
+                              .minor_radius = 0.2f,
+                              .height = 1.0f,
+                              .size = 1.0f,
+                              .uv_repeat = 1.0f,
+                              .extents = {1, 1, 1},
+                              .slices = 32,
+                              .stacks = kind == 2   ? 16
+                                        : kind == 5 ? 4
+                                                    : 1,
+                              .rings = 32,
+                              .sides = 16,
+                              .divisions = 1};
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         path_key(here, at, field->string);
         const char *key = field->string;
@@ -536,6 +550,10 @@ static sr_status read_primitive(loader *l, const cJSON *item, const char *at, sr
             status = read_positive(l, field, here, &p.uv_repeat);
         } else if (strcmp(key, "radius") == 0) {
             status = read_positive(l, field, here, &p.radius);
+        } else if (strcmp(key, "height") == 0 && kind == 5) {
+            status = read_ranged(l, field, here, 0.0, 1e30, &p.height); // a capsule of height 0 is a sphere
+        } else if (strcmp(key, "height") == 0) {
+            status = read_positive(l, field, here, &p.height);
         } else if (strcmp(key, "major_radius") == 0) {
             status = read_positive(l, field, here, &p.major_radius);
         } else if (strcmp(key, "minor_radius") == 0) {
@@ -562,8 +580,17 @@ static sr_status read_primitive(loader *l, const cJSON *item, const char *at, sr
     case 2:
         status = sr_mesh_create_sphere(p.radius, p.slices, p.stacks, mesh, &cause);
         break;
-    default:
+    case 3:
         status = sr_mesh_create_torus(p.major_radius, p.minor_radius, p.rings, p.sides, mesh, &cause);
+        break;
+    case 4:
+        status = sr_mesh_create_cylinder(p.radius, p.height, p.slices, p.stacks, mesh, &cause);
+        break;
+    case 5:
+        status = sr_mesh_create_capsule(p.radius, p.height, p.slices, p.stacks, mesh, &cause);
+        break;
+    default:
+        status = sr_mesh_create_cone(p.radius, p.height, p.slices, p.stacks, mesh, &cause);
         break;
     }
     return status == SR_OK ? SR_OK : fail(l, status, at, "%s", cause.message);
@@ -791,8 +818,7 @@ static sr_status read_nodes(loader *l, const cJSON *item, const char *at, sr_nod
 
 static sr_status read_node(loader *l, const cJSON *item, const char *at, sr_node_id parent, int depth)
 {
-    static const char *const keys[] = {"name", "mesh", "material", "transform", "children", "hidden", "repeat",
-                                       NULL};
+    static const char *const keys[] = {"name", "mesh", "material", "transform", "children", "hidden", "repeat", NULL};
     sr_status status = expect_object(l, item, at);
     if (status == SR_OK)
         status = check_keys(l, item, at, keys);
@@ -865,7 +891,7 @@ static sr_status read_nodes(loader *l, const cJSON *item, const char *at, sr_nod
  * then nodes, whatever the order of the keys in the file. */
 static sr_status read_document(loader *l, const cJSON *root)
 {
-    static const char *const keys[] = {"name",     "camera", "light",  "background", "textures",
+    static const char *const keys[] = {"name",      "camera", "light", "background", "textures",
                                        "materials", "meshes", "nodes", NULL};
     sr_status status = expect_object(l, root, "(top level)");
     if (status == SR_OK)
@@ -1005,7 +1031,9 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
     *out = NULL;
     if (!desc || (!desc->path && !desc->text))
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_load: no path and no text given");
-    loader l = {.file = desc->path ? desc->path : desc->name ? desc->name : "(scene text)",
+    loader l = {.file = desc->path   ? desc->path
+                        : desc->name ? desc->name
+                                     : "(scene text)",
                 .warning = desc->warning,
                 .user = desc->user,
                 .err = err};

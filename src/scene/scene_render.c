@@ -279,13 +279,22 @@ static sr_status draw_part(draw_setup *s, const scene_node *n, uint32_t part_ind
         .indices = m->mesh->indices + (size_t)part->first_triangle * 3,
         .index_count = (size_t)part->triangle_count * 3,
         .program = &program,
-        .state = {.cull = material->desc.cull,
-                  .blend = blended ? SR_BLEND_ALPHA : SR_BLEND_NONE,
-                  .no_depth_write = blended},
+        .state = {.cull = material->desc.cull, .blend = blended ? SR_BLEND_ALPHA : SR_BLEND_NONE},
         .primitive_id_base = id_base + part->first_triangle,
     };
-    s->draw_calls++;
-    return sr_draw_triangles(s->renderer, s->fb, &draw, err);
+    /* A two-sided blended part is drawn back faces first, then front faces, both writing depth:
+     * the far side of a closed glass object shows through its near side, and the depth and id
+     * buffers keep the nearest surface, the one a pick reports. */
+    int passes = blended && material->desc.cull == SR_CULL_NONE ? 2 : 1;
+    for (int pass = 0; pass < passes; pass++) {
+        if (passes == 2)
+            draw.state.cull = pass == 0 ? SR_CULL_FRONT : SR_CULL_BACK;
+        s->draw_calls++;
+        sr_status status = sr_draw_triangles(s->renderer, s->fb, &draw, err);
+        if (status != SR_OK)
+            return status;
+    }
+    return SR_OK;
 }
 
 /* The white-to-black range of the depth program: the nearest and farthest view distances of the

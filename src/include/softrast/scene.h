@@ -302,7 +302,8 @@ typedef struct sr_material_desc {
     const struct sr_shader *shader; ///< NULL: textured when a texture is set, else lambert
     /// RGB albedo and opacity (alpha). All four zero means the default (0.8, 0.8, 0.8, 1), the
     /// albedo of BENCH_SCENE.md. Opacity below 1 draws the material blended, after the opaque
-    /// ones, far to near, without depth writes.
+    /// ones, instances far to near; a two-sided one (cull none) in two passes, back faces then
+    /// front faces, both writing depth, so the nearest surface keeps the depth and the id.
     sr_vec4 base_color;
     sr_texture_id texture; ///< 0 = none (the texel is white)
     sr_sampler sampler;
