@@ -25,6 +25,7 @@ static void print_usage(FILE *out)
           "  update_ms  a full update: every top-level node marked as moved, then sr_scene_update\n"
           "  cull_ms    frustum culling through the instance tree\n"
           "  frame_ms   sr_scene_render: clear, cull, draw (1280x720 by default)\n"
+          "  frame_unculled_ms  the same frame with culling off (every instance drawn; same picture)\n"
           "  pick_us    one pick, the median over 10,000 random pixels of the frame\n"
           "plus the scene's sizes and the instances drawn and culled.\n"
           "\n"
@@ -66,7 +67,7 @@ static sr_status touch_all(sr_scene *scene, sr_error *err)
     return SR_OK;
 }
 
-enum { STAGE_LOAD, STAGE_BUILD, STAGE_UPDATE, STAGE_CULL, STAGE_FRAME, STAGE_PICK, STAGE_COUNT };
+enum { STAGE_LOAD, STAGE_BUILD, STAGE_UPDATE, STAGE_CULL, STAGE_FRAME, STAGE_UNCULLED, STAGE_PICK, STAGE_COUNT };
 
 int sr_cmd_bench_scene(int argc, char **argv)
 {
@@ -160,6 +161,12 @@ int sr_cmd_bench_scene(int argc, char **argv)
             status = sr_scene_render(scene, &(sr_scene_render_desc){.camera = &camera}, renderer, fb, frame, &err);
         double frame_ms = sr_app_now_ms() - start;
         last = sr_scene_frame_stats(frame);
+        start = sr_app_now_ms();
+        if (status == SR_OK)
+            status = sr_scene_render(scene, &(sr_scene_render_desc){.camera = &camera, .no_culling = true}, renderer,
+                                     fb, frame, &err);
+        double unculled_ms = sr_app_now_ms() - start;
+        // The picks read the culled frame's scene; its statistics are kept above.
         for (int p = 0; p < PICKS && status == SR_OK; p++) {
             random = random * 6364136223846793005ull + 1442695040888963407ull;
             float x = (float)((random >> 40) % (uint64_t)width) + 0.5f;
@@ -176,6 +183,7 @@ int sr_cmd_bench_scene(int argc, char **argv)
             row[STAGE_UPDATE] = update;
             row[STAGE_CULL] = cull;
             row[STAGE_FRAME] = frame_ms;
+            row[STAGE_UNCULLED] = unculled_ms;
             row[STAGE_PICK] = 0.5 * (picks[PICKS / 2 - 1] + picks[PICKS / 2]);
         }
     }
@@ -191,7 +199,8 @@ int sr_cmd_bench_scene(int argc, char **argv)
                    width, height, threads, runs, totals.meshes, totals.nodes, totals.instances,
                    (unsigned long long)totals.mesh_triangles, (unsigned long long)totals.instance_triangles,
                    last.instances_drawn, last.instances_culled, (unsigned long long)last.triangles_drawn);
-            const char *names[STAGE_COUNT] = {"load_ms", "build_ms", "update_ms", "cull_ms", "frame_ms", "pick_us"};
+            const char *names[STAGE_COUNT] = {"load_ms",  "build_ms",          "update_ms", "cull_ms",
+                                              "frame_ms", "frame_unculled_ms", "pick_us"};
             for (int stage = 0; stage < STAGE_COUNT; stage++) {
                 for (long run = 0; run < runs; run++)
                     column[run] = series[run * STAGE_COUNT + stage];

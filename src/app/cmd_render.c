@@ -28,6 +28,7 @@ typedef struct render_options {
     int width, height;
     long threads;
     bool stats;
+    bool no_culling;
     const sr_shader *shader; ///< NULL: the materials' shaders (lambert for a mesh)
 } render_options;
 
@@ -35,7 +36,8 @@ static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: softrast render [SCENE.json | MESH.obj] [--out FILE] [--size WxH] [--shader NAME]\n"
-            "                       [--camera SPEC] [--depth FILE] [--ids FILE] [--stats] [--threads N]\n"
+            "                       [--camera SPEC] [--depth FILE] [--ids FILE] [--stats] [--no-culling]\n"
+            "                       [--threads N]\n"
             "\n"
             "Renders one frame of a scene file (the format is in the README), of a mesh, or of the\n"
             "built-in demo scene (ground, sphere, box, torus) when neither is given. A mesh is drawn as\n"
@@ -68,6 +70,8 @@ static void print_usage(FILE *out)
           "                 instances (total, culled, drawn), triangles (submitted, back-face\n"
           "                 culled, clipped, drawn), fragments shaded, draw calls, milliseconds per\n"
           "                 stage (load, update, cull, draw)\n"
+          "  --no-culling   draw every instance, also those outside the frustum (the same picture,\n"
+          "                 slower: for measuring what culling saves)\n"
           "  --threads N    rendering threads, 1 to 64 (default 1); the image does not depend on N\n"
           "  --help         this text\n"
           "\n"
@@ -90,6 +94,8 @@ static int parse_options(int argc, char **argv, render_options *o)
             return 0;
         } else if (strcmp(arg, "--stats") == 0) {
             o->stats = true;
+        } else if (strcmp(arg, "--no-culling") == 0) {
+            o->no_culling = true;
         } else if (strcmp(arg, "--out") == 0 || strcmp(arg, "--depth") == 0 || strcmp(arg, "--ids") == 0 ||
                    strcmp(arg, "--size") == 0 || strcmp(arg, "--shader") == 0 || strcmp(arg, "--camera") == 0 ||
                    strcmp(arg, "--threads") == 0) {
@@ -256,7 +262,10 @@ int sr_cmd_render(int argc, char **argv)
     if (status == SR_OK && options.shader && (options.shader->inputs & SR_SHADER_INPUT_TEXTURE))
         status = sr_app_checker_texture(&checker, &err);
     if (status == SR_OK) {
-        sr_scene_render_desc desc = {.camera = &camera, .shader = options.shader, .fallback_texture = checker};
+        sr_scene_render_desc desc = {.camera = &camera,
+                                     .shader = options.shader,
+                                     .fallback_texture = checker,
+                                     .no_culling = options.no_culling};
         status = sr_scene_render(scene, &desc, renderer, fb, frame, &err);
     }
     if (status == SR_OK)
