@@ -1,4 +1,4 @@
-/* test_mesh_gen.c — the generated shapes of revolution (cylinder, capsule, cone in
+/* test_mesh_revolved.c — the shapes of revolution of src/scene/mesh_gen.c (cylinder, capsule, cone)
  * src/scene/mesh_gen.c) against independent computations: closedness and orientation by the
  * bit patterns of edge end positions, the exact volume of the polyhedron the vertex formula
  * describes (derived here in double, never from the code's positions), the analytic surfaces,
