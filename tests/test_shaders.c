@@ -152,6 +152,53 @@ Test(uniforms, defaults_are_bench_scene)
     cr_assert_float_eq(u.opacity, 1.0, 0);
 }
 
+/* Every other default softrast/shaders.h documents for sr_shader_uniforms_default(). */
+static void assert_identity(const sr_mat4 *m, const char *name)
+{
+    for (int column = 0; column < 4; column++)
+        for (int row = 0; row < 4; row++)
+            cr_assert(m->m[column * 4 + row] == (row == column ? 1.0f : 0.0f), "%s[row %d][column %d] = %g", name, row,
+                      column, (double)m->m[column * 4 + row]);
+}
+
+Test(uniforms, every_documented_default)
+{
+    sr_shader_uniforms u = sr_shader_uniforms_default();
+    /* identity transforms, and the fields derived from them */
+    assert_identity(&u.model, "model");
+    assert_identity(&u.view, "view");
+    assert_identity(&u.projection, "projection");
+    assert_identity(&u.model_view_projection, "model_view_projection");
+    assert_identity(&u.model_view, "model_view");
+    assert_identity(&u.normal_matrix, "normal_matrix");
+    cr_assert(u.camera_position.x == 0.0f && u.camera_position.y == 0.0f && u.camera_position.z == 0.0f);
+    /* the light is unit length (its direction is checked by defaults_are_bench_scene) */
+    double l =
+        sqrt((double)u.light_direction.x * u.light_direction.x + (double)u.light_direction.y * u.light_direction.y +
+             (double)u.light_direction.z * u.light_direction.z);
+    cr_assert_float_eq(l, 1.0, 1e-6);
+    /* blinn_phong: specular (0.5, 0.5, 0.5), shininess 32 */
+    cr_assert_float_eq(u.specular_color.x, 0.5, 0);
+    cr_assert_float_eq(u.specular_color.y, 0.5, 0);
+    cr_assert_float_eq(u.specular_color.z, 0.5, 0);
+    cr_assert_float_eq(u.shininess, 32.0, 0);
+    /* textured: no texture, nearest filtering, repeat in u and v */
+    cr_assert_null(u.texture);
+    cr_assert_eq(u.sampler.filter, SR_FILTER_NEAREST);
+    cr_assert_eq(u.sampler.wrap_u, SR_WRAP_REPEAT);
+    cr_assert_eq(u.sampler.wrap_v, SR_WRAP_REPEAT);
+    /* depth: 0.1 to 100 */
+    cr_assert_float_eq(u.depth_near, 0.1, 1e-8);
+    cr_assert_float_eq(u.depth_far, 100.0, 0);
+    /* wireframe: width 0.04, opaque near-black (0.05) edges, interiors filled */
+    cr_assert_float_eq(u.wireframe_width, 0.04, 1e-9);
+    for (int c = 0; c < 3; c++)
+        cr_assert_float_eq(u.wireframe_color[c], 0.05, 1e-9, "wireframe_color[%d] = %g", c,
+                           (double)u.wireframe_color[c]);
+    cr_assert_float_eq(u.wireframe_color[3], 1.0, 0);
+    cr_assert(u.wireframe_fill);
+}
+
 Test(uniforms, derived_transforms)
 {
     sr_shader_uniforms u = sr_shader_uniforms_default();

@@ -72,7 +72,7 @@ typedef struct sr_shader_uniforms {
 /// The defaults of BENCH_SCENE.md's lambert shading: identity transforms, light direction
 /// normalize(0.3, 0.5, 1.0), albedo (0.8, 0.8, 0.8), opacity 1, ambient 0.2, diffuse 0.8;
 /// specular (0.5, 0.5, 0.5) with shininess 32; no texture, nearest/repeat sampler; depth range
-/// 0.1 to 100; wireframe width 0.04, near-black (0.05) edges, interiors filled.
+/// 0.1 to 100; wireframe width 0.04, opaque near-black (0.05, 0.05, 0.05, 1) edges, interiors filled.
 sr_shader_uniforms sr_shader_uniforms_default(void);
 
 /// Sets model, view and projection and recomputes every derived field (model_view_projection,
