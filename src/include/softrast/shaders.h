@@ -49,8 +49,10 @@ typedef struct sr_shader_uniforms {
     /* ---- surface and light (lambert, blinn_phong, textured; flat uses albedo and opacity) ---- */
     sr_vec3 light_direction; ///< world space, unit length, from the surface towards the light
     sr_vec3 albedo;          ///< RGB in [0, 1]
-    float opacity;           ///< alpha written by every program except vertex_color and wireframe edges
-    float ambient;           ///< colour = albedo * (ambient + diffuse * max(0, N.L))
+    /// alpha written by every program except vertex_color (the vertex's alpha), triangle_id
+    /// (opaque) and wireframe edges (wireframe_color's); textured multiplies it by the texel's alpha
+    float opacity;
+    float ambient; ///< colour = albedo * (ambient + diffuse * max(0, N.L))
     float diffuse;
     sr_vec3 specular_color; ///< blinn_phong: added specular_color * max(0, N.H)^shininess
     float shininess;        ///< blinn_phong exponent (> 0)
