@@ -25,9 +25,34 @@ Test(core, error_set_formats_and_returns_status)
 
 Test(core, status_names)
 {
-    cr_assert_str_eq(sr_status_name(SR_OK), "ok");
-    cr_assert_str_eq(sr_status_name(SR_ERROR_OUT_OF_MEMORY), "out of memory");
-    cr_assert_str_eq(sr_status_name((sr_status)999), "unknown status");
+    /* Every status has the name softrast/core.h documents for it, and the names are distinct. */
+    const struct {
+        sr_status status;
+        const char *name;
+    } expected[] = {
+        {SR_OK, "ok"},
+        {SR_ERROR_INVALID_ARGUMENT, "invalid argument"},
+        {SR_ERROR_OUT_OF_MEMORY, "out of memory"},
+        {SR_ERROR_IO, "i/o error"},
+        {SR_ERROR_PARSE, "parse error"},
+        {SR_ERROR_UNSUPPORTED, "unsupported"},
+    };
+    const size_t count = sizeof expected / sizeof expected[0];
+    cr_assert_eq(count, (size_t)SR_ERROR_UNSUPPORTED + 1, "a status was added: name it here");
+    for (size_t i = 0; i < count; i++) {
+        const char *name = sr_status_name(expected[i].status);
+        cr_assert_not_null(name, "status %d", (int)expected[i].status);
+        cr_assert_str_eq(name, expected[i].name, "status %d", (int)expected[i].status);
+        for (size_t j = 0; j < i; j++)
+            cr_assert_str_neq(name, sr_status_name(expected[j].status));
+    }
+    /* Out of range, on both sides and next to the last status: a name, never NULL. */
+    const int outside[] = {SR_ERROR_UNSUPPORTED + 1, 999, -1, INT32_MAX};
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+        const char *name = sr_status_name((sr_status)outside[i]);
+        cr_assert_not_null(name, "status %d", outside[i]);
+        cr_assert_str_eq(name, "unknown status", "status %d", outside[i]);
+    }
 }
 
 typedef struct counting {

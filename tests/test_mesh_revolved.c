@@ -1,9 +1,9 @@
-/* test_mesh_revolved.c — the shapes of revolution of src/scene/mesh_gen.c (cylinder, capsule, cone)
- * src/scene/mesh_gen.c) against independent computations: closedness and orientation by the
+/* test_mesh_revolved.c — the shapes of revolution of src/scene/mesh_gen.c (cylinder, capsule,
+ * cone) against independent computations: closedness and orientation by the
  * bit patterns of edge end positions, the exact volume of the polyhedron the vertex formula
  * describes (derived here in double, never from the code's positions), the analytic surfaces,
  * normals, uvs and boxes, and argument errors. Plus a sanity pass over every generated shape.
- * (The older shapes' volume tests live in test_scene.c.) */
+ * (Sphere, torus, box and plane are tested in test_mesh_gen.c.) */
 #include <criterion/criterion.h>
 #include <softrast/scene.h>
 

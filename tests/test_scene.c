@@ -1,5 +1,5 @@
-/* test_scene.c — meshes: OBJ parsing, vertex normals, normalisation, generated shapes
- * (src/scene/mesh.c, obj.c, mesh_gen.c). */
+/* test_scene.c — meshes: OBJ parsing, vertex normals, normalisation, transforms
+ * (src/scene/mesh.c, obj.c). The generated shapes of mesh_gen.c are tested in test_mesh_gen.c. */
 #include <criterion/criterion.h>
 #include <softrast/scene.h>
 
@@ -170,141 +170,6 @@ Test(mesh, normalize_centres_and_scales_to_two)
     sr_mesh_destroy(mesh);
 }
 
-/* Independent closedness check: every directed edge (a, b) by position appears once and its
- * reverse (b, a) once, i.e. each edge is shared by two triangles with opposite orientation. */
-static int compare_edges(const void *a, const void *b)
-{
-    return memcmp(a, b, 6 * sizeof(float));
-}
-
-static void assert_closed_and_outward(const sr_mesh *mesh, sr_vec3 centre, double expected_volume, double tolerance)
-{
-    size_t edge_count = 0;
-    float(*edges)[6] = calloc(mesh->triangle_count * 3, sizeof *edges);
-    float(*reverse)[6] = calloc(mesh->triangle_count * 3, sizeof *reverse);
-    double volume = 0.0;
-    for (size_t t = 0; t < mesh->triangle_count; t++) {
-        sr_vec3 p[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = mesh->positions[mesh->indices[3 * t + k]];
-        sr_vec3 n = sr_vec3_cross(sr_vec3_sub(p[1], p[0]), sr_vec3_sub(p[2], p[0]));
-        sr_vec3 centroid = sr_vec3_scale(sr_vec3_add(sr_vec3_add(p[0], p[1]), p[2]), 1.0f / 3.0f);
-        cr_assert_gt(sr_vec3_length(n), 0.0f, "triangle %zu is degenerate", t);
-        cr_assert_gt(sr_vec3_dot(n, sr_vec3_sub(centroid, centre)), 0.0f, "triangle %zu faces inwards", t);
-        /* divergence theorem: signed volume of the tetrahedra with the origin */
-        volume += ((double)p[0].x * ((double)p[1].y * p[2].z - (double)p[1].z * p[2].y) -
-                   (double)p[0].y * ((double)p[1].x * p[2].z - (double)p[1].z * p[2].x) +
-                   (double)p[0].z * ((double)p[1].x * p[2].y - (double)p[1].y * p[2].x)) /
-                  6.0;
-        for (int k = 0; k < 3; k++) {
-            sr_vec3 a = p[k], b = p[(k + 1) % 3];
-            float e[6] = {a.x, a.y, a.z, b.x, b.y, b.z}, r[6] = {b.x, b.y, b.z, a.x, a.y, a.z};
-            memcpy(edges[edge_count], e, sizeof e);
-            memcpy(reverse[edge_count], r, sizeof r);
-            edge_count++;
-        }
-    }
-    qsort(edges, edge_count, sizeof *edges, compare_edges);
-    qsort(reverse, edge_count, sizeof *reverse, compare_edges);
-    for (size_t i = 0; i < edge_count; i++) {
-        cr_assert(i == 0 || compare_edges(edges[i - 1], edges[i]) != 0, "directed edge used twice");
-        cr_assert_eq(compare_edges(edges[i], reverse[i]), 0, "edge %zu has no opposite twin: mesh not closed", i);
-    }
-    cr_assert(fabs(volume - expected_volume) <= tolerance * expected_volume, "volume %g, expected %g", volume,
-              expected_volume);
-    free(edges);
-    free(reverse);
-}
-
-Test(mesh_gen, sphere_is_closed_outward_and_has_the_right_volume)
-{
-    sr_mesh *mesh = NULL;
-    cr_assert_eq(sr_mesh_create_sphere(2.0f, 64, 32, &mesh, NULL), SR_OK);
-    cr_assert_eq(mesh->triangle_count, 64 * 2 * 31);
-    assert_closed_and_outward(mesh, (sr_vec3){0, 0, 0}, 4.0 / 3.0 * M_PI * 8.0, 0.01);
-    for (size_t v = 0; v < mesh->vertex_count; v++)
-        cr_assert_float_eq(sr_vec3_length(mesh->positions[v]), 2.0f, 1e-5);
-    sr_mesh_destroy(mesh);
-}
-
-Test(mesh_gen, torus_is_closed_outward_and_has_the_right_volume)
-{
-    sr_mesh *mesh = NULL;
-    cr_assert_eq(sr_mesh_create_torus(2.0f, 0.5f, 96, 48, &mesh, NULL), SR_OK);
-    cr_assert_eq(mesh->triangle_count, 2 * 96 * 48);
-    /* outward from the tube's centre circle: check per triangle against its nearest circle point */
-    for (size_t t = 0; t < mesh->triangle_count; t++) {
-        sr_vec3 p[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = mesh->positions[mesh->indices[3 * t + k]];
-        sr_vec3 c = sr_vec3_scale(sr_vec3_add(sr_vec3_add(p[0], p[1]), p[2]), 1.0f / 3.0f);
-        sr_vec3 ring = sr_vec3_scale(sr_vec3_normalize((sr_vec3){c.x, 0, c.z}), 2.0f);
-        sr_vec3 n = sr_vec3_cross(sr_vec3_sub(p[1], p[0]), sr_vec3_sub(p[2], p[0]));
-        cr_assert_gt(sr_vec3_dot(n, sr_vec3_sub(c, ring)), 0.0f, "triangle %zu faces inwards", t);
-    }
-    /* closedness and volume 2 pi^2 R r^2 (the centre check is replaced by the loop above) */
-    sr_mesh *copy = mesh;
-    size_t edge_triangles = copy->triangle_count;
-    cr_assert_gt(edge_triangles, 0);
-    double volume = 0.0;
-    for (size_t t = 0; t < mesh->triangle_count; t++) {
-        sr_vec3 a = mesh->positions[mesh->indices[3 * t]], b = mesh->positions[mesh->indices[3 * t + 1]],
-                c = mesh->positions[mesh->indices[3 * t + 2]];
-        volume += sr_vec3_dot(a, sr_vec3_cross(b, c)) / 6.0;
-    }
-    double expected = 2.0 * M_PI * M_PI * 2.0 * 0.25;
-    cr_assert(fabs(volume - expected) < 0.01 * expected, "volume %g expected %g", volume, expected);
-    sr_mesh_destroy(mesh);
-}
-
-Test(mesh_gen, box_and_plane)
-{
-    sr_mesh *box = NULL, *plane = NULL;
-    cr_assert_eq(sr_mesh_create_box((sr_vec3){1.0f, 2.0f, 0.5f}, 3, &box, NULL), SR_OK);
-    cr_assert_eq(box->triangle_count, 6 * 2 * 9);
-    assert_closed_and_outward(box, (sr_vec3){0, 0, 0}, 2.0 * 4.0 * 1.0, 1e-5);
-    cr_assert_eq(sr_mesh_create_plane(4.0f, 2, 3.0f, &plane, NULL), SR_OK);
-    cr_assert_eq(plane->triangle_count, 8);
-    for (size_t t = 0; t < plane->triangle_count; t++) {
-        sr_vec3 p[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = plane->positions[plane->indices[3 * t + k]];
-        sr_vec3 n = sr_vec3_cross(sr_vec3_sub(p[1], p[0]), sr_vec3_sub(p[2], p[0]));
-        cr_assert_gt(n.y, 0.0f, "plane triangle %zu faces down", t);
-    }
-    sr_aabb bounds = sr_mesh_bounds(plane);
-    cr_assert_float_eq(bounds.min.x, -2.0f, 0.0f);
-    cr_assert_float_eq(bounds.max.z, 2.0f, 0.0f);
-    cr_assert_float_eq(plane->uvs[plane->vertex_count - 1].x, 3.0f, 1e-6);
-    sr_mesh_destroy(box);
-    sr_mesh_destroy(plane);
-}
-
-Test(mesh_gen, generated_sphere_closed_at_test_resolution)
-{
-    sr_mesh *mesh = NULL;
-    cr_assert_eq(sr_mesh_create_torus(1.0f, 0.25f, 12, 8, &mesh, NULL), SR_OK);
-    sr_mesh_destroy(mesh);
-    cr_assert_eq(sr_mesh_create_sphere(1.0f, 7, 5, &mesh, NULL), SR_OK);
-    assert_closed_and_outward(mesh, (sr_vec3){0, 0, 0}, 4.0 / 3.0 * M_PI, 0.35);
-    sr_mesh_destroy(mesh);
-}
-
-Test(mesh_gen, bad_parameters_are_errors)
-{
-    sr_mesh *mesh = NULL;
-    sr_error err = {0};
-    cr_assert_eq(sr_mesh_create_sphere(-1.0f, 8, 8, &mesh, &err), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert(strstr(err.message, "radius"), "%s", err.message);
-    cr_assert_eq(sr_mesh_create_sphere(NAN, 8, 8, &mesh, NULL), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sr_mesh_create_sphere(1.0f, 2, 8, &mesh, NULL), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sr_mesh_create_torus(1.0f, 0.5f, 100000, 8, &mesh, &err), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert(strstr(err.message, "rings"), "%s", err.message);
-    cr_assert_eq(sr_mesh_create_box((sr_vec3){1, 0, 1}, 1, &mesh, NULL), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sr_mesh_create_plane(INFINITY, 1, 1.0f, &mesh, NULL), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert_null(mesh);
-}
-
 Test(mesh, transform_moves_positions_and_normals)
 {
     sr_mesh *mesh = NULL;
@@ -317,4 +182,146 @@ Test(mesh, transform_moves_positions_and_normals)
     for (size_t v = 0; v < mesh->vertex_count; v++)
         cr_assert_float_eq(sr_vec3_length(mesh->normals[v]), 1.0f, 1e-6);
     sr_mesh_destroy(mesh);
+}
+
+/* ---- normals under sheared, non-uniformly scaled, rotated and mirrored transforms ---- */
+
+/* The analytic outward unit normal of the untransformed shape at p: radial for the sphere, away
+ * from the tube's centre circle (radius `major` in the XZ plane) for the torus. */
+static void analytic_normal(sr_vec3 p, double major, double n[3])
+{
+    double q[3] = {p.x, p.y, p.z};
+    if (major > 0.0) {
+        double rho = sqrt(q[0] * q[0] + q[2] * q[2]);
+        q[0] -= major * q[0] / rho;
+        q[2] -= major * q[2] / rho;
+    }
+    double length = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+    for (int i = 0; i < 3; i++)
+        n[i] = q[i] / length;
+}
+
+/* A (the matrix's linear part, in double) times v. */
+static void apply_linear(const sr_mat4 *m, const double v[3], double out[3])
+{
+    for (int row = 0; row < 3; row++)
+        out[row] = (double)m->m[row] * v[0] + (double)m->m[4 + row] * v[1] + (double)m->m[8 + row] * v[2];
+}
+
+static double ddot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void dcross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* A normal of the transformed surface is, by definition, orthogonal to its tangent plane, which
+ * is the image A T of the original tangent plane T; it points outward when it has a positive
+ * component along A n0 (n . A n0 = n0 . n0 > 0 for the true normal A^-T n0). That needs only the
+ * forward matrix, no inverse. Also checked against the transformed geometry itself: the face
+ * normals (b - a) x (c - a) of the transformed positions agree with the vertex normals (the
+ * winding flips with a mirroring transform, the normals do not). */
+static void check_transformed_normals(sr_mesh *mesh, double major, sr_mat4 m, const char *name)
+{
+    sr_vec3 *original = malloc(mesh->vertex_count * sizeof *original);
+    cr_assert_not_null(original);
+    memcpy(original, mesh->positions, mesh->vertex_count * sizeof *original);
+    sr_mesh_transform(mesh, m);
+    double determinant;
+    {
+        double c0[3] = {m.m[0], m.m[1], m.m[2]}, c1[3] = {m.m[4], m.m[5], m.m[6]}, c2[3] = {m.m[8], m.m[9], m.m[10]};
+        double c1xc2[3];
+        dcross3(c1, c2, c1xc2);
+        determinant = ddot3(c0, c1xc2);
+    }
+    double worst_tangent = 0.0;
+    for (size_t v = 0; v < mesh->vertex_count; v++) {
+        double p[3] = {original[v].x, original[v].y, original[v].z}, moved[3];
+        apply_linear(&m, p, moved);
+        const float got[3] = {mesh->positions[v].x, mesh->positions[v].y, mesh->positions[v].z};
+        for (int i = 0; i < 3; i++)
+            cr_assert_float_eq(got[i], moved[i] + m.m[12 + i], 1e-5, "%s: position %zu", name, v);
+        double n0[3], t1[3], t2[3], axis[3] = {0.0, 0.0, 0.0};
+        analytic_normal(original[v], major, n0);
+        axis[fabs(n0[0]) < 0.5 ? 0 : 1] = 1.0; /* not parallel to n0 */
+        dcross3(n0, axis, t1);
+        dcross3(n0, t1, t2);
+        double n[3] = {mesh->normals[v].x, mesh->normals[v].y, mesh->normals[v].z};
+        cr_assert_float_eq(sqrt(ddot3(n, n)), 1.0, 1e-6, "%s: normal %zu is not unit length", name, v);
+        double at1[3], at2[3], an0[3];
+        apply_linear(&m, t1, at1);
+        apply_linear(&m, t2, at2);
+        apply_linear(&m, n0, an0);
+        double off1 = fabs(ddot3(n, at1)) / sqrt(ddot3(at1, at1)), off2 = fabs(ddot3(n, at2)) / sqrt(ddot3(at2, at2));
+        worst_tangent = fmax(worst_tangent, fmax(off1, off2));
+        cr_assert(off1 <= 4e-6 && off2 <= 4e-6, "%s: normal %zu leaves the tangent plane (cosines %.3g, %.3g)", name, v,
+                  off1, off2);
+        cr_assert_gt(ddot3(n, an0), 0.0, "%s: normal %zu points inwards", name, v);
+    }
+    /* Angles between face and vertex normals: small on average, never large (on the strongly
+     * sheared thin triangles near the poles the face is a coarse sample of the curved surface). */
+    double worst_face = 0.0, mean_face = 0.0;
+    for (size_t t = 0; t < mesh->triangle_count; t++) {
+        double q[3][3], sum[3] = {0.0, 0.0, 0.0};
+        for (int k = 0; k < 3; k++) {
+            uint32_t index = mesh->indices[3 * t + k];
+            q[k][0] = mesh->positions[index].x, q[k][1] = mesh->positions[index].y, q[k][2] = mesh->positions[index].z;
+            sum[0] += mesh->normals[index].x, sum[1] += mesh->normals[index].y, sum[2] += mesh->normals[index].z;
+        }
+        double e1[3] = {q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]};
+        double e2[3] = {q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
+        double face[3];
+        dcross3(e1, e2, face);
+        double cosine = ddot3(face, sum) / sqrt(ddot3(face, face) * ddot3(sum, sum)) * (determinant > 0 ? 1 : -1);
+        double degrees = acos(fmin(1.0, cosine)) * 180.0 / 3.14159265358979323846;
+        worst_face = fmax(worst_face, degrees);
+        mean_face += degrees / (double)mesh->triangle_count;
+    }
+    cr_log_info("%s: worst tangent cosine %.3g; face against vertex normals: mean %.3f, worst %.3f degrees", name,
+                worst_tangent, mean_face, worst_face);
+    cr_assert(mean_face < 4.0 && worst_face < 25.0,
+              "%s: face normals of the transformed geometry are %.2f degrees "
+              "(worst %.2f) from their vertices' normals",
+              name, mean_face, worst_face);
+    free(original);
+}
+
+/* x += 0.9 y - 0.4 z, z += 0.6 x: a shear no scaling or rotation can stand for. */
+static sr_mat4 shear(void)
+{
+    sr_mat4 h = sr_mat4_identity();
+    h.m[4] = 0.9f;
+    h.m[8] = -0.4f;
+    h.m[2] = 0.6f;
+    return h;
+}
+
+Test(mesh, transform_gives_normals_of_the_transformed_surface)
+{
+    const sr_mat4 transforms[] = {
+        /* translation, rotation, shear, non-uniform scale */
+        sr_mat4_mul(sr_mat4_translation((sr_vec3){1.5f, -2.0f, 0.25f}),
+                    sr_mat4_mul(sr_mat4_rotation((sr_vec3){1, 2, 3}, 0.8f),
+                                sr_mat4_mul(shear(), sr_mat4_scaling((sr_vec3){3.0f, 0.5f, 1.5f})))),
+        /* non-uniform scale after a rotation, with a mirror */
+        sr_mat4_mul(sr_mat4_scaling((sr_vec3){-1.5f, 1.0f, 0.4f}), sr_mat4_rotation((sr_vec3){-2, 1, 0.5f}, 1.1f)),
+    };
+    const char *names[] = {"sheared", "mirrored"};
+    for (int i = 0; i < 2; i++) {
+        char name[64];
+        sr_mesh *mesh = NULL;
+        cr_assert_eq(sr_mesh_create_sphere(1.0f, 48, 24, &mesh, NULL), SR_OK);
+        snprintf(name, sizeof name, "%s sphere", names[i]);
+        check_transformed_normals(mesh, 0.0, transforms[i], name);
+        sr_mesh_destroy(mesh);
+        cr_assert_eq(sr_mesh_create_torus(1.0f, 0.35f, 64, 32, &mesh, NULL), SR_OK);
+        snprintf(name, sizeof name, "%s torus", names[i]);
+        check_transformed_normals(mesh, 1.0, transforms[i], name);
+        sr_mesh_destroy(mesh);
+    }
 }

@@ -152,6 +152,53 @@ Test(uniforms, defaults_are_bench_scene)
     cr_assert_float_eq(u.opacity, 1.0, 0);
 }
 
+/* Every other default softrast/shaders.h documents for sr_shader_uniforms_default(). */
+static void assert_identity(const sr_mat4 *m, const char *name)
+{
+    for (int column = 0; column < 4; column++)
+        for (int row = 0; row < 4; row++)
+            cr_assert(m->m[column * 4 + row] == (row == column ? 1.0f : 0.0f), "%s[row %d][column %d] = %g", name, row,
+                      column, (double)m->m[column * 4 + row]);
+}
+
+Test(uniforms, every_documented_default)
+{
+    sr_shader_uniforms u = sr_shader_uniforms_default();
+    /* identity transforms, and the fields derived from them */
+    assert_identity(&u.model, "model");
+    assert_identity(&u.view, "view");
+    assert_identity(&u.projection, "projection");
+    assert_identity(&u.model_view_projection, "model_view_projection");
+    assert_identity(&u.model_view, "model_view");
+    assert_identity(&u.normal_matrix, "normal_matrix");
+    cr_assert(u.camera_position.x == 0.0f && u.camera_position.y == 0.0f && u.camera_position.z == 0.0f);
+    /* the light is unit length (its direction is checked by defaults_are_bench_scene) */
+    double l =
+        sqrt((double)u.light_direction.x * u.light_direction.x + (double)u.light_direction.y * u.light_direction.y +
+             (double)u.light_direction.z * u.light_direction.z);
+    cr_assert_float_eq(l, 1.0, 1e-6);
+    /* blinn_phong: specular (0.5, 0.5, 0.5), shininess 32 */
+    cr_assert_float_eq(u.specular_color.x, 0.5, 0);
+    cr_assert_float_eq(u.specular_color.y, 0.5, 0);
+    cr_assert_float_eq(u.specular_color.z, 0.5, 0);
+    cr_assert_float_eq(u.shininess, 32.0, 0);
+    /* textured: no texture, nearest filtering, repeat in u and v */
+    cr_assert_null(u.texture);
+    cr_assert_eq(u.sampler.filter, SR_FILTER_NEAREST);
+    cr_assert_eq(u.sampler.wrap_u, SR_WRAP_REPEAT);
+    cr_assert_eq(u.sampler.wrap_v, SR_WRAP_REPEAT);
+    /* depth: 0.1 to 100 */
+    cr_assert_float_eq(u.depth_near, 0.1, 1e-8);
+    cr_assert_float_eq(u.depth_far, 100.0, 0);
+    /* wireframe: width 0.04, opaque near-black (0.05) edges, interiors filled */
+    cr_assert_float_eq(u.wireframe_width, 0.04, 1e-9);
+    for (int c = 0; c < 3; c++)
+        cr_assert_float_eq(u.wireframe_color[c], 0.05, 1e-9, "wireframe_color[%d] = %g", c,
+                           (double)u.wireframe_color[c]);
+    cr_assert_float_eq(u.wireframe_color[3], 1.0, 0);
+    cr_assert(u.wireframe_fill);
+}
+
 Test(uniforms, derived_transforms)
 {
     sr_shader_uniforms u = sr_shader_uniforms_default();
@@ -351,6 +398,62 @@ Test(flat_and_vertex_color, pass_colours_through)
     run_vertex(&sr_shader_vertex_color, &u, &v, clip, varyings);
     run_fragment(&sr_shader_vertex_color, &u, varyings, NULL, 0, color);
     cr_assert(color[0] == 0.9f && color[1] == 0.8f && color[2] == 0.7f && color[3] == 0.6f);
+}
+
+/* softrast/shaders.h: alpha is `opacity` for every program except vertex_color (the vertex's
+ * alpha), triangle_id (opaque) and wireframe edges (wireframe_color's alpha); textured multiplies
+ * it by the texel's alpha. Every program of the catalogue, through its own vertex function, with
+ * several opacities; a program added later is held to the general rule. */
+Test(opacity, every_program_writes_the_documented_alpha)
+{
+    const uint32_t texel = sr_rgba8(0.2f, 0.6f, 1.0f, 0.4f);
+    sr_texture *texture = NULL;
+    sr_error err;
+    cr_assert_eq(sr_texture_create(&(sr_texture_desc){.width = 1, .height = 1, .texels = &texel}, &texture, &err),
+                 SR_OK, "%s", err.message);
+    const double texel_alpha = (double)(texture->texels[0] >> 24) / 255.0; /* the stored byte */
+    cr_assert(texel_alpha > 0.3 && texel_alpha < 0.5);
+    const float opacities[] = {0.0f, 0.25f, 0.6f, 1.0f};
+    const float interior[3] = {1 / 3.0f, 1 / 3.0f, 1 / 3.0f}, edge[3] = {0.01f, 0.5f, 0.49f};
+    const sr_shader_vertex vertex = {.position = {0.1f, 0.2f, 0.3f},
+                                     .normal = {0.3f, 0.5f, 1.0f},
+                                     .uv = {0.5f, 0.5f},
+                                     .color = {0.9f, 0.8f, 0.7f, 0.35f}};
+    int checked = 0;
+    for (size_t s = 0; s < sr_shader_count(); s++) {
+        const sr_shader *shader = sr_shader_get(s);
+        for (size_t o = 0; o < sizeof opacities / sizeof opacities[0]; o++) {
+            for (int textured = 0; textured < 2; textured++) {
+                sr_shader_uniforms u = sr_shader_uniforms_default();
+                sr_mat4 view = sr_mat4_look_at(sr_vec3_make(1, 2, 4), sr_vec3_make(0, 0, 0), sr_vec3_make(0, 1, 0));
+                sr_shader_uniforms_set_transforms(&u, sr_mat4_identity(), view,
+                                                  sr_mat4_perspective(1.0f, 1.0f, 0.1f, 100.0f));
+                u.opacity = opacities[o];
+                u.wireframe_color[3] = 0.8f;
+                u.texture = textured ? texture : NULL;
+                float clip[4], varyings[SR_MAX_VARYINGS], color[4];
+                run_vertex(shader, &u, &vertex, clip, varyings);
+                cr_assert(run_fragment(shader, &u, varyings, interior, 7, color), "%s discarded", shader->name);
+                double want = opacities[o];
+                if (strcmp(shader->name, "vertex_color") == 0)
+                    want = 0.35f;
+                else if (strcmp(shader->name, "triangle_id") == 0)
+                    want = 1.0;
+                else if (strcmp(shader->name, "textured") == 0 && textured)
+                    want = texel_alpha * opacities[o];
+                cr_assert_float_eq(color[3], want, 1e-6, "%s, opacity %g, %s texture: alpha %g, expected %g",
+                                   shader->name, (double)opacities[o], textured ? "with" : "no", (double)color[3],
+                                   want);
+                checked++;
+                if (strcmp(shader->name, "wireframe") == 0) {
+                    cr_assert(run_fragment(shader, &u, varyings, edge, 7, color));
+                    cr_assert_float_eq(color[3], 0.8, 1e-7, "wireframe edge alpha %g", (double)color[3]);
+                }
+            }
+        }
+    }
+    cr_assert_eq(checked, 9 * 4 * 2);
+    sr_texture_destroy(texture);
 }
 
 Test(depth, linear_view_distance_as_grey)

@@ -30,7 +30,8 @@ typedef struct sr_error {
     char message[512];
 } sr_error;
 
-/// Short constant name of a status ("ok", "invalid argument", ...). Never NULL.
+/// Short constant name of a status: "ok", "invalid argument", "out of memory", "i/o error",
+/// "parse error", "unsupported"; "unknown status" for any other value. Never NULL.
 const char *sr_status_name(sr_status status);
 
 /// Fills `err` (if not NULL) with `status` and a printf-style message, and returns `status`, so a

@@ -49,8 +49,10 @@ typedef struct sr_shader_uniforms {
     /* ---- surface and light (lambert, blinn_phong, textured; flat uses albedo and opacity) ---- */
     sr_vec3 light_direction; ///< world space, unit length, from the surface towards the light
     sr_vec3 albedo;          ///< RGB in [0, 1]
-    float opacity;           ///< alpha written by every program except vertex_color and wireframe edges
-    float ambient;           ///< colour = albedo * (ambient + diffuse * max(0, N.L))
+    /// alpha written by every program except vertex_color (the vertex's alpha), triangle_id
+    /// (opaque) and wireframe edges (wireframe_color's); textured multiplies it by the texel's alpha
+    float opacity;
+    float ambient; ///< colour = albedo * (ambient + diffuse * max(0, N.L))
     float diffuse;
     sr_vec3 specular_color; ///< blinn_phong: added specular_color * max(0, N.H)^shininess
     float shininess;        ///< blinn_phong exponent (> 0)
@@ -72,7 +74,7 @@ typedef struct sr_shader_uniforms {
 /// The defaults of BENCH_SCENE.md's lambert shading: identity transforms, light direction
 /// normalize(0.3, 0.5, 1.0), albedo (0.8, 0.8, 0.8), opacity 1, ambient 0.2, diffuse 0.8;
 /// specular (0.5, 0.5, 0.5) with shininess 32; no texture, nearest/repeat sampler; depth range
-/// 0.1 to 100; wireframe width 0.04, near-black (0.05) edges, interiors filled.
+/// 0.1 to 100; wireframe width 0.04, opaque near-black (0.05, 0.05, 0.05, 1) edges, interiors filled.
 sr_shader_uniforms sr_shader_uniforms_default(void);
 
 /// Sets model, view and projection and recomputes every derived field (model_view_projection,
