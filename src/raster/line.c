@@ -1,11 +1,14 @@
 /* src/raster/line.c — sr_draw_lines: world-space segments transformed to clip space, clipped
  * against the view volume in homogeneous space (parametrically, Liang–Barsky style), and drawn
- * one pixel wide by stepping the major axis with pixel-centre sampling. Perspective-correct
- * colour, optional LESS_EQUAL depth test without depth writes, blending.
+ * 1 to 4 pixels wide by stepping the major axis with pixel-centre sampling. Perspective-correct
+ * colour, optional biased LESS_EQUAL depth test without depth writes, blending, polyline joints
+ * drawn once. With threads, a first pass clips every segment into window space and the rows
+ * are then split into units drawn by one thread each, segments in order.
  * Knows nothing of triangles or of the debug-draw lists that feed it. */
 #include "raster_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 /* A clipped segment end in window space. */
 typedef struct line_end {
@@ -15,7 +18,19 @@ typedef struct line_end {
     float color[4]; ///< colour / w
 } line_end;
 
-static float line_plane_distance(int plane, const float c[4])
+/// Pixels beyond the viewport's edges that the x/y clip planes of lines leave: clipping moves an
+/// end, and a moved end inside the viewport would change the pixels drawn next to it (the
+/// sample clamped to the new end, the pixels across a wide line). With the planes this far out
+/// the visible pixels are those of the unclipped segment.
+#define LINE_GUARD_PIXELS 8.0f
+
+/* The guard band's half-extent in NDC units along an axis of `size` pixels. */
+static float line_guard(int size)
+{
+    return 1.0f + 2.0f * LINE_GUARD_PIXELS / (float)size;
+}
+
+static float line_plane_distance(int plane, const float c[4], float guard_x, float guard_y)
 {
     switch (plane) {
     case 0:
@@ -25,13 +40,13 @@ static float line_plane_distance(int plane, const float c[4])
     case 2:
         return c[3] - c[2]; // far: z <= w
     case 3:
-        return c[0] + c[3]; // x >= -w
+        return c[0] + guard_x * c[3]; // x >= -w, widened by the guard band
     case 4:
-        return c[3] - c[0]; // x <= w
+        return guard_x * c[3] - c[0];
     case 5:
-        return c[1] + c[3]; // y >= -w
+        return c[1] + guard_y * c[3];
     default:
-        return c[3] - c[1];
+        return guard_y * c[3] - c[1];
     }
 }
 
@@ -42,8 +57,9 @@ static bool make_end(const float clip[4], const float color[4], const sr_viewpor
      * the clip parameter is subnormal (a segment from a point just behind the eye to one near
      * FLT_MAX): x / w came out as -3.6e14 (found by fuzz_draw). Clamp to the volume. */
     float ndc_x = clip[0] * inv_w, ndc_y = clip[1] * inv_w;
-    ndc_x = ndc_x < -1.0f ? -1.0f : ndc_x > 1.0f ? 1.0f : ndc_x;
-    ndc_y = ndc_y < -1.0f ? -1.0f : ndc_y > 1.0f ? 1.0f : ndc_y;
+    const float guard_x = line_guard(viewport->width), guard_y = line_guard(viewport->height);
+    ndc_x = ndc_x < -guard_x ? -guard_x : ndc_x > guard_x ? guard_x : ndc_x;
+    ndc_y = ndc_y < -guard_y ? -guard_y : ndc_y > guard_y ? guard_y : ndc_y;
     end->x = (ndc_x + 1.0f) * 0.5f * (float)viewport->width;
     end->y = (1.0f - ndc_y) * 0.5f * (float)viewport->height;
     float z = clip[2] * inv_w;
@@ -54,13 +70,43 @@ static bool make_end(const float clip[4], const float color[4], const sr_viewpor
     return isfinite(end->x) && isfinite(end->y) && isfinite(inv_w);
 }
 
+/* A clipped segment ready to draw: its two window-space ends, the columns (rows) at its joints
+ * that a neighbour of its polyline already draws, and the rows it can touch. */
+typedef struct line_segment {
+    line_end a, b;
+    bool skip_a, skip_b; ///< do not draw the major-axis cell that contains end a (b)
+    int min_row, max_row;
+} line_segment;
+
+/* The depth buffer's change over one pixel across a line at `index` (the smaller of the two
+ * one-sided differences, so that a silhouette next to the pixel does not count). */
+static float depth_slope(const sr_framebuffer *fb, size_t index, int px, int py, bool x_major)
+{
+    const float *depth = fb->depth;
+    float here = depth[index];
+    bool has_before = x_major ? py > 0 : px > 0, has_after = x_major ? py + 1 < fb->height : px + 1 < fb->width;
+    size_t step = x_major ? (size_t)fb->width : 1;
+    float before = has_before ? fabsf(here - depth[index - step]) : INFINITY;
+    float after = has_after ? fabsf(depth[index + step] - here) : INFINITY;
+    float slope = before < after ? before : after;
+    return slope < INFINITY ? slope : 0.0f;
+}
+
 static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_end *a, const line_end *b, float t, int px,
-                 int py, uint64_t *written)
+                 int py, bool x_major, uint64_t *written)
 {
     size_t index = (size_t)py * (size_t)fb->width + (size_t)px;
     float z = a->z + (b->z - a->z) * t;
-    if (desc->depth_test && !(z <= fb->depth[index]))
-        return;
+    if (desc->depth_test) {
+        /* The line's point is up to half a pixel across from the pixel centre where the surface's
+         * depth was stored: with a bias, the surface's own change over one pixel across the line
+         * is allowed as well as the relative bias (glPolygonOffset's slope factor, measured
+         * on the depth buffer). */
+        float bias =
+            desc->depth_bias > 0.0f ? desc->depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
+        if (!(z - bias <= fb->depth[index]))
+            return;
+    }
     float inv_w = a->inv_w + (b->inv_w - a->inv_w) * t;
     float w = 1.0f / inv_w, color[4];
     for (int k = 0; k < 4; k++)
@@ -69,9 +115,20 @@ static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_end *a
     (*written)++;
 }
 
-static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, const line_end *a, const line_end *b,
-                              uint64_t *written)
+/* The pixel cell of a window coordinate, clamped into int range (the value is inside the
+ * viewport up to clipping round-off, but a far-off value must not overflow the conversion). */
+static int cell_of(float coordinate)
 {
+    float f = floorf(coordinate);
+    return f < -2.0f ? -2 : f > (float)SR_MAX_IMAGE_SIDE + 1.0f ? SR_MAX_IMAGE_SIDE + 1 : (int)f;
+}
+
+/* Draws a segment restricted to rows [top, bottom]. Every pixel depends only on the segment and
+ * its own position, so any split into row ranges draws the same pixels. */
+static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, const line_segment *segment, int top,
+                              int bottom, uint64_t *written)
+{
+    const line_end *a = &segment->a, *b = &segment->b;
     float dx = b->x - a->x, dy = b->y - a->y;
     bool x_major = fabsf(dx) >= fabsf(dy);
     // Step the major axis from the end with the smaller coordinate.
@@ -84,6 +141,9 @@ static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, cons
         major_a = major_b;
         major_b = swap;
     }
+    // Cells a polyline neighbour draws: the ones holding the skipped ends.
+    int skip_one = segment->skip_a ? cell_of(x_major ? a->x : a->y) : INT32_MIN;
+    int skip_two = segment->skip_b ? cell_of(x_major ? b->x : b->y) : INT32_MIN;
     float major_delta = major_b - major_a;
     float minor_from = x_major ? from->y : from->x, minor_delta = x_major ? to->y - from->y : to->x - from->x;
     int major_size = x_major ? fb->width : fb->height, minor_size = x_major ? fb->height : fb->width;
@@ -91,20 +151,137 @@ static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, cons
     /* clamped in float before the conversion, which is undefined outside int's range */
     int first = first_f < 0.0f ? 0 : first_f > (float)major_size ? major_size : (int)first_f;
     int last = last_f > (float)(major_size - 1) ? major_size - 1 : last_f < -1.0f ? -1 : (int)last_f;
+    if (!x_major) { // the cells are rows: only those of [top, bottom]
+        first = first < top ? top : first;
+        last = last > bottom ? bottom : last;
+    }
+    const int width = desc->width > 1 ? desc->width : 1;
+    const int low = -(width - 1) / 2, high = width / 2;
     float inv_delta = major_delta > 0.0f ? 1.0f / major_delta : 0.0f;
     for (int cell = first; cell <= last; cell++) {
+        if (cell == skip_one || cell == skip_two)
+            continue;
         // Sample at the column's (row's) centre, clamped to the segment so that both ends' own
         // pixels are included.
         float at = (float)cell + 0.5f;
         at = at < major_a ? major_a : at > major_b ? major_b : at;
         float t = (at - major_a) * inv_delta;
         float minor_f = floorf(minor_from + minor_delta * t);
-        if (!(minor_f >= 0.0f && minor_f < (float)minor_size))
+        if (!(minor_f >= -8.0f && minor_f < (float)minor_size + 8.0f))
             continue;
         int minor = (int)minor_f;
-        plot(fb, desc, from, to, t, x_major ? cell : minor, x_major ? minor : cell, written);
+        for (int offset = low; offset <= high; offset++) {
+            int m = minor + offset;
+            if (m < 0 || m >= minor_size)
+                continue;
+            int px = x_major ? cell : m, py = x_major ? m : cell;
+            if (py < top || py > bottom)
+                continue;
+            plot(fb, desc, from, to, t, px, py, x_major, written);
+        }
     }
 }
+
+/* Transforms and clips segment i (vertices 2i, 2i + 1); false when nothing of it is visible
+ * (*skipped set when a position is not finite). `entered` / `left` tell whether clipping moved
+ * the first / second end. */
+static bool prepare_segment(const sr_line_desc *desc, const sr_viewport *viewport, size_t i, line_segment *out,
+                            bool *entered, bool *left, bool *skipped)
+{
+    float clip[2][4], color[2][4];
+    *skipped = false;
+    for (int e = 0; e < 2; e++) {
+        const sr_line_vertex *vertex = &desc->vertices[2 * i + (size_t)e];
+        sr_vec4 c = sr_mat4_mul_vec4(desc->view_projection, sr_vec4_from_vec3(vertex->position, 1.0f));
+        clip[e][0] = c.x;
+        clip[e][1] = c.y;
+        clip[e][2] = c.z;
+        clip[e][3] = c.w;
+        for (int k = 0; k < 4; k++)
+            color[e][k] = vertex->color[k];
+    }
+    bool finite = true;
+    for (int k = 0; k < 4; k++)
+        finite = finite && isfinite(clip[0][k]) && isfinite(clip[1][k]);
+    if (!finite) {
+        *skipped = true;
+        return false;
+    }
+    // Parametric clipping: keep t in [enter, leave] where every plane distance is >= 0.
+    float enter = 0.0f, leave = 1.0f;
+    const float guard_x = line_guard(viewport->width), guard_y = line_guard(viewport->height);
+    for (int plane = 0; plane < SR_CLIP_PLANE_COUNT; plane++) {
+        float d0 = line_plane_distance(plane, clip[0], guard_x, guard_y),
+              d1 = line_plane_distance(plane, clip[1], guard_x, guard_y);
+        if (d0 < 0.0f && d1 < 0.0f)
+            return false;
+        else if (d0 < 0.0f)
+            enter = fmaxf(enter, d0 / (d0 - d1));
+        else if (d1 < 0.0f)
+            leave = fminf(leave, d0 / (d0 - d1));
+    }
+    if (enter > leave)
+        return false;
+    float clipped[2][4], colors[2][4];
+    for (int k = 0; k < 4; k++) {
+        clipped[0][k] = clip[0][k] + (clip[1][k] - clip[0][k]) * enter;
+        clipped[1][k] = clip[0][k] + (clip[1][k] - clip[0][k]) * leave;
+        colors[0][k] = color[0][k] + (color[1][k] - color[0][k]) * enter;
+        colors[1][k] = color[0][k] + (color[1][k] - color[0][k]) * leave;
+    }
+    if (!(clipped[0][3] > 0.0f && clipped[1][3] > 0.0f) || !make_end(clipped[0], colors[0], viewport, &out->a) ||
+        !make_end(clipped[1], colors[1], viewport, &out->b)) {
+        *skipped = true;
+        return false;
+    }
+    *entered = enter > 0.0f;
+    *left = leave < 1.0f;
+    out->skip_a = out->skip_b = false;
+    // Rows the segment can reach, with the width across it (for the split between threads).
+    const int width = desc->width > 1 ? desc->width : 1;
+    float top = fminf(out->a.y, out->b.y), bottom = fmaxf(out->a.y, out->b.y);
+    int first = cell_of(top) - width, last = cell_of(bottom) + width;
+    out->min_row = first < 0 ? 0 : first;
+    out->max_row = last >= viewport->height ? viewport->height - 1 : last;
+    return true;
+}
+
+static bool same_position(sr_vec3 p, sr_vec3 q)
+{
+    return memcmp(&p, &q, sizeof p) == 0;
+}
+
+/* Units of rows claimed by the threads of a multi-threaded line draw. */
+typedef struct line_job {
+    sr_framebuffer *fb;
+    const sr_line_desc *desc;
+    const line_segment *segments;
+    size_t count;
+    int unit_rows, units;
+    _Atomic int next_unit;
+    uint64_t written[SR_MAX_THREADS];
+} line_job;
+
+static void draw_line_units(void *data, int worker)
+{
+    line_job *job = data;
+    uint64_t written = 0;
+    for (;;) {
+        int unit = atomic_fetch_add_explicit(&job->next_unit, 1, memory_order_relaxed);
+        if (unit >= job->units)
+            break;
+        int top = unit * job->unit_rows, bottom = top + job->unit_rows - 1;
+        for (size_t i = 0; i < job->count; i++) {
+            const line_segment *segment = &job->segments[i];
+            if (segment->max_row >= top && segment->min_row <= bottom)
+                rasterize_segment(job->fb, job->desc, segment, top, bottom, &written);
+        }
+    }
+    job->written[worker] = written;
+}
+
+/* Segments per draw below which one thread draws them all. */
+#define PARALLEL_MIN_SEGMENTS 64
 
 sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line_desc *desc, sr_error *err)
 {
@@ -123,56 +300,68 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
         return sr_error_set(err, invalid, "sr_draw_lines: desc->vertex_count %zu is odd", desc->vertex_count);
     if ((unsigned)desc->blend > SR_BLEND_ADDITIVE)
         return sr_error_set(err, invalid, "sr_draw_lines: desc->blend %d is not an sr_blend_mode", (int)desc->blend);
+    if (desc->width < 0 || desc->width > 4)
+        return sr_error_set(err, invalid, "sr_draw_lines: desc->width %d is outside [0, 4]", desc->width);
+    if (!(desc->depth_bias >= 0.0f) || !isfinite(desc->depth_bias))
+        return sr_error_set(err, invalid, "sr_draw_lines: desc->depth_bias %g must be finite and >= 0",
+                            (double)desc->depth_bias);
 
     sr_viewport viewport = sr_raster_viewport(fb->width, fb->height);
-    uint64_t written = 0, skipped = 0;
-    for (size_t i = 0; i + 1 < desc->vertex_count; i += 2) {
-        float clip[2][4], color[2][4];
-        for (int e = 0; e < 2; e++) {
-            const sr_line_vertex *vertex = &desc->vertices[i + (size_t)e];
-            sr_vec4 c = sr_mat4_mul_vec4(desc->view_projection, sr_vec4_from_vec3(vertex->position, 1.0f));
-            clip[e][0] = c.x;
-            clip[e][1] = c.y;
-            clip[e][2] = c.z;
-            clip[e][3] = c.w;
-            for (int k = 0; k < 4; k++)
-                color[e][k] = vertex->color[k];
+    size_t count = desc->vertex_count / 2;
+    if (count > SIZE_MAX / sizeof(line_segment))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_draw_lines: %zu segments are too many", count);
+    size_t needed = count * sizeof(line_segment);
+    if (needed > renderer->line_scratch_capacity) {
+        void *grown = sr_realloc(renderer->line_scratch, needed);
+        if (!grown)
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_draw_lines: out of memory for %zu segments", count);
+        renderer->line_scratch = grown;
+        renderer->line_scratch_capacity = needed;
+    }
+    // Pass 1: clip every segment and find the joints of polylines.
+    line_segment *segments = renderer->line_scratch;
+    size_t kept = 0;
+    uint64_t skipped = 0;
+    bool previous_visible = false, previous_left = true;
+    sr_vec3 previous_end = {0, 0, 0}, run_start = {0, 0, 0};
+    size_t run_first = SIZE_MAX; // index in `segments` of the current polyline's first segment
+    bool run_start_clean = false;
+    for (size_t i = 0; i < count; i++) {
+        sr_vec3 start = desc->vertices[2 * i].position, end = desc->vertices[2 * i + 1].position;
+        bool continues = i > 0 && same_position(start, previous_end);
+        bool entered = false, left = false, is_skipped = false;
+        line_segment *segment = &segments[kept];
+        bool visible = prepare_segment(desc, &viewport, i, segment, &entered, &left, &is_skipped);
+        skipped += is_skipped;
+        if (!continues) {
+            run_start = start;
+            run_first = visible ? kept : SIZE_MAX;
+            run_start_clean = visible && !entered;
         }
-        bool finite = true;
-        for (int k = 0; k < 4; k++)
-            finite = finite && isfinite(clip[0][k]) && isfinite(clip[1][k]);
-        if (!finite) {
-            skipped++;
-            continue;
+        if (visible) {
+            segment->skip_a = continues && previous_visible && !previous_left && !entered;
+            // Closing the polyline: its first segment already drew the shared end.
+            segment->skip_b = continues && same_position(end, run_start) && run_first != SIZE_MAX &&
+                              run_first != kept && run_start_clean && !left;
+            kept++;
         }
-        // Parametric clipping: keep t in [enter, leave] where every plane distance is >= 0.
-        float enter = 0.0f, leave = 1.0f;
-        bool visible = true;
-        for (int plane = 0; plane < SR_CLIP_PLANE_COUNT && visible; plane++) {
-            float d0 = line_plane_distance(plane, clip[0]), d1 = line_plane_distance(plane, clip[1]);
-            if (d0 < 0.0f && d1 < 0.0f)
-                visible = false;
-            else if (d0 < 0.0f)
-                enter = fmaxf(enter, d0 / (d0 - d1));
-            else if (d1 < 0.0f)
-                leave = fminf(leave, d0 / (d0 - d1));
-        }
-        if (!visible || enter > leave)
-            continue;
-        float clipped[2][4], colors[2][4];
-        for (int k = 0; k < 4; k++) {
-            clipped[0][k] = clip[0][k] + (clip[1][k] - clip[0][k]) * enter;
-            clipped[1][k] = clip[0][k] + (clip[1][k] - clip[0][k]) * leave;
-            colors[0][k] = color[0][k] + (color[1][k] - color[0][k]) * enter;
-            colors[1][k] = color[0][k] + (color[1][k] - color[0][k]) * leave;
-        }
-        line_end a, b;
-        if (!(clipped[0][3] > 0.0f && clipped[1][3] > 0.0f) || !make_end(clipped[0], colors[0], &viewport, &a) ||
-            !make_end(clipped[1], colors[1], &viewport, &b)) {
-            skipped++;
-            continue;
-        }
-        rasterize_segment(fb, desc, &a, &b, &written);
+        previous_visible = visible;
+        previous_left = left;
+        previous_end = end;
+    }
+    // Pass 2: draw, in row units shared by the threads when there are enough segments.
+    int workers = renderer->pool && kept >= PARALLEL_MIN_SEGMENTS ? renderer->threads : 1;
+    uint64_t written = 0;
+    if (workers > 1) {
+        line_job job = {.fb = fb, .desc = desc, .segments = segments, .count = kept, .unit_rows = SR_BAND_HEIGHT};
+        job.units = (fb->height + job.unit_rows - 1) / job.unit_rows;
+        atomic_init(&job.next_unit, 0);
+        sr_raster_run(renderer, workers, draw_line_units, &job);
+        for (int w = 0; w < workers; w++)
+            written += job.written[w];
+    } else {
+        for (size_t i = 0; i < kept; i++)
+            rasterize_segment(fb, desc, &segments[i], 0, fb->height - 1, &written);
     }
     renderer->stats.lines_in += desc->vertex_count / 2;
     renderer->stats.lines_skipped += skipped;

@@ -197,7 +197,19 @@ void sr_renderer_destroy(sr_renderer *renderer)
     sr_free(renderer->stamps);
     sr_free(renderer->spans);
     sr_free(renderer->chunk_units);
+    sr_free(renderer->line_scratch);
     sr_free(renderer);
+}
+
+void sr_raster_run(sr_renderer *renderer, int workers, void (*job)(void *data, int worker), void *data)
+{
+    if (workers > 1 && renderer->pool) {
+        pool_start(renderer->pool, job, data);
+        job(data, 0);
+        pool_finish(renderer->pool);
+    } else {
+        job(data, 0);
+    }
 }
 
 sr_raster_stats sr_renderer_stats(const sr_renderer *renderer)

@@ -287,6 +287,14 @@ struct sr_renderer {
     size_t span_capacity, chunk_capacity;
     uint32_t *spans;
     uint64_t *chunk_units;
+    /// sr_draw_lines: the clipped window-space segments of a draw (line.c), grown at its start.
+    void *line_scratch;
+    size_t line_scratch_capacity; ///< bytes
 };
+
+/// Runs `job(data, worker)` on the calling thread (worker 0) and, when `workers` > 1 and the
+/// renderer has a pool, on every pool thread too (workers 1..threads - 1), and returns when all
+/// have finished. Jobs share their work through atomic counters in `data`.
+void sr_raster_run(sr_renderer *renderer, int workers, void (*job)(void *data, int worker), void *data);
 
 #endif

@@ -577,3 +577,10 @@ void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_s
     counters->shaded += local.shaded;
     counters->written += local.written;
 }
+
+uint32_t sr_blend_rgba8(sr_blend_mode mode, const float rgba[4], uint32_t destination)
+{
+    if ((unsigned)mode > SR_BLEND_ADDITIVE || !rgba)
+        return destination;
+    return sr_raster_blend(mode, rgba, destination);
+}

@@ -184,6 +184,11 @@ typedef enum sr_blend_mode {
     SR_BLEND_ADDITIVE,  ///< v = d + s * a (saturating)
 } sr_blend_mode;
 
+/// The blend of sr_blend_mode applied to one RGBA8 pixel: `rgba` (components clamped to [0, 1],
+/// NaN as 0) over `destination`, with the rounding above. For code that writes pixels itself
+/// (text, filled rectangles) and must blend exactly as the pipeline does.
+uint32_t sr_blend_rgba8(sr_blend_mode mode, const float rgba[4], uint32_t destination);
+
 /// Zero-initialised state = no culling, depth test LESS, depth writes on, no blending.
 typedef struct sr_render_state {
     sr_cull_mode cull;
@@ -260,19 +265,34 @@ typedef struct sr_line_vertex {
     float color[4];   ///< RGBA in [0, 1], interpolated along the segment
 } sr_line_vertex;
 
-/// Pairs of vertices (0-1, 2-3, ...) drawn as one-pixel-wide segments, clipped in homogeneous
-/// space against the near and far planes and the viewport. Along its major axis a segment
-/// covers every pixel column (row) that contains a point of it, both ends included; in each,
-/// the pixel containing the segment's point at the column's (row's) centre, clamped to the
-/// segment. Colour is interpolated perspective-correctly, depth linearly in screen space. Lines
-/// never write depth or ids. Errors: NULL arguments, odd vertex_count, bad blend mode;
-/// segments with a non-finite position are skipped (lines_skipped).
+/// Pairs of vertices (0-1, 2-3, ...) drawn as segments `width` pixels wide, clipped in
+/// homogeneous space against the near and far planes and the viewport. Along its major axis a
+/// segment covers every pixel column (row) that contains a point of it, both ends included; in
+/// each, the pixel containing the segment's point at the column's (row's) centre, clamped to
+/// the segment, and for wider lines the width - 1 next pixels across (offsets -(w-1)/2 to w/2).
+/// A segment that starts exactly where the previous one ended (the same position bits, that end
+/// unclipped in both) continues a polyline: its column (row) at the joint is not drawn again,
+/// and a segment that ends exactly where its polyline's first segment started closes it the
+/// same way, so no joint pixel is written twice. Colour is interpolated perspective-correctly,
+/// depth linearly in screen space. Lines never write depth or ids. With several threads the
+/// rows are split between them and every pixel sees the segments in order: the image does not
+/// depend on the thread count. Errors: NULL arguments, odd vertex_count, bad blend mode, width
+/// outside [0, 4], negative or non-finite depth bias; segments with a non-finite position are
+/// skipped (lines_skipped).
 typedef struct sr_line_desc {
     const sr_line_vertex *vertices;
     size_t vertex_count;      ///< even
     sr_mat4 view_projection;  ///< world to clip
     bool depth_test;          ///< test (LESS_EQUAL) against the depth buffer; never writes depth
     sr_blend_mode blend;
+    int width;                ///< pixels, 1 to 4; 0 means 1
+    /// With depth_test: a point at window depth z is tested as z - depth_bias * (1 - z) - s, as if
+    /// nearer by that fraction of its view distance (1 - z shrinks as 1 / distance under
+    /// perspective), where s is the depth buffer's change over one pixel across the line (the
+    /// smaller of the two neighbours' differences: a surface's slope, not a silhouette's step),
+    /// since the line's point lies up to half a pixel from the centre where the surface's depth
+    /// was stored. 0: no bias (and no slope term).
+    float depth_bias;
 } sr_line_desc;
 
 sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line_desc *desc, sr_error *err);
