@@ -275,3 +275,102 @@ sr_status sr_camera_parse(const char *text, const sr_camera *base, sr_camera *ca
     *camera = c;
     return SR_OK;
 }
+
+/* ---- orbits ---- */
+
+static float clamp_pitch(float pitch)
+{
+    return pitch < -SR_ORBIT_MAX_PITCH ? -SR_ORBIT_MAX_PITCH : pitch > SR_ORBIT_MAX_PITCH ? SR_ORBIT_MAX_PITCH : pitch;
+}
+
+static float wrap_degrees(float angle)
+{
+    float wrapped = fmodf(angle, 360.0f);
+    return wrapped < 0.0f ? wrapped + 360.0f : wrapped;
+}
+
+sr_orbit sr_orbit_from_camera(const sr_camera *camera)
+{
+    sr_camera c = sr_camera_resolve(camera);
+    sr_vec3 offset = sr_vec3_sub(c.eye, c.target);
+    float distance = sr_vec3_length(offset);
+    if (!(distance > 0.0f) || !isfinite(distance))
+        return (sr_orbit){c.target, 1.0f, 0.0f, 0.0f};
+    float pitch = asinf(fmaxf(-1.0f, fminf(1.0f, offset.y / distance))) * 180.0f / SR_PI;
+    float yaw = atan2f(offset.x, offset.z) * 180.0f / SR_PI;
+    return (sr_orbit){c.target, distance, wrap_degrees(yaw), clamp_pitch(pitch)};
+}
+
+sr_camera sr_orbit_camera(const sr_orbit *orbit, const sr_camera *base)
+{
+    sr_camera c = base ? *base : (sr_camera){0};
+    if (!orbit)
+        return c;
+    double yaw = (double)orbit->yaw_degrees * M_PI / 180.0,
+           pitch = (double)clamp_pitch(orbit->pitch_degrees) * M_PI / 180.0;
+    double d = orbit->distance;
+    c.target = orbit->target;
+    c.eye =
+        sr_vec3_make((float)(orbit->target.x + d * cos(pitch) * sin(yaw)), (float)(orbit->target.y + d * sin(pitch)),
+                     (float)(orbit->target.z + d * cos(pitch) * cos(yaw)));
+    c.up = sr_vec3_make(0.0f, 1.0f, 0.0f);
+    return c;
+}
+
+void sr_orbit_rotate(sr_orbit *orbit, float yaw_degrees, float pitch_degrees)
+{
+    if (!orbit || !isfinite(yaw_degrees) || !isfinite(pitch_degrees))
+        return;
+    orbit->yaw_degrees = wrap_degrees(orbit->yaw_degrees + yaw_degrees);
+    orbit->pitch_degrees = clamp_pitch(orbit->pitch_degrees + pitch_degrees);
+}
+
+void sr_orbit_pan(sr_orbit *orbit, const sr_camera *base, int width, int height, float dx, float dy)
+{
+    if (!orbit || width <= 0 || height <= 0 || !isfinite(dx) || !isfinite(dy))
+        return;
+    sr_camera c = sr_camera_resolve(base);
+    sr_camera view = sr_orbit_camera(orbit, &c);
+    double s[3], u[3], f[3];
+    if (!camera_basis(&view, s, u, f))
+        return;
+    // World units per pixel at the target's depth.
+    double per_pixel = c.projection == SR_PROJECTION_ORTHOGRAPHIC
+                           ? (double)c.height / height
+                           : 2.0 * orbit->distance * tan((double)c.fov_y_degrees * M_PI / 360.0) / height;
+    // Dragging right moves the scene right: the target moves left; y grows downwards.
+    double move[3];
+    for (int k = 0; k < 3; k++)
+        move[k] = (-s[k] * dx + u[k] * dy) * per_pixel;
+    orbit->target = sr_vec3_make((float)(orbit->target.x + move[0]), (float)(orbit->target.y + move[1]),
+                                 (float)(orbit->target.z + move[2]));
+}
+
+void sr_orbit_zoom(sr_orbit *orbit, float factor, const sr_vec3 *towards)
+{
+    if (!orbit || !(factor > 0.0f) || !isfinite(factor))
+        return;
+    float distance = orbit->distance * factor;
+    if (!(distance > 1e-6f) || !isfinite(distance))
+        return;
+    // A homothety about `towards`: target' = p + (target - p) * factor keeps p's pixel.
+    if (towards && sr_vec3_is_finite(*towards))
+        orbit->target = sr_vec3_add(*towards, sr_vec3_scale(sr_vec3_sub(orbit->target, *towards), factor));
+    orbit->distance = distance;
+}
+
+void sr_orbit_frame(sr_orbit *orbit, sr_aabb box, const sr_camera *base, float aspect)
+{
+    if (!orbit || sr_aabb_is_empty(box) || !sr_vec3_is_finite(box.min) || !sr_vec3_is_finite(box.max))
+        return;
+    sr_camera c = sr_camera_resolve(base);
+    float radius = 0.5f * sr_vec3_length(sr_aabb_extent(box));
+    if (!(radius > 0.0f))
+        radius = 0.5f;
+    double half_fov = (double)c.fov_y_degrees * M_PI / 360.0;
+    double half_horizontal = atan(tan(half_fov) * (aspect > 0.0f ? aspect : 1.0f));
+    double narrowest = half_fov < half_horizontal ? half_fov : half_horizontal;
+    orbit->target = sr_aabb_centre(box);
+    // The sphere touches the narrower pair of frustum planes, with 5% to spare.
+    orbit->distance = (float)(1.05 * radius / sin(narrowest));
+}

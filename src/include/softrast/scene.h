@@ -190,6 +190,35 @@ sr_status sr_camera_parse(const char *text, const sr_camera *base, sr_camera *ca
 /// BENCH_SCENE.md's camera: eye (0, 0, 3) looking at the origin, fov 45, near 0.1, far 100.
 sr_camera sr_bench_camera(void);
 
+/// An orbit around a target (the viewer's camera): the eye at `distance` from `target`, at
+/// azimuth `yaw_degrees` around +Y (0: the eye on the target's +Z side, growing towards +X) and
+/// elevation `pitch_degrees` (positive: above), up (0, 1, 0).
+typedef struct sr_orbit {
+    sr_vec3 target;
+    float distance;      ///< > 0
+    float yaw_degrees;
+    float pitch_degrees; ///< kept within [-SR_ORBIT_MAX_PITCH, SR_ORBIT_MAX_PITCH]
+} sr_orbit;
+
+/// Steepest elevation of an orbit, so that the view direction never meets the up vector.
+#define SR_ORBIT_MAX_PITCH 89.0f
+
+/// The orbit of a camera's eye around its target (its up is taken as +Y; the pitch is clamped).
+sr_orbit sr_orbit_from_camera(const sr_camera *camera);
+/// `base` (projection, field of view, clip planes) with the orbit's eye, target and up +Y.
+sr_camera sr_orbit_camera(const sr_orbit *orbit, const sr_camera *base);
+/// Turns the eye around the target by the given angles (pitch clamped, yaw wrapped to [0, 360)).
+void sr_orbit_rotate(sr_orbit *orbit, float yaw_degrees, float pitch_degrees);
+/// Moves target and eye together so that the point at the target's depth follows the cursor by
+/// (dx, dy) pixels of a `width` x `height` image seen through `base`'s projection.
+void sr_orbit_pan(sr_orbit *orbit, const sr_camera *base, int width, int height, float dx, float dy);
+/// Scales the distance by `factor` (> 0; < 1 comes closer) about `towards` (NULL: the target):
+/// eye and target move towards that point, so a point under the cursor stays under it.
+void sr_orbit_zoom(sr_orbit *orbit, float factor, const sr_vec3 *towards);
+/// Aims at the box's centre from a distance at which its bounding sphere fits the view of
+/// `base` for an image of the given aspect (width / height), keeping yaw and pitch.
+void sr_orbit_frame(sr_orbit *orbit, sr_aabb box, const sr_camera *base, float aspect);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Scenes: meshes, materials, a node hierarchy, an instance BVH, culling, drawing, picking     */
 /* (src/scene/scene.c, scene_update.c, scene_render.c, scene_pick.c)                           */
