@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../src/raster/raster_internal.h"
+#include "raster_reference.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers                                                                                     */
@@ -201,39 +202,6 @@ static double rng_uniform(uint64_t *state)
     return (double)(rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Reference coverage of a triangle given in 24.8 fixed-point window coordinates, written in a
- * different form from the rasteriser: orientation-free sign tests against the third vertex, and
- * the top-left rule stated geometrically (a horizontal edge with the triangle below it, or a
- * slanted/vertical edge with the triangle to its right). */
-static bool reference_covers(const int64_t x[3], const int64_t y[3], int px, int py)
-{
-    int64_t cx = (int64_t)px * 256 + 128, cy = (int64_t)py * 256 + 128;
-    int64_t area = (x[1] - x[0]) * (y[2] - y[0]) - (y[1] - y[0]) * (x[2] - x[0]);
-    if (area == 0)
-        return false;
-    for (int k = 0; k < 3; k++) {
-        int a = k, b = (k + 1) % 3, c = (k + 2) % 3;
-        int64_t side_c = (x[b] - x[a]) * (y[c] - y[a]) - (y[b] - y[a]) * (x[c] - x[a]);
-        int64_t side_p = (x[b] - x[a]) * (cy - y[a]) - (y[b] - y[a]) * (cx - x[a]);
-        if (side_p != 0) {
-            if ((side_p > 0) != (side_c > 0))
-                return false;
-            continue;
-        }
-        bool top_or_left;
-        if (y[a] == y[b]) {
-            top_or_left = y[c] > y[a]; // horizontal edge with the triangle below it (y down)
-        } else {
-            // Is the third vertex to the right of the edge's line at its own height?
-            int64_t d = (x[c] - x[a]) * (y[b] - y[a]) - (y[c] - y[a]) * (x[b] - x[a]);
-            top_or_left = (d > 0) == (y[b] > y[a]);
-        }
-        if (!top_or_left)
-            return false;
-    }
-    return true;
-}
-
 /* Draws one triangle given in fixed point with the counter and compares every pixel with the
  * reference. */
 static void check_against_reference(sr_renderer *renderer, sr_framebuffer *fb, const int64_t x[3], const int64_t y[3])
@@ -247,7 +215,7 @@ static void check_against_reference(sr_renderer *renderer, sr_framebuffer *fb, c
     draw(renderer, fb, v, 3, NULL, 3, &program, counter_state, 0);
     for (int py = 0; py < fb->height; py++)
         for (int px = 0; px < fb->width; px++) {
-            int expected = reference_covers(x, y, px, py) ? 1 : 0;
+            int expected = reference_fixed_covers(x, y, px, py) ? 1 : 0;
             cr_assert_eq(red_at(fb, px, py), expected,
                          "pixel (%d, %d): drawn %d times, expected %d; triangle (%lld %lld) (%lld %lld) (%lld %lld) "
                          "in 1/256 px",
@@ -546,16 +514,16 @@ Test(raster, top_left_rule_hand_made_edges)
     // bottom edge row 9 of the second triangle is not, the left column 3 is, the right column 9
     // is not.
     int64_t top_x[3] = {cases[0][0], cases[0][2], cases[0][4]}, top_y[3] = {cases[0][1], cases[0][3], cases[0][5]};
-    cr_assert(reference_covers(top_x, top_y, 6, 3) && reference_covers(top_x, top_y, 3, 3));
-    cr_assert(!reference_covers(top_x, top_y, 10, 3));
+    cr_assert(reference_fixed_covers(top_x, top_y, 6, 3) && reference_fixed_covers(top_x, top_y, 3, 3));
+    cr_assert(!reference_fixed_covers(top_x, top_y, 10, 3));
     int64_t bottom_x[3] = {cases[1][0], cases[1][2], cases[1][4]};
     int64_t bottom_y[3] = {cases[1][1], cases[1][3], cases[1][5]};
-    cr_assert(!reference_covers(bottom_x, bottom_y, 6, 9) && reference_covers(bottom_x, bottom_y, 6, 8));
+    cr_assert(!reference_fixed_covers(bottom_x, bottom_y, 6, 9) && reference_fixed_covers(bottom_x, bottom_y, 6, 8));
     int64_t left_x[3] = {cases[2][0], cases[2][2], cases[2][4]}, left_y[3] = {cases[2][1], cases[2][3], cases[2][5]};
-    cr_assert(reference_covers(left_x, left_y, 3, 7));
+    cr_assert(reference_fixed_covers(left_x, left_y, 3, 7));
     int64_t right_x[3] = {cases[3][0], cases[3][2], cases[3][4]};
     int64_t right_y[3] = {cases[3][1], cases[3][3], cases[3][5]};
-    cr_assert(!reference_covers(right_x, right_y, 9, 7) && reference_covers(right_x, right_y, 8, 7));
+    cr_assert(!reference_fixed_covers(right_x, right_y, 9, 7) && reference_fixed_covers(right_x, right_y, 8, 7));
     sr_renderer_destroy(renderer);
     fb_delete(fb);
 }
