@@ -1345,6 +1345,36 @@ Test(raster, depth_tested_line_hidden_behind_a_triangle)
     fb_delete(fb);
 }
 
+/* sr_line_desc.depth_test is LESS_EQUAL: a line exactly at the stored depth is drawn. With an
+ * orthographic projection from near 0 to far 1, clip z = -z_view and w = 1 exactly, so a segment at
+ * constant z_view = -d has window depth d bit for bit at every pixel (a + (b - a) t with b == a). */
+Test(raster, line_at_exactly_the_stored_depth_is_drawn)
+{
+    const int size = 32;
+    sr_framebuffer *fb = fb_new(size, size, false);
+    sr_renderer *renderer = renderer_new();
+    const sr_mat4 ortho = sr_mat4_orthographic(-1.0f, 1.0f, -1.0f, 1.0f, 0.0f, 1.0f);
+    const float stored = 0.375f;
+    const float depths[3] = {stored, nextafterf(stored, 0.0f), nextafterf(stored, 1.0f)};
+    for (int pass = 0; pass < 3; pass++) {
+        fb_fill(fb, 0, stored);
+        // Ends on the centres of pixels (2, 10) and (29, 10).
+        sr_line_vertex v[2] = {line_vertex_at(2.5, 10.5, -depths[pass], size, size, 1, 1, 1),
+                               line_vertex_at(29.5, 10.5, -depths[pass], size, size, 1, 1, 1)};
+        draw_lines(renderer, fb, v, 2, ortho, true);
+        bool visible = depths[pass] <= stored;
+        for (int y = 0; y < size; y++)
+            for (int x = 0; x < size; x++) {
+                bool on = visible && y == 10 && x >= 2 && x <= 29;
+                cr_assert_eq(fb->color[y * size + x] != 0, on, "line at depth %a over %a: pixel (%d, %d)",
+                             (double)depths[pass], (double)stored, x, y);
+                cr_assert_eq(fb->depth[y * size + x], stored, "lines must not write depth");
+            }
+    }
+    sr_renderer_destroy(renderer);
+    fb_delete(fb);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Bad input                                                                                   */
 
