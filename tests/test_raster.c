@@ -1560,50 +1560,121 @@ Test(raster, non_finite_positions_and_bad_indices_are_skipped_and_counted)
     fb_delete(fb);
 }
 
-static int g_allocations_left;
+/* An allocator that grants the first `left` requests and refuses the others (state through
+ * sr_allocator.user, not a global). */
+typedef struct allocation_budget {
+    int left;
+    int refused;
+} allocation_budget;
 
-static void *limited_allocate(size_t size, void *user)
+static void *budget_allocate(size_t size, void *user)
 {
-    (void)user;
-    return g_allocations_left-- > 0 ? malloc(size) : NULL;
+    allocation_budget *budget = user;
+    if (budget->left <= 0) {
+        budget->refused++;
+        return NULL;
+    }
+    budget->left--;
+    return malloc(size);
 }
 
-static void *limited_reallocate(void *pointer, size_t size, void *user)
+static void *budget_reallocate(void *pointer, size_t size, void *user)
 {
-    (void)user;
-    return g_allocations_left-- > 0 ? realloc(pointer, size) : NULL;
+    allocation_budget *budget = user;
+    if (budget->left <= 0) {
+        budget->refused++;
+        return NULL; // the old block stays valid
+    }
+    budget->left--;
+    return realloc(pointer, size);
 }
 
-static void limited_release(void *pointer, void *user)
+static void budget_release(void *pointer, void *user)
 {
     (void)user;
     free(pointer);
 }
 
+/* Every budget of allocations, from none upwards, until the draw succeeds: each draw refused for
+ * lack of memory returns SR_ERROR_OUT_OF_MEMORY naming what it could not allocate and leaves the
+ * framebuffer and the statistics exactly as they were; the renderer then still draws once memory is
+ * available again. The draw has 300 triangles, so that with worker threads it is split and binned
+ * (the bins are allocated too). */
 Test(raster, out_of_memory_is_an_error)
 {
-    sr_allocator limited = {limited_allocate, limited_reallocate, limited_release, NULL};
+    allocation_budget budget = {0, 0};
+    sr_allocator limited = {budget_allocate, budget_reallocate, budget_release, &budget};
     sr_set_allocator(&limited);
     sr_error err;
     sr_renderer *renderer = NULL;
-    g_allocations_left = 0;
     expect_error(sr_renderer_create(NULL, &renderer, &err), SR_ERROR_OUT_OF_MEMORY, &err, "memory");
-    sr_framebuffer *fb = fb_new(8, 8, false);
-    test_vertex v[3] = {{{-1, -1, 0.5f, 1}, {0}}, {{1, -1, 0.5f, 1}, {0}}, {{0, 1, 0.5f, 1}, {0}}};
+    cr_assert_null(renderer);
+    const int size = 16;
+    const uint32_t old_color = 0x11223344u, white = 0xffffffffu;
+    sr_framebuffer *fb = fb_new(size, size, false);
+    // The whole screen at depth 0.5, 150 times: the first copy writes every pixel, the others fail
+    // the LESS test.
+    test_vertex v[4] = {{{-1, -1, 0.5f, 1}, {0}}, {{1, -1, 0.5f, 1}, {0}}, {{1, 1, 0.5f, 1}, {0}}, {{-1, 1, 0.5f, 1}, {0}}};
+    uint32_t indices[900];
+    for (int q = 0; q < 150; q++) {
+        const uint32_t quad[6] = {0, 1, 2, 0, 2, 3};
+        memcpy(indices + 6 * q, quad, sizeof quad);
+    }
     test_uniforms u = {.color = {1, 1, 1, 1}, .varying_count = 2};
     sr_program program = program_for(&u);
-    sr_draw_desc desc = {.vertices = v, .vertex_count = 3, .vertex_stride = sizeof *v, .program = &program};
-    for (int budget = 1; budget < 6; budget++) {
-        g_allocations_left = budget;
-        renderer = NULL;
-        if (sr_renderer_create(NULL, &renderer, &err) != SR_OK)
-            continue;
-        sr_status status = sr_draw_triangles(renderer, fb, &desc, &err);
-        cr_assert(status == SR_OK || status == SR_ERROR_OUT_OF_MEMORY, "status %d", (int)status);
-        if (status != SR_OK)
-            cr_assert_eq(count_written(fb), 0);
-        sr_renderer_destroy(renderer);
+    sr_draw_desc desc = {.vertices = v,
+                         .vertex_count = 4,
+                         .vertex_stride = sizeof *v,
+                         .indices = indices,
+                         .index_count = 900,
+                         .program = &program};
+    const int thread_counts[2] = {0, 3};
+    for (int c = 0; c < 2; c++) {
+        int refused_draws = 0;
+        bool drawn = false, named_cache = false, named_varyings = false, named_bins = false;
+        for (int allowed = 0; allowed < 64 && !drawn; allowed++) {
+            budget.left = allowed;
+            renderer = NULL;
+            sr_status status = sr_renderer_create(&(sr_renderer_desc){.threads = thread_counts[c]}, &renderer, &err);
+            if (status != SR_OK) {
+                expect_error(status, SR_ERROR_OUT_OF_MEMORY, &err, "memory");
+                cr_assert_null(renderer);
+                continue;
+            }
+            fb_fill(fb, old_color, 0.75f);
+            status = sr_draw_triangles(renderer, fb, &desc, &err);
+            if (status == SR_OK) {
+                drawn = true;
+            } else {
+                expect_error(status, SR_ERROR_OUT_OF_MEMORY, &err, "out of memory");
+                refused_draws++;
+                named_cache = named_cache || strstr(err.message, "vertex cache") != NULL;
+                named_varyings = named_varyings || strstr(err.message, "varyings") != NULL;
+                named_bins = named_bins || strstr(err.message, "bins") != NULL;
+                for (int i = 0; i < size * size; i++)
+                    cr_assert(fb->color[i] == old_color && fb->depth[i] == 0.75f,
+                              "threads %d, %d allocations: a refused draw changed pixel %d", thread_counts[c], allowed,
+                              i);
+                sr_raster_stats stats = sr_renderer_stats(renderer);
+                cr_assert_eq(stats.triangles_in + stats.fragments_shaded + stats.fragments_written, 0,
+                             "a refused draw changed the statistics");
+                // The same renderer draws once memory is there.
+                budget.left = 1000;
+                cr_assert_eq(sr_draw_triangles(renderer, fb, &desc, &err), SR_OK, "%s", err.message);
+            }
+            for (int i = 0; i < size * size; i++)
+                cr_assert(fb->color[i] == white && fb->depth[i] == 0.5f, "threads %d, %d allocations: pixel %d is %08x",
+                          thread_counts[c], allowed, i, fb->color[i]);
+            sr_renderer_destroy(renderer);
+        }
+        cr_assert(drawn, "threads %d: no budget of allocations was enough", thread_counts[c]);
+        cr_assert_geq(refused_draws, 2, "threads %d: only %d draws ran out of memory", thread_counts[c], refused_draws);
+        cr_assert(named_cache && named_varyings, "threads %d: the vertex cache and varyings failures were not both met",
+                  thread_counts[c]);
+        cr_assert(named_bins == (thread_counts[c] > 1), "threads %d: bins failure met: %d", thread_counts[c],
+                  (int)named_bins);
     }
+    cr_assert_gt(budget.refused, 0);
     sr_set_allocator(NULL);
     fb_delete(fb);
 }
