@@ -297,3 +297,39 @@ Test(clip, geometry_beyond_the_far_plane_is_not_drawn)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         check_plane_case(&cases[c], 2000 + c);
 }
+
+/* Regression (found by a watertightness test of webs of triangles): a triangle with
+ * one corner behind the eye and one beyond the far plane, both about 1e24 away. Clipping makes
+ * vertices on the w plane (w = 1e-20, coordinates up to 1e23: points at infinity on screen); the near
+ * plane then cuts the edge between two of them close to its small end. Interpolated from the huge
+ * inside end (t = 1 - 3e-16), that vertex lost all its digits, the guard-band vertices after it moved
+ * by 20,000 pixels, and the polygon came out non-convex: its fan drew pixels twice, and outside the
+ * triangle. Every pixel must be drawn as often as the reference covers it. */
+Test(clip, triangle_with_far_corners_on_both_sides_of_the_eye_stays_convex)
+{
+    const int size = 64;
+    const clip_vertex v[3] = {{{0x1.1c3b88p-1f, 0x1.01d104p+0f, 0x1.dc79f4p+0f, 0x1.2a447ep+1f}},
+                              {{0x1.3f58c8p+77f, 0x1.a736ap+79f, -0x1.abf486p+75f, -0x1.a4d294p+75f}},
+                              {{0x1.3048eep+76f, 0x1.8fcbfp+79f, 0x1.95d3fap+77f, 0x1.8f107p+77f}}};
+    double clip[3][4];
+    for (int k = 0; k < 3; k++)
+        to_double(&v[k], clip[k]);
+    reference_region region = reference_region_triangle(&clip[0][0], SR_CLIP_W_EPSILON);
+    sr_framebuffer *fb = fb_new(size, size);
+    sr_renderer *renderer = renderer_new();
+    draw_clip_mesh(renderer, fb, v, 3, NULL, 3, counter_color, counter_state);
+    int inside = 0;
+    for (int py = 0; py < size; py++)
+        for (int px = 0; px < size; px++) {
+            int expected = reference_region_classify(&region, size, size, px + 0.5, py + 0.5, 0.01);
+            int drawn = red_at(fb, px, py);
+            cr_assert_leq(drawn, 1, "pixel (%d, %d) drawn %d times", px, py, drawn);
+            if (expected >= 0)
+                cr_assert_eq(drawn, expected, "pixel (%d, %d) drawn %d times, the reference covers it %d times", px,
+                             py, drawn, expected);
+            inside += expected == 1;
+        }
+    cr_assert_gt(inside, 20);
+    sr_renderer_destroy(renderer);
+    fb_delete(fb);
+}
