@@ -298,7 +298,230 @@ Test(clip, geometry_beyond_the_far_plane_is_not_drawn)
         check_plane_case(&cases[c], 2000 + c);
 }
 
-/* Regression (found by a watertightness test of webs of triangles): a triangle with
+/* ------------------------------------------------------------------------------------------ */
+/* Watertight clipping: edges shared by two triangles are cut at the same point in both         */
+
+#define SPOKES 16
+#define WEB_POINTS (1 + 2 * SPOKES)
+#define WEB_INDICES (3 * SPOKES * 3)
+
+/* A web in plane coordinates (s, t): point 0 at the centre, points 1..SPOKES on an inner ring of
+ * radius `inner`, SPOKES + 1..2 SPOKES on an outer ring of radius `outer` (angles jittered, in
+ * counter-clockwise order). Triangles: a fan from the centre to the inner ring, and between the rings
+ * quads split along random diagonals; random windings. The spokes between the rings (and the
+ * diagonals) are shared by two triangles, and are what a plane far out cuts. */
+static void make_web(double inner, double outer, double phase, uint64_t *rng, double st[WEB_POINTS][2],
+                     uint32_t indices[WEB_INDICES])
+{
+    st[0][0] = st[0][1] = 0.0;
+    for (int i = 0; i < SPOKES; i++) {
+        double a = phase + 2.0 * SR_PI * (i + 0.3 * (rng_uniform(rng) - 0.5)) / SPOKES;
+        double b = phase + 2.0 * SR_PI * (i + 0.3 * (rng_uniform(rng) - 0.5)) / SPOKES;
+        st[1 + i][0] = inner * cos(a);
+        st[1 + i][1] = inner * sin(a);
+        st[1 + SPOKES + i][0] = outer * cos(b);
+        st[1 + SPOKES + i][1] = outer * sin(b);
+    }
+    size_t n = 0;
+    for (int i = 0; i < SPOKES; i++) {
+        uint32_t in0 = (uint32_t)(1 + i), in1 = (uint32_t)(1 + (i + 1) % SPOKES);
+        uint32_t out0 = in0 + SPOKES, out1 = in1 + SPOKES;
+        uint32_t tri[3][3] = {{0, in0, in1}, {in0, out0, out1}, {in0, out1, in1}};
+        if (rng_next(rng) & 1) {
+            const uint32_t other[2][3] = {{in0, out0, in1}, {in1, out0, out1}};
+            memcpy(tri[1], other, sizeof other);
+        }
+        for (int k = 0; k < 3; k++) {
+            bool flip = rng_next(rng) & 1;
+            indices[n++] = tri[k][0];
+            indices[n++] = tri[k][flip ? 2 : 1];
+            indices[n++] = tri[k][flip ? 1 : 2];
+        }
+    }
+}
+
+/* Outer radii from ordinary to extreme: the farther the outer ring, the more an interpolation that
+ * starts from the outside end of a spoke loses (1e30 - 1e30 leaves nothing of the inside end). */
+static const double web_radii[] = {3e4, 1e8, 1e16, 1e24, 1e30};
+
+/* In clip space with w = 1 (scaled by a random positive factor per vertex, which is the same point),
+ * the outer ring lies far outside the guard band: every spoke is cut by guard-band planes, and the
+ * web covers the whole viewport, so every pixel must be drawn exactly once. */
+Test(clip, shared_edges_cut_by_the_guard_band_stay_watertight)
+{
+    const int size = 64;
+    sr_framebuffer *fb = fb_new(size, size);
+    sr_renderer *renderer = renderer_new();
+    const double centres[3][2] = {{0.0, 0.0}, {0.31, -0.23}, {-0.55, 0.4}};
+    uint64_t rng = 77;
+    int webs = 0;
+    for (size_t r = 0; r < sizeof web_radii / sizeof web_radii[0]; r++)
+        for (int c = 0; c < 3; c++)
+            for (int p = 0; p < 3; p++) {
+                double st[WEB_POINTS][2];
+                uint32_t indices[WEB_INDICES];
+                make_web(0.4, web_radii[r], 0.37 + 1.3 * p + 0.1 * c, &rng, st, indices);
+                clip_vertex vertices[WEB_POINTS];
+                for (int i = 0; i < WEB_POINTS; i++) {
+                    double k = 0.5 + 1.5 * rng_uniform(&rng);
+                    vertices[i] = (clip_vertex){{(float)((centres[c][0] + st[i][0]) * k),
+                                                 (float)((centres[c][1] + st[i][1]) * k), (float)(0.5 * k), (float)k}};
+                }
+                fb_clear(fb);
+                sr_renderer_reset_stats(renderer);
+                draw_clip_mesh(renderer, fb, vertices, WEB_POINTS, indices, WEB_INDICES, counter_color, counter_state);
+                if (web_radii[r] > 1e5)
+                    cr_assert_gt(sr_renderer_stats(renderer).triangles_clipped, 0);
+                for (int i = 0; i < size * size; i++)
+                    cr_assert_eq(fb->color[i] & 0xffu, 1u,
+                                 "outer radius %g, centre %d, phase %d: pixel (%d, %d) drawn %u times", web_radii[r], c,
+                                 p, i % size, i / size, fb->color[i] & 0xffu);
+                webs++;
+            }
+    cr_assert_eq(webs, 45);
+    sr_renderer_destroy(renderer);
+    fb_delete(fb);
+}
+
+/* Webs in view space, in planes that pass in front of the eye: the outer ring reaches behind the eye
+ * (spokes cut by the w and near planes) and beyond the far plane (spokes cut by it). Every pixel is
+ * drawn as often as the reference region of the outer ring covers it: once inside, never outside. */
+Test(clip, shared_edges_cut_by_the_near_and_far_planes_stay_watertight)
+{
+    const int size = 64;
+    const double near_z = 0.5, far_z = 30.0;
+    sr_mat4 projection = sr_mat4_perspective(SR_PI / 2, 1.0f, (float)near_z, (float)far_z);
+    const struct {
+        double centre[3], e1[3], e2[3];
+    } planes[4] = {
+        {{0.2, -0.4, -3.0}, {1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}},     // floor
+        {{-0.3, -0.2, -2.5}, {0.9, 0.3, 0.3}, {-0.2, 0.4, 0.9}},   // tilted
+        {{0.5, 0.1, -2.0}, {0.2, 1.0, 0.1}, {0.3, 0.0, 1.0}},      // wall
+        {{0.0, 0.5, -2.2}, {1.0, 0.1, 0.0}, {0.1, 0.2, 1.0}},      // ceiling
+    };
+    sr_framebuffer *fb = fb_new(size, size);
+    sr_renderer *renderer = renderer_new();
+    uint64_t rng = 99;
+    for (size_t r = 0; r < sizeof web_radii / sizeof web_radii[0]; r++)
+        for (int q = 0; q < 4; q++)
+            for (int p = 0; p < 2; p++) {
+                double st[WEB_POINTS][2];
+                uint32_t indices[WEB_INDICES];
+                make_web(1.0, web_radii[r], 0.2 + 1.9 * p + 0.3 * q, &rng, st, indices);
+                clip_vertex vertices[WEB_POINTS];
+                for (int i = 0; i < WEB_POINTS; i++) {
+                    double world[3];
+                    for (int k = 0; k < 3; k++)
+                        world[k] = planes[q].centre[k] + st[i][0] * planes[q].e1[k] + st[i][1] * planes[q].e2[k];
+                    vertices[i] = project(projection, world);
+                }
+                // The reference: the outer ring as outline, the plane through the centre and two
+                // inner-ring points a quarter turn apart (in the ring's orientation).
+                double outline[SPOKES][4], plane[3][4];
+                for (int i = 0; i < SPOKES; i++)
+                    to_double(&vertices[1 + SPOKES + i], outline[i]);
+                to_double(&vertices[0], plane[0]);
+                to_double(&vertices[1], plane[1]);
+                to_double(&vertices[1 + SPOKES / 4], plane[2]);
+                reference_region region =
+                    reference_region_make(&outline[0][0], SPOKES, &plane[0][0], SR_CLIP_W_EPSILON);
+                cr_assert(!region.unknown);
+                fb_clear(fb);
+                sr_renderer_reset_stats(renderer);
+                draw_clip_mesh(renderer, fb, vertices, WEB_POINTS, indices, WEB_INDICES, counter_color, counter_state);
+                cr_assert_gt(sr_renderer_stats(renderer).triangles_clipped, 0);
+                int inside = 0, decided = 0;
+                for (int py = 0; py < size; py++)
+                    for (int px = 0; px < size; px++) {
+                        int expected = reference_region_classify(&region, size, size, px + 0.5, py + 0.5, 0.01);
+                        int drawn = red_at(fb, px, py);
+                        cr_assert_leq(drawn, 1, "outer radius %g, plane %d: pixel (%d, %d) drawn %d times",
+                                      web_radii[r], q, px, py, drawn);
+                        if (expected < 0)
+                            continue;
+                        decided++;
+                        inside += expected;
+                        cr_assert_eq(drawn, expected, "outer radius %g, plane %d: pixel (%d, %d) drawn %d times, the "
+                                     "reference covers it %d times",
+                                     web_radii[r], q, px, py, drawn, expected);
+                    }
+                cr_assert_gt(decided, size * size * 9 / 10);
+                cr_assert_gt(inside, size * size / 8, "only %d pixels covered", inside);
+            }
+    sr_renderer_destroy(renderer);
+    fb_delete(fb);
+}
+
+/* The clipper's contract (raster_internal.h): a new vertex on an edge is computed from the edge's
+ * inside end towards its outside end, so the two triangles sharing the edge, which walk it in
+ * opposite directions, make the very same vertex, bit for bit (clip position and attributes). For
+ * each plane, random edges from inside to far outside (10^0 .. 10^30 beyond), each clipped in two
+ * triangles with third vertices on either side. */
+Test(clip, both_triangles_of_a_cut_edge_make_the_same_vertex)
+{
+    const sr_viewport viewport = sr_raster_viewport(64, 48);
+    const double guard[2] = {viewport.guard_x, viewport.guard_y};
+    uint64_t rng = 4242;
+    int compared = 0;
+    for (int plane = 0; plane < SR_CLIP_PLANE_COUNT; plane++) {
+        for (int trial = 0; trial < 300; trial++) {
+            // A random point near the view volume, and one pushed along a random direction by
+            // 10^0 .. 10^30: clip distances in double with the planes' definitions (DESIGN.md).
+            double points[4][4];
+            for (int p = 0; p < 4; p++) {
+                double scale = p == 1 ? pow(10.0, 30.0 * rng_uniform(&rng)) : 1.0;
+                for (int k = 0; k < 4; k++)
+                    points[p][k] = (float)((rng_uniform(&rng) * 2.0 - 1.0) * scale);
+                points[p][3] = (float)(fabs(points[p][3]) + (p == 1 ? -0.5 * scale : 0.5));
+            }
+            double distance[4];
+            for (int p = 0; p < 4; p++) {
+                const double *c = points[p];
+                double d[SR_CLIP_PLANE_COUNT] = {c[3] - (double)SR_CLIP_W_EPSILON, c[2], c[3] - c[2],
+                                                 c[0] + guard[0] * c[3], guard[0] * c[3] - c[0],
+                                                 c[1] + guard[1] * c[3], guard[1] * c[3] - c[1]};
+                distance[p] = d[plane];
+            }
+            // Point 0 (A) inside, point 1 (B) outside; 2 and 3 are the third vertices.
+            if (!(distance[0] > 0.0 && distance[1] < 0.0 && distance[2] != 0.0 && distance[3] != 0.0))
+                continue;
+            sr_clip_vertex made[2];
+            for (int side = 0; side < 2; side++) {
+                // Triangle (A, B, C) and, walking the edge the other way, (B, A, C').
+                const int order[2][3] = {{0, 1, 2}, {1, 0, 3}};
+                sr_clip_vertex polygon[SR_CLIP_MAX_VERTICES];
+                memset(polygon, 0, sizeof polygon);
+                for (int k = 0; k < 3; k++) {
+                    int p = order[side][k];
+                    memcpy(polygon[k].clip, points[p], sizeof polygon[k].clip);
+                    polygon[k].corner = k;
+                    // Attribute 1 is 0 on A and B only: exactly 0 on the new vertex of edge AB, above
+                    // 0 on the new vertices of the other edges (made from their inside ends).
+                    polygon[k].attributes[0] = p == 0 ? 0.25f : p == 1 ? -1.75f : 3.0f;
+                    polygon[k].attributes[1] = p >= 2 ? 1.0f : 0.0f;
+                    polygon[k].attributes[2] = (float)p * 0.1f;
+                }
+                int count = sr_raster_clip_polygon(polygon, 3, 1u << plane, 4, &viewport);
+                int found = 0;
+                for (int k = 0; k < count; k++)
+                    if (polygon[k].corner < 0 && polygon[k].attributes[1] == 0.0f) {
+                        made[side] = polygon[k];
+                        found++;
+                    }
+                cr_assert_eq(found, 1, "plane %d trial %d: %d new vertices on the shared edge", plane, trial, found);
+            }
+            cr_assert(memcmp(made[0].clip, made[1].clip, sizeof made[0].clip) == 0 &&
+                          memcmp(made[0].attributes, made[1].attributes, 4 * sizeof(float)) == 0,
+                      "plane %d trial %d: the edge is cut at (%a %a %a %a) in one triangle, (%a %a %a %a) in the other",
+                      plane, trial, made[0].clip[0], made[0].clip[1], made[0].clip[2], made[0].clip[3],
+                      made[1].clip[0], made[1].clip[1], made[1].clip[2], made[1].clip[3]);
+            compared++;
+        }
+    }
+    cr_assert_gt(compared, 500, "only %d edges compared", compared);
+}
+
+/* Regression (found by shared_edges_cut_by_the_near_and_far_planes_stay_watertight): a triangle with
  * one corner behind the eye and one beyond the far plane, both about 1e24 away. Clipping makes
  * vertices on the w plane (w = 1e-20, coordinates up to 1e23: points at infinity on screen); the near
  * plane then cuts the edge between two of them close to its small end. Interpolated from the huge
