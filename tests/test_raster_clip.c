@@ -556,3 +556,113 @@ Test(clip, triangle_with_far_corners_on_both_sides_of_the_eye_stays_convex)
     sr_renderer_destroy(renderer);
     fb_delete(fb);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Lines                                                                                       */
+
+enum { LINE_OFF = 0, LINE_ON = 1, LINE_EITHER = 2 };
+
+/* The pixels of a segment between window positions a and b (pixels, y down) by raster.h's rule:
+ * along the major axis every column (row) containing a point of the segment, both ends included;
+ * in each, the pixel containing the segment's point at the column's (row's) centre, clamped to the
+ * segment. Where an end or that point is within `slack` pixels of a pixel border, either pixel is
+ * accepted (LINE_EITHER). */
+static void reference_line_pixels(const double a[2], const double b[2], int width, int height, double slack,
+                                  uint8_t *expected)
+{
+    memset(expected, LINE_OFF, (size_t)width * (size_t)height);
+    bool x_major = fabs(b[0] - a[0]) >= fabs(b[1] - a[1]);
+    int major = x_major ? 0 : 1, minor = 1 - major;
+    const double *from = a[major] <= b[major] ? a : b, *to = a[major] <= b[major] ? b : a;
+    int major_size = x_major ? width : height, minor_size = x_major ? height : width;
+    int first = (int)floor(from[major] - slack), last = (int)floor(to[major] + slack);
+    for (int cell = first < 0 ? 0 : first; cell <= last && cell < major_size; cell++) {
+        bool end_cell = cell < (int)floor(from[major] + slack) || cell > (int)floor(to[major] - slack);
+        double at = fmin(fmax(cell + 0.5, from[major]), to[major]);
+        double s = to[major] > from[major] ? (at - from[major]) / (to[major] - from[major]) : 0.0;
+        double value = from[minor] + s * (to[minor] - from[minor]);
+        int low = (int)floor(value - slack), high = (int)floor(value + slack);
+        for (int m = low; m <= high; m++) {
+            if (m < 0 || m >= minor_size)
+                continue;
+            int x = x_major ? cell : m, y = x_major ? m : cell;
+            expected[y * width + x] = end_cell || low != high ? LINE_EITHER : LINE_ON;
+        }
+    }
+}
+
+/* A view-space point's window position through an ideal pinhole camera (DESIGN.md), in double. */
+static void window_of(const double p[3], double f, int width, int height, double out[2])
+{
+    out[0] = (f * p[0] / -p[2] + 1.0) * 0.5 * width;
+    out[1] = (1.0 - f * p[1] / -p[2]) * 0.5 * height;
+}
+
+/* Segments whose crossings of the near plane (near = 1, 90 degree field of view) and of the far plane
+ * (far = 5) are in the picture, and whose hidden parts (between the eye and the near plane, behind
+ * the eye, beyond the far plane) would be in the picture too. The drawn pixels must be those of the
+ * visible part, computed in double: the segment between its crossings of z_view = -near and
+ * z_view = -far. */
+Test(clip, lines_crossing_the_near_and_far_planes_on_screen)
+{
+    const int size = 64;
+    const double near_z = 1.0, far_z = 5.0, f = 1.0; // f = 1 / tan(45 degrees)
+    sr_mat4 projection = sr_mat4_perspective(SR_PI / 2, 1.0f, (float)near_z, (float)far_z);
+    const struct {
+        double a[3], b[3];
+    } segments[] = {
+        {{0.4, 0.3, -4.0}, {-0.25, -0.2, -0.5}},  // b between the eye and the near plane
+        {{-2.5, 1.0, -4.0}, {1.5, -0.6, 1.0}},    // b behind the eye
+        {{-1.5, 0.2, -3.0}, {4.0, -0.5, -9.0}},   // b beyond the far plane
+        {{2.0, 0.5, 1.0}, {-12.0, -3.0, -12.0}},  // from behind the eye to beyond the far plane
+        {{-0.2, 0.7, -0.3}, {0.1, -0.6, -2.5}},   // a between the eye and the near plane, y major
+    };
+    sr_framebuffer *fb = fb_new(size, size);
+    sr_renderer *renderer = renderer_new();
+    uint8_t expected[64 * 64];
+    for (size_t s = 0; s < sizeof segments / sizeof segments[0]; s++) {
+        const double *a = segments[s].a, *b = segments[s].b;
+        // The visible part: parameters where -far <= z <= -near along a + u (b - a).
+        double enter = 0.0, leave = 1.0;
+        for (int side = 0; side < 2; side++) {
+            double plane_z = side == 0 ? -near_z : -far_z;
+            double u = (plane_z - a[2]) / (b[2] - a[2]);
+            bool entering = side == 0 ? b[2] < a[2] : b[2] > a[2]; // moving into the slab at u
+            if (u > 0.0 && u < 1.0) {
+                if (entering)
+                    enter = fmax(enter, u);
+                else
+                    leave = fmin(leave, u);
+            }
+        }
+        double p[3], q[3], wp[2], wq[2];
+        for (int k = 0; k < 3; k++) {
+            p[k] = a[k] + enter * (b[k] - a[k]);
+            q[k] = a[k] + leave * (b[k] - a[k]);
+        }
+        window_of(p, f, size, size, wp);
+        window_of(q, f, size, size, wq);
+        reference_line_pixels(wp, wq, size, size, 1e-3, expected);
+        fb_clear(fb);
+        sr_line_vertex v[2] = {{{(float)a[0], (float)a[1], (float)a[2]}, {1, 1, 1, 1}},
+                               {{(float)b[0], (float)b[1], (float)b[2]}, {1, 1, 1, 1}}};
+        sr_error err;
+        sr_line_desc desc = {.vertices = v, .vertex_count = 2, .view_projection = projection};
+        cr_assert_eq(sr_draw_lines(renderer, fb, &desc, &err), SR_OK, "%s", err.message);
+        int on = 0;
+        for (int y = 0; y < size; y++)
+            for (int x = 0; x < size; x++) {
+                bool drawn = fb->color[y * size + x] != 0;
+                uint8_t e = expected[y * size + x];
+                on += e == LINE_ON;
+                if (e != LINE_EITHER)
+                    cr_assert_eq(drawn, e == LINE_ON,
+                                 "segment %zu: pixel (%d, %d) drawn %d; the visible part runs from (%.3f, %.3f) to "
+                                 "(%.3f, %.3f)",
+                                 s, x, y, (int)drawn, wp[0], wp[1], wq[0], wq[1]);
+            }
+        cr_assert_gt(on, 8, "segment %zu: only %d pixels", s, on);
+    }
+    sr_renderer_destroy(renderer);
+    fb_delete(fb);
+}
