@@ -1544,8 +1544,8 @@ Test(raster, non_finite_positions_and_bad_indices_are_skipped_and_counted)
                 continue;
             compared++;
             overlapped += expected == 2;
-            cr_assert_eq(red_at(fb, px, py), expected, "pixel (%d, %d) drawn %d times, covered by %d triangles", px,
-                         py, red_at(fb, px, py), expected);
+            cr_assert_eq(red_at(fb, px, py), expected, "pixel (%d, %d) drawn %d times, covered by %d triangles", px, py,
+                         red_at(fb, px, py), expected);
         }
     cr_assert_gt(compared, size * size * 3 / 4);
     cr_assert_gt(overlapped, 5);
@@ -1614,7 +1614,8 @@ Test(raster, out_of_memory_is_an_error)
     sr_framebuffer *fb = fb_new(size, size, false);
     // The whole screen at depth 0.5, 150 times: the first copy writes every pixel, the others fail
     // the LESS test.
-    test_vertex v[4] = {{{-1, -1, 0.5f, 1}, {0}}, {{1, -1, 0.5f, 1}, {0}}, {{1, 1, 0.5f, 1}, {0}}, {{-1, 1, 0.5f, 1}, {0}}};
+    test_vertex v[4] = {
+        {{-1, -1, 0.5f, 1}, {0}}, {{1, -1, 0.5f, 1}, {0}}, {{1, 1, 0.5f, 1}, {0}}, {{-1, 1, 0.5f, 1}, {0}}};
     uint32_t indices[900];
     for (int q = 0; q < 150; q++) {
         const uint32_t quad[6] = {0, 1, 2, 0, 2, 3};

@@ -217,8 +217,8 @@ static void check_plane_case(const plane_case *pc, uint64_t seed)
             } else {
                 decided++;
                 inside += expected;
-                cr_assert_eq(drawn, expected, "pixel (%d, %d) drawn %d times, the reference covers it %d times", px,
-                             py, drawn, expected);
+                cr_assert_eq(drawn, expected, "pixel (%d, %d) drawn %d times, the reference covers it %d times", px, py,
+                             drawn, expected);
             }
             // Pixels where the mesh is in view but lies between the eye and the near plane, or
             // beyond the far plane (window depth z / w below 0 or above 1).
@@ -274,11 +274,11 @@ Test(clip, geometry_between_the_eye_and_the_near_plane_is_not_drawn)
     // inside the picture, and what lies between it and the eye (and behind the eye) is in view.
     const double fov = SR_PI / 2;
     const plane_case cases[] = {
-        {fov, 1.0, 50.0, {0.0, -0.4, -2.0}, {3.0, 0.0, 0.0}, {0.0, 0.0, 3.5}, CUT_NEAR},      // floor
-        {fov, 1.0, 50.0, {0.0, 0.45, -1.5}, {2.5, 0.0, 0.3}, {0.2, 0.1, 3.0}, CUT_NEAR},      // ceiling
-        {fov, 1.0, 50.0, {0.3, 0.2, -1.5}, {1.5, 0.4, 1.2}, {-0.3, 1.6, 0.5}, CUT_NEAR},      // wall
-        {fov, 1.0, 50.0, {-0.2, -0.1, -1.2}, {2.0, 0.6, -0.8}, {0.4, 1.5, 1.6}, CUT_NEAR},    // tilted
-        {fov, 0.5, 20.0, {0.4, -0.2, -0.8}, {0.3, 1.5, 0.9}, {1.8, -0.2, -0.6}, CUT_NEAR},    // steep
+        {fov, 1.0, 50.0, {0.0, -0.4, -2.0}, {3.0, 0.0, 0.0}, {0.0, 0.0, 3.5}, CUT_NEAR},   // floor
+        {fov, 1.0, 50.0, {0.0, 0.45, -1.5}, {2.5, 0.0, 0.3}, {0.2, 0.1, 3.0}, CUT_NEAR},   // ceiling
+        {fov, 1.0, 50.0, {0.3, 0.2, -1.5}, {1.5, 0.4, 1.2}, {-0.3, 1.6, 0.5}, CUT_NEAR},   // wall
+        {fov, 1.0, 50.0, {-0.2, -0.1, -1.2}, {2.0, 0.6, -0.8}, {0.4, 1.5, 1.6}, CUT_NEAR}, // tilted
+        {fov, 0.5, 20.0, {0.4, -0.2, -0.8}, {0.3, 1.5, 0.9}, {1.8, -0.2, -0.6}, CUT_NEAR}, // steep
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         check_plane_case(&cases[c], 1000 + c);
@@ -288,10 +288,10 @@ Test(clip, geometry_beyond_the_far_plane_is_not_drawn)
 {
     const double fov = SR_PI / 2;
     const plane_case cases[] = {
-        {fov, 0.1, 3.0, {0.0, -0.5, -5.5}, {3.0, 0.0, 0.0}, {0.0, 0.0, 4.5}, CUT_FAR},      // floor
-        {fov, 0.1, 5.0, {0.5, 0.0, -5.0}, {3.0, 0.0, -3.5}, {0.0, 2.0, 0.0}, CUT_FAR},      // wall
-        {fov, 0.1, 4.5, {-0.3, 0.4, -4.5}, {1.8, 0.3, 1.5}, {0.2, 1.2, -1.6}, CUT_FAR},     // tilted
-        {fov, 0.1, 4.0, {0.0, 0.0, -8.0}, {3.0, 0.0, 0.0}, {0.0, 3.0, 0.5}, CUT_FAR | HIDDEN}, // all beyond
+        {fov, 0.1, 3.0, {0.0, -0.5, -5.5}, {3.0, 0.0, 0.0}, {0.0, 0.0, 4.5}, CUT_FAR},            // floor
+        {fov, 0.1, 5.0, {0.5, 0.0, -5.0}, {3.0, 0.0, -3.5}, {0.0, 2.0, 0.0}, CUT_FAR},            // wall
+        {fov, 0.1, 4.5, {-0.3, 0.4, -4.5}, {1.8, 0.3, 1.5}, {0.2, 1.2, -1.6}, CUT_FAR},           // tilted
+        {fov, 0.1, 4.0, {0.0, 0.0, -8.0}, {3.0, 0.0, 0.0}, {0.0, 3.0, 0.5}, CUT_FAR | HIDDEN},    // all beyond
         {fov, 0.5, 1.5, {0.0, 0.9, -3.0}, {2.5, 0.0, 0.0}, {0.0, -0.7, 3.5}, CUT_NEAR | CUT_FAR}, // both
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
@@ -394,10 +394,10 @@ Test(clip, shared_edges_cut_by_the_near_and_far_planes_stay_watertight)
     const struct {
         double centre[3], e1[3], e2[3];
     } planes[4] = {
-        {{0.2, -0.4, -3.0}, {1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}},     // floor
-        {{-0.3, -0.2, -2.5}, {0.9, 0.3, 0.3}, {-0.2, 0.4, 0.9}},   // tilted
-        {{0.5, 0.1, -2.0}, {0.2, 1.0, 0.1}, {0.3, 0.0, 1.0}},      // wall
-        {{0.0, 0.5, -2.2}, {1.0, 0.1, 0.0}, {0.1, 0.2, 1.0}},      // ceiling
+        {{0.2, -0.4, -3.0}, {1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}},   // floor
+        {{-0.3, -0.2, -2.5}, {0.9, 0.3, 0.3}, {-0.2, 0.4, 0.9}}, // tilted
+        {{0.5, 0.1, -2.0}, {0.2, 1.0, 0.1}, {0.3, 0.0, 1.0}},    // wall
+        {{0.0, 0.5, -2.2}, {1.0, 0.1, 0.0}, {0.1, 0.2, 1.0}},    // ceiling
     };
     sr_framebuffer *fb = fb_new(size, size);
     sr_renderer *renderer = renderer_new();
@@ -441,7 +441,8 @@ Test(clip, shared_edges_cut_by_the_near_and_far_planes_stay_watertight)
                             continue;
                         decided++;
                         inside += expected;
-                        cr_assert_eq(drawn, expected, "outer radius %g, plane %d: pixel (%d, %d) drawn %d times, the "
+                        cr_assert_eq(drawn, expected,
+                                     "outer radius %g, plane %d: pixel (%d, %d) drawn %d times, the "
                                      "reference covers it %d times",
                                      web_radii[r], q, px, py, drawn, expected);
                     }
@@ -477,9 +478,13 @@ Test(clip, both_triangles_of_a_cut_edge_make_the_same_vertex)
             double distance[4];
             for (int p = 0; p < 4; p++) {
                 const double *c = points[p];
-                double d[SR_CLIP_PLANE_COUNT] = {c[3] - (double)SR_CLIP_W_EPSILON, c[2], c[3] - c[2],
-                                                 c[0] + guard[0] * c[3], guard[0] * c[3] - c[0],
-                                                 c[1] + guard[1] * c[3], guard[1] * c[3] - c[1]};
+                double d[SR_CLIP_PLANE_COUNT] = {c[3] - (double)SR_CLIP_W_EPSILON,
+                                                 c[2],
+                                                 c[3] - c[2],
+                                                 c[0] + guard[0] * c[3],
+                                                 guard[0] * c[3] - c[0],
+                                                 c[1] + guard[1] * c[3],
+                                                 guard[1] * c[3] - c[1]};
                 distance[p] = d[plane];
             }
             // Point 0 (A) inside, point 1 (B) outside; 2 and 3 are the third vertices.
@@ -513,8 +518,8 @@ Test(clip, both_triangles_of_a_cut_edge_make_the_same_vertex)
             cr_assert(memcmp(made[0].clip, made[1].clip, sizeof made[0].clip) == 0 &&
                           memcmp(made[0].attributes, made[1].attributes, 4 * sizeof(float)) == 0,
                       "plane %d trial %d: the edge is cut at (%a %a %a %a) in one triangle, (%a %a %a %a) in the other",
-                      plane, trial, made[0].clip[0], made[0].clip[1], made[0].clip[2], made[0].clip[3],
-                      made[1].clip[0], made[1].clip[1], made[1].clip[2], made[1].clip[3]);
+                      plane, trial, made[0].clip[0], made[0].clip[1], made[0].clip[2], made[0].clip[3], made[1].clip[0],
+                      made[1].clip[1], made[1].clip[2], made[1].clip[3]);
             compared++;
         }
     }
@@ -548,8 +553,8 @@ Test(clip, triangle_with_far_corners_on_both_sides_of_the_eye_stays_convex)
             int drawn = red_at(fb, px, py);
             cr_assert_leq(drawn, 1, "pixel (%d, %d) drawn %d times", px, py, drawn);
             if (expected >= 0)
-                cr_assert_eq(drawn, expected, "pixel (%d, %d) drawn %d times, the reference covers it %d times", px,
-                             py, drawn, expected);
+                cr_assert_eq(drawn, expected, "pixel (%d, %d) drawn %d times, the reference covers it %d times", px, py,
+                             drawn, expected);
             inside += expected == 1;
         }
     cr_assert_gt(inside, 20);
@@ -611,11 +616,11 @@ Test(clip, lines_crossing_the_near_and_far_planes_on_screen)
     const struct {
         double a[3], b[3];
     } segments[] = {
-        {{0.4, 0.3, -4.0}, {-0.25, -0.2, -0.5}},  // b between the eye and the near plane
-        {{-2.5, 1.0, -4.0}, {1.5, -0.6, 1.0}},    // b behind the eye
-        {{-1.5, 0.2, -3.0}, {4.0, -0.5, -9.0}},   // b beyond the far plane
-        {{2.0, 0.5, 1.0}, {-12.0, -3.0, -12.0}},  // from behind the eye to beyond the far plane
-        {{-0.2, 0.7, -0.3}, {0.1, -0.6, -2.5}},   // a between the eye and the near plane, y major
+        {{0.4, 0.3, -4.0}, {-0.25, -0.2, -0.5}}, // b between the eye and the near plane
+        {{-2.5, 1.0, -4.0}, {1.5, -0.6, 1.0}},   // b behind the eye
+        {{-1.5, 0.2, -3.0}, {4.0, -0.5, -9.0}},  // b beyond the far plane
+        {{2.0, 0.5, 1.0}, {-12.0, -3.0, -12.0}}, // from behind the eye to beyond the far plane
+        {{-0.2, 0.7, -0.3}, {0.1, -0.6, -2.5}},  // a between the eye and the near plane, y major
     };
     sr_framebuffer *fb = fb_new(size, size);
     sr_renderer *renderer = renderer_new();
