@@ -453,9 +453,10 @@ Test(clip, shared_edges_cut_by_the_near_and_far_planes_stay_watertight)
     fb_delete(fb);
 }
 
-/* The clipper's contract (raster_internal.h): a new vertex on an edge is computed from the edge's
- * inside end towards its outside end, so the two triangles sharing the edge, which walk it in
- * opposite directions, make the very same vertex, bit for bit (clip position and attributes). For
+/* The clipper's contract (raster_internal.h): how a new vertex on an edge is computed depends on the
+ * edge and the plane, not on the direction a triangle walks the edge, so the two triangles sharing
+ * it, which walk it in opposite directions, make the very same vertex, bit for bit (clip position
+ * and attributes). For
  * each plane, random edges from inside to far outside (10^0 .. 10^30 beyond), each clipped in two
  * triangles with third vertices on either side. */
 Test(clip, both_triangles_of_a_cut_edge_make_the_same_vertex)
@@ -501,7 +502,8 @@ Test(clip, both_triangles_of_a_cut_edge_make_the_same_vertex)
                     memcpy(polygon[k].clip, points[p], sizeof polygon[k].clip);
                     polygon[k].corner = k;
                     // Attribute 1 is 0 on A and B only: exactly 0 on the new vertex of edge AB, above
-                    // 0 on the new vertices of the other edges (made from their inside ends).
+                    // 0 on the new vertices of the other edges (which lie strictly inside them: A is
+                    // strictly inside the plane, B strictly outside).
                     polygon[k].attributes[0] = p == 0 ? 0.25f : p == 1 ? -1.75f : 3.0f;
                     polygon[k].attributes[1] = p >= 2 ? 1.0f : 0.0f;
                     polygon[k].attributes[2] = (float)p * 0.1f;
