@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../src/raster/raster_internal.h"
+#include "raster_reference.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers                                                                                     */
@@ -201,39 +202,6 @@ static double rng_uniform(uint64_t *state)
     return (double)(rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Reference coverage of a triangle given in 24.8 fixed-point window coordinates, written in a
- * different form from the rasteriser: orientation-free sign tests against the third vertex, and
- * the top-left rule stated geometrically (a horizontal edge with the triangle below it, or a
- * slanted/vertical edge with the triangle to its right). */
-static bool reference_covers(const int64_t x[3], const int64_t y[3], int px, int py)
-{
-    int64_t cx = (int64_t)px * 256 + 128, cy = (int64_t)py * 256 + 128;
-    int64_t area = (x[1] - x[0]) * (y[2] - y[0]) - (y[1] - y[0]) * (x[2] - x[0]);
-    if (area == 0)
-        return false;
-    for (int k = 0; k < 3; k++) {
-        int a = k, b = (k + 1) % 3, c = (k + 2) % 3;
-        int64_t side_c = (x[b] - x[a]) * (y[c] - y[a]) - (y[b] - y[a]) * (x[c] - x[a]);
-        int64_t side_p = (x[b] - x[a]) * (cy - y[a]) - (y[b] - y[a]) * (cx - x[a]);
-        if (side_p != 0) {
-            if ((side_p > 0) != (side_c > 0))
-                return false;
-            continue;
-        }
-        bool top_or_left;
-        if (y[a] == y[b]) {
-            top_or_left = y[c] > y[a]; // horizontal edge with the triangle below it (y down)
-        } else {
-            // Is the third vertex to the right of the edge's line at its own height?
-            int64_t d = (x[c] - x[a]) * (y[b] - y[a]) - (y[c] - y[a]) * (x[b] - x[a]);
-            top_or_left = (d > 0) == (y[b] > y[a]);
-        }
-        if (!top_or_left)
-            return false;
-    }
-    return true;
-}
-
 /* Draws one triangle given in fixed point with the counter and compares every pixel with the
  * reference. */
 static void check_against_reference(sr_renderer *renderer, sr_framebuffer *fb, const int64_t x[3], const int64_t y[3])
@@ -247,7 +215,7 @@ static void check_against_reference(sr_renderer *renderer, sr_framebuffer *fb, c
     draw(renderer, fb, v, 3, NULL, 3, &program, counter_state, 0);
     for (int py = 0; py < fb->height; py++)
         for (int px = 0; px < fb->width; px++) {
-            int expected = reference_covers(x, y, px, py) ? 1 : 0;
+            int expected = reference_fixed_covers(x, y, px, py) ? 1 : 0;
             cr_assert_eq(red_at(fb, px, py), expected,
                          "pixel (%d, %d): drawn %d times, expected %d; triangle (%lld %lld) (%lld %lld) (%lld %lld) "
                          "in 1/256 px",
@@ -546,16 +514,16 @@ Test(raster, top_left_rule_hand_made_edges)
     // bottom edge row 9 of the second triangle is not, the left column 3 is, the right column 9
     // is not.
     int64_t top_x[3] = {cases[0][0], cases[0][2], cases[0][4]}, top_y[3] = {cases[0][1], cases[0][3], cases[0][5]};
-    cr_assert(reference_covers(top_x, top_y, 6, 3) && reference_covers(top_x, top_y, 3, 3));
-    cr_assert(!reference_covers(top_x, top_y, 10, 3));
+    cr_assert(reference_fixed_covers(top_x, top_y, 6, 3) && reference_fixed_covers(top_x, top_y, 3, 3));
+    cr_assert(!reference_fixed_covers(top_x, top_y, 10, 3));
     int64_t bottom_x[3] = {cases[1][0], cases[1][2], cases[1][4]};
     int64_t bottom_y[3] = {cases[1][1], cases[1][3], cases[1][5]};
-    cr_assert(!reference_covers(bottom_x, bottom_y, 6, 9) && reference_covers(bottom_x, bottom_y, 6, 8));
+    cr_assert(!reference_fixed_covers(bottom_x, bottom_y, 6, 9) && reference_fixed_covers(bottom_x, bottom_y, 6, 8));
     int64_t left_x[3] = {cases[2][0], cases[2][2], cases[2][4]}, left_y[3] = {cases[2][1], cases[2][3], cases[2][5]};
-    cr_assert(reference_covers(left_x, left_y, 3, 7));
+    cr_assert(reference_fixed_covers(left_x, left_y, 3, 7));
     int64_t right_x[3] = {cases[3][0], cases[3][2], cases[3][4]};
     int64_t right_y[3] = {cases[3][1], cases[3][3], cases[3][5]};
-    cr_assert(!reference_covers(right_x, right_y, 9, 7) && reference_covers(right_x, right_y, 8, 7));
+    cr_assert(!reference_fixed_covers(right_x, right_y, 9, 7) && reference_fixed_covers(right_x, right_y, 8, 7));
     sr_renderer_destroy(renderer);
     fb_delete(fb);
 }
@@ -1377,6 +1345,36 @@ Test(raster, depth_tested_line_hidden_behind_a_triangle)
     fb_delete(fb);
 }
 
+/* sr_line_desc.depth_test is LESS_EQUAL: a line exactly at the stored depth is drawn. With an
+ * orthographic projection from near 0 to far 1, clip z = -z_view and w = 1 exactly, so a segment at
+ * constant z_view = -d has window depth d bit for bit at every pixel (a + (b - a) t with b == a). */
+Test(raster, line_at_exactly_the_stored_depth_is_drawn)
+{
+    const int size = 32;
+    sr_framebuffer *fb = fb_new(size, size, false);
+    sr_renderer *renderer = renderer_new();
+    const sr_mat4 ortho = sr_mat4_orthographic(-1.0f, 1.0f, -1.0f, 1.0f, 0.0f, 1.0f);
+    const float stored = 0.375f;
+    const float depths[3] = {stored, nextafterf(stored, 0.0f), nextafterf(stored, 1.0f)};
+    for (int pass = 0; pass < 3; pass++) {
+        fb_fill(fb, 0, stored);
+        // Ends on the centres of pixels (2, 10) and (29, 10).
+        sr_line_vertex v[2] = {line_vertex_at(2.5, 10.5, -depths[pass], size, size, 1, 1, 1),
+                               line_vertex_at(29.5, 10.5, -depths[pass], size, size, 1, 1, 1)};
+        draw_lines(renderer, fb, v, 2, ortho, true);
+        bool visible = depths[pass] <= stored;
+        for (int y = 0; y < size; y++)
+            for (int x = 0; x < size; x++) {
+                bool on = visible && y == 10 && x >= 2 && x <= 29;
+                cr_assert_eq(fb->color[y * size + x] != 0, on, "line at depth %a over %a: pixel (%d, %d)",
+                             (double)depths[pass], (double)stored, x, y);
+                cr_assert_eq(fb->depth[y * size + x], stored, "lines must not write depth");
+            }
+    }
+    sr_renderer_destroy(renderer);
+    fb_delete(fb);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Bad input                                                                                   */
 
@@ -1515,8 +1513,42 @@ Test(raster, non_finite_positions_and_bad_indices_are_skipped_and_counted)
     cr_assert_eq(stats.triangles_in, 10);
     cr_assert_eq(stats.triangles_skipped, 5, "skipped %llu", (unsigned long long)stats.triangles_skipped);
     cr_assert_eq(stats.triangles_in, stats.triangles_skipped + stats.triangles_culled + stats.triangles_rasterized);
-    // The first triangle drew, and nothing was drawn twice.
-    cr_assert_eq(red_at(fb, size / 2, size / 2) >= 1, true);
+    // Every pixel is drawn once per triangle whose visible part covers its centre (the homogeneous
+    // reference, clipped at w >= SR_CLIP_W_EPSILON): triangle (0, 1, 2), and (0, 6, 7), whose corner
+    // 6 lies 3e68 away in NDC, over the lower-left corner; the ones through vertex 8 at the origin
+    // of clip space have no area. No triangle draws a pixel twice, and none is lost.
+    int compared = 0, overlapped = 0;
+    for (int py = 0; py < size; py++)
+        for (int px = 0; px < size; px++) {
+            int expected = 0;
+            bool decided = true;
+            for (size_t t = 0; t + 2 < sizeof indices / sizeof indices[0] && decided; t += 3) {
+                double clip[3][4];
+                bool usable = true;
+                for (int k = 0; k < 3 && usable; k++) {
+                    uint32_t i = indices[t + (size_t)k];
+                    usable = i < 9;
+                    for (int c = 0; c < 4 && usable; c++) {
+                        usable = isfinite(v[i].position[c]);
+                        clip[k][c] = v[i].position[c];
+                    }
+                }
+                if (!usable)
+                    continue;
+                reference_region region = reference_region_triangle(&clip[0][0], SR_CLIP_W_EPSILON);
+                int covered = reference_region_classify(&region, size, size, px + 0.5, py + 0.5, 0.01);
+                decided = covered >= 0;
+                expected += covered > 0;
+            }
+            if (!decided)
+                continue;
+            compared++;
+            overlapped += expected == 2;
+            cr_assert_eq(red_at(fb, px, py), expected, "pixel (%d, %d) drawn %d times, covered by %d triangles", px, py,
+                         red_at(fb, px, py), expected);
+        }
+    cr_assert_gt(compared, size * size * 3 / 4);
+    cr_assert_gt(overlapped, 5);
     // Lines with non-finite ends are skipped and counted too.
     sr_line_vertex lv[4] = {{{NAN, 0, 0.5f}, {1, 1, 1, 1}},
                             {{0, 0, 0.5f}, {1, 1, 1, 1}},
@@ -1528,50 +1560,122 @@ Test(raster, non_finite_positions_and_bad_indices_are_skipped_and_counted)
     fb_delete(fb);
 }
 
-static int g_allocations_left;
+/* An allocator that grants the first `left` requests and refuses the others (state through
+ * sr_allocator.user, not a global). */
+typedef struct allocation_budget {
+    int left;
+    int refused;
+} allocation_budget;
 
-static void *limited_allocate(size_t size, void *user)
+static void *budget_allocate(size_t size, void *user)
 {
-    (void)user;
-    return g_allocations_left-- > 0 ? malloc(size) : NULL;
+    allocation_budget *budget = user;
+    if (budget->left <= 0) {
+        budget->refused++;
+        return NULL;
+    }
+    budget->left--;
+    return malloc(size);
 }
 
-static void *limited_reallocate(void *pointer, size_t size, void *user)
+static void *budget_reallocate(void *pointer, size_t size, void *user)
 {
-    (void)user;
-    return g_allocations_left-- > 0 ? realloc(pointer, size) : NULL;
+    allocation_budget *budget = user;
+    if (budget->left <= 0) {
+        budget->refused++;
+        return NULL; // the old block stays valid
+    }
+    budget->left--;
+    return realloc(pointer, size);
 }
 
-static void limited_release(void *pointer, void *user)
+static void budget_release(void *pointer, void *user)
 {
     (void)user;
     free(pointer);
 }
 
+/* Every budget of allocations, from none upwards, until the draw succeeds: each draw refused for
+ * lack of memory returns SR_ERROR_OUT_OF_MEMORY naming what it could not allocate and leaves the
+ * framebuffer and the statistics exactly as they were; the renderer then still draws once memory is
+ * available again. The draw has 300 triangles, so that with worker threads it is split and binned
+ * (the bins are allocated too). */
 Test(raster, out_of_memory_is_an_error)
 {
-    sr_allocator limited = {limited_allocate, limited_reallocate, limited_release, NULL};
+    allocation_budget budget = {0, 0};
+    sr_allocator limited = {budget_allocate, budget_reallocate, budget_release, &budget};
     sr_set_allocator(&limited);
     sr_error err;
     sr_renderer *renderer = NULL;
-    g_allocations_left = 0;
     expect_error(sr_renderer_create(NULL, &renderer, &err), SR_ERROR_OUT_OF_MEMORY, &err, "memory");
-    sr_framebuffer *fb = fb_new(8, 8, false);
-    test_vertex v[3] = {{{-1, -1, 0.5f, 1}, {0}}, {{1, -1, 0.5f, 1}, {0}}, {{0, 1, 0.5f, 1}, {0}}};
+    cr_assert_null(renderer);
+    const int size = 16;
+    const uint32_t old_color = 0x11223344u, white = 0xffffffffu;
+    sr_framebuffer *fb = fb_new(size, size, false);
+    // The whole screen at depth 0.5, 150 times: the first copy writes every pixel, the others fail
+    // the LESS test.
+    test_vertex v[4] = {
+        {{-1, -1, 0.5f, 1}, {0}}, {{1, -1, 0.5f, 1}, {0}}, {{1, 1, 0.5f, 1}, {0}}, {{-1, 1, 0.5f, 1}, {0}}};
+    uint32_t indices[900];
+    for (int q = 0; q < 150; q++) {
+        const uint32_t quad[6] = {0, 1, 2, 0, 2, 3};
+        memcpy(indices + 6 * q, quad, sizeof quad);
+    }
     test_uniforms u = {.color = {1, 1, 1, 1}, .varying_count = 2};
     sr_program program = program_for(&u);
-    sr_draw_desc desc = {.vertices = v, .vertex_count = 3, .vertex_stride = sizeof *v, .program = &program};
-    for (int budget = 1; budget < 6; budget++) {
-        g_allocations_left = budget;
-        renderer = NULL;
-        if (sr_renderer_create(NULL, &renderer, &err) != SR_OK)
-            continue;
-        sr_status status = sr_draw_triangles(renderer, fb, &desc, &err);
-        cr_assert(status == SR_OK || status == SR_ERROR_OUT_OF_MEMORY, "status %d", (int)status);
-        if (status != SR_OK)
-            cr_assert_eq(count_written(fb), 0);
-        sr_renderer_destroy(renderer);
+    sr_draw_desc desc = {.vertices = v,
+                         .vertex_count = 4,
+                         .vertex_stride = sizeof *v,
+                         .indices = indices,
+                         .index_count = 900,
+                         .program = &program};
+    const int thread_counts[2] = {0, 3};
+    for (int c = 0; c < 2; c++) {
+        int refused_draws = 0;
+        bool drawn = false, named_cache = false, named_varyings = false, named_bins = false;
+        for (int allowed = 0; allowed < 64 && !drawn; allowed++) {
+            budget.left = allowed;
+            renderer = NULL;
+            sr_status status = sr_renderer_create(&(sr_renderer_desc){.threads = thread_counts[c]}, &renderer, &err);
+            if (status != SR_OK) {
+                expect_error(status, SR_ERROR_OUT_OF_MEMORY, &err, "memory");
+                cr_assert_null(renderer);
+                continue;
+            }
+            fb_fill(fb, old_color, 0.75f);
+            status = sr_draw_triangles(renderer, fb, &desc, &err);
+            if (status == SR_OK) {
+                drawn = true;
+            } else {
+                expect_error(status, SR_ERROR_OUT_OF_MEMORY, &err, "out of memory");
+                refused_draws++;
+                named_cache = named_cache || strstr(err.message, "vertex cache") != NULL;
+                named_varyings = named_varyings || strstr(err.message, "varyings") != NULL;
+                named_bins = named_bins || strstr(err.message, "bins") != NULL;
+                for (int i = 0; i < size * size; i++)
+                    cr_assert(fb->color[i] == old_color && fb->depth[i] == 0.75f,
+                              "threads %d, %d allocations: a refused draw changed pixel %d", thread_counts[c], allowed,
+                              i);
+                sr_raster_stats stats = sr_renderer_stats(renderer);
+                cr_assert_eq(stats.triangles_in + stats.fragments_shaded + stats.fragments_written, 0,
+                             "a refused draw changed the statistics");
+                // The same renderer draws once memory is there.
+                budget.left = 1000;
+                cr_assert_eq(sr_draw_triangles(renderer, fb, &desc, &err), SR_OK, "%s", err.message);
+            }
+            for (int i = 0; i < size * size; i++)
+                cr_assert(fb->color[i] == white && fb->depth[i] == 0.5f, "threads %d, %d allocations: pixel %d is %08x",
+                          thread_counts[c], allowed, i, fb->color[i]);
+            sr_renderer_destroy(renderer);
+        }
+        cr_assert(drawn, "threads %d: no budget of allocations was enough", thread_counts[c]);
+        cr_assert_geq(refused_draws, 2, "threads %d: only %d draws ran out of memory", thread_counts[c], refused_draws);
+        cr_assert(named_cache && named_varyings, "threads %d: the vertex cache and varyings failures were not both met",
+                  thread_counts[c]);
+        cr_assert(named_bins == (thread_counts[c] > 1), "threads %d: bins failure met: %d", thread_counts[c],
+                  (int)named_bins);
     }
+    cr_assert_gt(budget.refused, 0);
     sr_set_allocator(NULL);
     fb_delete(fb);
 }

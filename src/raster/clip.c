@@ -128,19 +128,25 @@ int sr_raster_clip_polygon(sr_clip_vertex *polygon, int count, uint32_t planes, 
             if (inside)
                 copy_vertex(&output[kept++], &input[i], attribute_count);
             if (inside != next_inside) {
-                // Sutherland–Hodgman; always interpolate from the inside end towards the outside
-                // end, so both triangles sharing this edge compute the very same new vertex.
+                // Sutherland–Hodgman. The new vertex is interpolated from the end nearer to the plane
+                // (the inside end on a tie) towards the other, so t <= 1/2 and no digits cancel
+                // whichever end is huge: from the far end, a cut next to a small end left 1e23 - 1e23
+                // (vertices on the w plane are points at infinity with such coordinates). The choice
+                // depends on the edge, not on the direction a triangle walks it, so both triangles
+                // sharing this edge compute the very same new vertex (watertight clipping).
                 const sr_clip_vertex *in = inside ? &input[i] : &input[next];
                 const sr_clip_vertex *out = inside ? &input[next] : &input[i];
                 double d_in = inside ? distance[i] : distance[next];
                 double d_out = inside ? distance[next] : distance[i];
-                double t = d_in / (d_in - d_out);
+                bool from_in = d_in <= -d_out;
+                const sr_clip_vertex *from = from_in ? in : out, *to = from_in ? out : in;
+                double t = from_in ? d_in / (d_in - d_out) : d_out / (d_out - d_in);
                 sr_clip_vertex *made = &output[kept++];
                 for (int k = 0; k < 4; k++)
-                    made->clip[k] = in->clip[k] + t * (out->clip[k] - in->clip[k]);
+                    made->clip[k] = from->clip[k] + t * (to->clip[k] - from->clip[k]);
                 for (int k = 0; k < attribute_count; k++)
                     made->attributes[k] =
-                        (float)(in->attributes[k] + t * ((double)out->attributes[k] - in->attributes[k]));
+                        (float)(from->attributes[k] + t * ((double)to->attributes[k] - from->attributes[k]));
                 made->corner = -1;
             }
         }

@@ -131,8 +131,10 @@ typedef struct sr_clip_vertex {
 /// Clips the convex polygon `polygon[0 .. count-1]` (in place; room for SR_CLIP_MAX_VERTICES)
 /// against every plane whose bit is set in `planes`, in a fixed order, with the distances of
 /// sr_raster_plane_distance evaluated in double. New vertices on an edge are computed from the
-/// edge's inside end towards its outside end, so an edge shared by two triangles is cut at the
-/// same point in both (watertight clipping). Returns the new count (0 when nothing is left).
+/// edge's end nearer to the plane (the inside end on a tie) towards the other: accurate whichever
+/// end is huge, and independent of the direction a triangle walks the edge, so an edge shared by two
+/// triangles is cut at the same point in both (watertight clipping). Returns the new count (0 when
+/// nothing is left).
 int sr_raster_clip_polygon(sr_clip_vertex *polygon, int count, uint32_t planes, int attribute_count,
                            const sr_viewport *viewport);
 

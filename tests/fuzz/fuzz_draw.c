@@ -14,6 +14,7 @@
  * triangles and more are made so that the worker threads really split them. Inputs starting
  * with FUZZ_ALLOCATION_FAILURE_MARK run with failing allocations: a refused allocation must
  * leave the framebuffer and statistics as they were. Knows nothing of the driver that calls it. */
+#include "fuzz_draw_oracle.h"
 #include "fuzz_targets.h"
 
 #include <softrast/raster.h>
@@ -48,6 +49,7 @@ typedef struct draw_uniforms {
     uint32_t id_base;
     size_t triangle_count;
     fragment_counters *counters;
+    _Atomic uint32_t *pixel_calls; /* calls per pixel (row-major), or NULL */
 } draw_uniforms;
 
 static void vertex_main(const void *vertex, const void *uniforms, float clip[4], float *varyings)
@@ -86,6 +88,9 @@ static bool fragment_main(const sr_fragment_in *in, const void *uniforms, sr_fra
     FUZZ_CHECK((in->barycentric != NULL) == u->barycentrics, "barycentric pointer %s but uses_barycentrics is %d",
                in->barycentric ? "set" : "NULL", (int)u->barycentrics);
     FUZZ_CHECK(u->varying_count == 0 || in->varyings != NULL, "varyings pointer is NULL");
+    if (u->pixel_calls)
+        atomic_fetch_add_explicit(&u->pixel_calls[(size_t)in->y * (size_t)u->width + (size_t)in->x], 1,
+                                  memory_order_relaxed);
     const float *v = in->varyings;
     int n = u->varying_count;
     for (int c = 0; c < 4; c++)
@@ -291,6 +296,25 @@ static void compare_with_reference(const draw_target *t, const char *operation)
                (unsigned long long)sb.fragments_written);
 }
 
+/* What fragment_main does with depth and discards, for the oracle. */
+static draw_oracle_fragment oracle_behaviour(const draw_uniforms *u)
+{
+    draw_oracle_fragment f = {DRAW_ORACLE_WRITES_INPUT, 0.0f, DRAW_ORACLE_DISCARD_NONE};
+    static const float constants[4] = {0.25f, 0.0f, -1.0f, 2.0f};
+    if (u->depth_mode == 0)
+        f.written = u->varying_count > 0 ? DRAW_ORACLE_WRITES_UNKNOWN : DRAW_ORACLE_WRITES_CONSTANT;
+    else if (u->depth_mode == 1)
+        f.written = DRAW_ORACLE_WRITES_NAN;
+    else if (u->depth_mode <= 3)
+        f.written = DRAW_ORACLE_WRITES_CONSTANT;
+    f.constant_depth = u->depth_mode <= 3 ? constants[u->depth_mode] : 0.0f;
+    if (u->discard_mode == 2)
+        f.discard = DRAW_ORACLE_DISCARD_ALL;
+    else if (u->discard_mode == 1 && u->varying_count > 1)
+        f.discard = DRAW_ORACLE_DISCARD_SOME;
+    return f;
+}
+
 static void draw_triangles(fuzz_reader *r, draw_target *t)
 {
     sr_framebuffer *fb = t->fb;
@@ -313,6 +337,8 @@ static void draw_triangles(fuzz_reader *r, draw_target *t)
     desc.primitive_id_base = base_code == 0 ? 0u : base_code == 1 ? 0xfffffff0u : (uint32_t)base_code * 1000u;
 
     fragment_counters counters = {0, 0};
+    _Atomic uint32_t *pixel_calls = calloc((size_t)fb->width * (size_t)fb->height, sizeof *pixel_calls);
+    FUZZ_CHECK(pixel_calls, "out of memory");
     draw_uniforms uniforms = {
         .transform = flags & 8,
         .depth_mode = flags >> 6 & 3,
@@ -323,6 +349,7 @@ static void draw_triangles(fuzz_reader *r, draw_target *t)
         .height = fb->height,
         .id_base = desc.primitive_id_base,
         .counters = &counters,
+        .pixel_calls = pixel_calls,
     };
     if ((flags >> 6 & 3) == 3 && (special & 1))
         uniforms.depth_mode = 4;
@@ -420,12 +447,15 @@ static void draw_triangles(fuzz_reader *r, draw_target *t)
                 FUZZ_CHECK(fb->ids[i] == before.ids[i] ||
                                (uint32_t)(fb->ids[i] - desc.primitive_id_base) < uniforms.triangle_count,
                            "id %u written at pixel %zu is not a primitive of the draw", fb->ids[i], i);
+        draw_oracle_fragment behaviour = oracle_behaviour(&uniforms);
+        draw_oracle_check(&desc, &behaviour, fb->width, fb->height, before.depth, fb->depth, pixel_calls);
     }
     if (t->reference) {
         /* the same draw, single-threaded, with its own counters */
         fragment_counters reference_counters = {0, 0};
         draw_uniforms reference_uniforms = uniforms;
         reference_uniforms.counters = &reference_counters;
+        reference_uniforms.pixel_calls = NULL;
         sr_program reference_program = program;
         reference_program.uniforms = &reference_uniforms;
         sr_draw_desc reference_desc = desc;
@@ -440,6 +470,7 @@ static void draw_triangles(fuzz_reader *r, draw_target *t)
         compare_with_reference(t, "sr_draw_triangles");
     }
     snapshot_free(&before);
+    free(pixel_calls);
     free(indices);
     free(vertices);
 }
@@ -790,6 +821,43 @@ static void add_seeds(fuzz_corpus *corpus)
         for (int k = 0; k < 4; k++)
             put_float(&w, 0.5f);
     }
+    fuzz_corpus_add(corpus, w.bytes, w.size);
+
+    /* one constant-depth triangle (w = 1, one z: its depth is known bit for bit) drawn six times:
+     * LESS with the fast path (writes its depth), then at exactly that depth LESS through the generic
+     * path (alpha blending: nothing passes), LESS_EQUAL, GREATER (nothing), GREATER_EQUAL and EQUAL */
+    w.size = 0;
+    fuzz_seed_put(&w, 15);
+    fuzz_seed_put(&w, 15);
+    fuzz_seed_put(&w, 0);
+    fuzz_seed_put(&w, 0);
+    const uint8_t funcs[6][2] = {{0, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 2}, {4, 1}}; /* depth func, blend */
+    for (int d = 0; d < 6; d++) {
+        put_triangle_draw(&w, 0, funcs[d][0], funcs[d][1], 0, 4, 3);
+        put_small_vertex(&w, -50, -40, 90, 0.25f);
+        put_small_vertex(&w, 60, -50, 90, 0.5f);
+        put_small_vertex(&w, 10, 60, 90, 0.75f);
+        fuzz_seed_put(&w, 0); /* non-indexed */
+    }
+    fuzz_corpus_add(corpus, w.bytes, w.size);
+
+    /* a triangle most of which lies between the eye and the near plane (z < 0 at one corner, just
+     * above 0 at the others), then one most of which lies beyond the far plane (z > w) */
+    w.size = 0;
+    fuzz_seed_put(&w, 19);
+    fuzz_seed_put(&w, 15);
+    fuzz_seed_put(&w, 0);
+    fuzz_seed_put(&w, 0);
+    put_triangle_draw(&w, 0, 1, 0, 0, 2, 3);
+    put_small_vertex(&w, -70, -60, 0, 0.25f);
+    put_small_vertex(&w, 70, -30, 30, 0.5f);
+    put_small_vertex(&w, -10, 70, 30, 0.75f);
+    fuzz_seed_put(&w, 0);
+    put_triangle_draw(&w, 0, 6, 0, 0, 2, 3);
+    put_small_vertex(&w, -70, -60, 255, 0.25f);
+    put_small_vertex(&w, 70, -30, 200, 0.5f);
+    put_small_vertex(&w, -10, 70, 200, 0.75f);
+    fuzz_seed_put(&w, 0);
     fuzz_corpus_add(corpus, w.bytes, w.size);
 
     /* the first seed with allocation failures after 0 to 4 allocations */
