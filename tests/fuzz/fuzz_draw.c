@@ -485,6 +485,10 @@ static void draw_lines(fuzz_reader *r, draw_target *t)
     desc.vertex_count = count;
     desc.blend = (sr_blend_mode)fuzz_read_enum(r, 3);
     desc.depth_test = flags & 1;
+    // The flags' other bits (no extra input bytes, so existing seeds decode as before): width 0 to
+    // 7 (5 to 7 are refused), and a depth bias of 1/256, or a refused negative one.
+    desc.width = (flags >> 3) & 7;
+    desc.depth_bias = (flags & 0x40) ? ((flags & 0x80) ? -1.0f / 256.0f : 1.0f / 256.0f) : 0.0f;
     desc.view_projection = decode_matrix(r);
     sr_line_vertex vertices[17];
     for (size_t i = 0; i < count; i++) {
@@ -494,14 +498,21 @@ static void draw_lines(fuzz_reader *r, draw_target *t)
     }
     bool null_vertices = (flags & 6) == 6 && count > 0;
     desc.vertices = null_vertices ? NULL : vertices;
-    bool expect_error = null_vertices || count % 2 != 0 || (unsigned)desc.blend > SR_BLEND_ADDITIVE;
+    bool expect_error = null_vertices || count % 2 != 0 || (unsigned)desc.blend > SR_BLEND_ADDITIVE ||
+                        desc.width > 4 || desc.depth_bias < 0.0f;
 
     snapshot before = snapshot_take(fb);
     sr_raster_stats stats_before = sr_renderer_stats(t->renderer);
     sr_error err = {0};
     sr_status status = sr_draw_lines(t->renderer, fb, &desc, &err);
     sr_raster_stats stats_after = sr_renderer_stats(t->renderer);
-    if (expect_error) {
+    if (!expect_error && refused_allocation(t, status)) {
+        // The segment scratch could not grow (allocation failures are part of the input).
+        FUZZ_CHECK(err.message[0] != '\0', "out of memory without a message");
+        FUZZ_CHECK(same_color(fb, &before), "a line draw out of memory changed the framebuffer");
+        FUZZ_CHECK(memcmp(&stats_before, &stats_after, sizeof stats_before) == 0,
+                   "a line draw out of memory changed the stats");
+    } else if (expect_error) {
         FUZZ_CHECK(status == SR_ERROR_INVALID_ARGUMENT, "invalid line draw (%zu vertices, blend %u) returned %s", count,
                    (unsigned)desc.blend, sr_status_name(status));
         FUZZ_CHECK(err.message[0] != '\0', "error without a message");
@@ -517,6 +528,7 @@ static void draw_lines(fuzz_reader *r, draw_target *t)
         FUZZ_CHECK(skipped <= lines, "lines_skipped %llu > lines %llu", (unsigned long long)skipped,
                    (unsigned long long)lines);
         size_t longest = (size_t)(fb->width > fb->height ? fb->width : fb->height);
+        longest *= (size_t)(desc.width > 1 ? desc.width : 1);
         FUZZ_CHECK(written <= lines * longest, "%llu line pixels written for %llu segments on a %dx%d framebuffer",
                    (unsigned long long)written, (unsigned long long)lines, fb->width, fb->height);
         FUZZ_CHECK(same_depth(fb, &before), "lines wrote depth");
