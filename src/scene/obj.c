@@ -315,3 +315,23 @@ sr_status sr_mesh_load_obj(const char *path, sr_mesh **out, sr_error *err)
     sr_free(text);
     return status;
 }
+
+/* First step of the OBJ/MTL loader: the API of scene.h over the positions-and-faces parser;
+ * the rest of sr_obj_desc (materials, groups, uvs, normals, warnings) follows. */
+sr_status sr_obj_load(const sr_obj_desc *desc, sr_mesh **out, sr_error *err)
+{
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_obj_load: out is NULL");
+    *out = NULL;
+    if (!desc)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_obj_load: desc is NULL");
+    sr_status status = desc->path ? sr_mesh_load_obj(desc->path, out, err)
+                                  : sr_mesh_parse_obj(desc->text, desc->length, desc->name, out, err);
+    if (status == SR_OK && !desc->skip_normals && !(*out)->normals)
+        status = sr_mesh_compute_normals(*out, err);
+    if (status != SR_OK) {
+        sr_mesh_destroy(*out);
+        *out = NULL;
+    }
+    return status;
+}
