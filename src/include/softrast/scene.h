@@ -24,7 +24,8 @@ typedef struct sr_mesh_material {
     sr_vec4 base_color;  ///< Kd (default 0.8 0.8 0.8, Blender's); alpha from `d`, else 1 - `Tr`, else 1
     char *texture_path;  ///< map_Kd resolved against the .mtl file's folder (`\` read as `/`); NULL if none
     sr_texture *texture; ///< map_Kd loaded with sr_texture_load; NULL if none, if skipped
-                         ///< (sr_obj_desc.skip_textures) or if it failed to load (a warning)
+                         ///< (sr_obj_desc.skip_textures), if no triangle uses the material, or if
+                         ///< it failed to load (a warning)
 } sr_mesh_material;
 
 /// Consecutive triangles first_triangle .. first_triangle + triangle_count - 1 drawn with
@@ -101,25 +102,31 @@ typedef struct sr_obj_desc {
 
 /// Loads a Wavefront OBJ mesh with its .mtl materials. Free with sr_mesh_destroy.
 ///
-/// Read: `v x y z [w]` (w ignored), `v x y z r g b [a]` (vertex colours); `vt u [v [w]]`, stored
+/// OBJ: `v x y z [w]` (w ignored) or `v x y z r g b [a]` (vertex colours); `vt u [v [w]]`, stored
 /// as uv = (u, 1 - v) since OBJ's v grows upwards and softrast's downwards; `vn x y z`, used as
 /// given; `f` with corners `v`, `v/vt`, `v/vt/vn` or `v//vn` (forms may be mixed; negative indices
-/// count back from the last element defined). Polygons give n - 2 triangles in file order:
-/// convex ones (and degenerate ones) the fan (a b c), (a c d), ...; concave ones by ear clipping
-/// in their plane (Newell's normal), so the triangles tile the polygon. `o` and `g` start groups,
-/// `usemtl` selects a material of the `mtllib` files (several per line and several lines; a
-/// name with blanks is the whole rest of the line when such a file exists). Ignored: `s`, `l`,
-/// `p`, `vp` and the free-form statements (curves, surfaces). CRLF line ends, a UTF-8 byte order
-/// mark, `\` line continuations and a missing final newline are accepted.
+/// count back from the last element defined). A face of n corners gives n - 2 triangles, in file
+/// order: the fan (a b c), (a c d), ... for convex and degenerate polygons; ear clipping in the
+/// plane of Newell's normal for concave ones, so that the triangles tile the polygon (faces of
+/// over 1024 corners: the fan, with a warning). `o` and `g` start groups; `usemtl` selects a
+/// material of the `mtllib` files (several files per line and several lines, anywhere in the
+/// file; one name with blanks is the whole rest of the line when such a file exists). Names
+/// (o, g, usemtl, mtllib, newmtl) are the rest of the line, blanks trimmed; in v, vt, vn and f a
+/// `#` starts a comment. Ignored: `s`, `l`, `p`, `vp` and the free-form statements (curves,
+/// surfaces). CRLF line ends, a UTF-8 byte order mark, `\` line continuations and a missing final
+/// newline are accepted.
 ///
-/// MTL: `newmtl`, `Kd r [g b]`, `d a`, `Tr t`, `map_Kd [options] file` (options such as `-s 1 1 1`,
-/// `-o`, `-bm`, `-clamp on` skipped; the file name may contain blanks); other statements ignored.
+/// MTL: `newmtl`, `Kd r [g b]`, `d a`, `Tr t`, `map_Kd [options] file` (the options -blendu,
+/// -blendv, -cc, -clamp, -bm, -boost, -texres, -imfchan, -type, -colorspace, -mm, -o, -s, -t
+/// are skipped with their arguments; the file name may contain blanks); the other statements
+/// of the format (Ka, Ks, Ns, illum, map_Bump, PBR extensions, ...) are ignored.
 ///
 /// Vertices: when no face corner has a `vt` or `vn`, vertex i is the i-th `v` line (unused ones
-/// included); otherwise there is one vertex per distinct (v, vt, vn) triple in order of first use,
-/// so that given normals and uvs are per corner (corners without vt get uv (0, 0)). Normals the
-/// file lacks are computed (unless skip_normals) as sr_mesh_compute_normals does: the area-weighted
-/// sum over the triangles using the vertex's position.
+/// included); otherwise there is one vertex per distinct (v, vt, vn) triple, numbered in order of
+/// first use by the face corners in file order, so that given normals and uvs are per corner
+/// (corners without vt get uv (0, 0)). The normals the file lacks are computed (unless
+/// skip_normals) as sr_mesh_compute_normals does, summed over the triangles that use the
+/// vertex's position (a uv seam is no normal seam).
 ///
 /// Errors (SR_ERROR_PARSE unless said, message "file:line: what"): malformed number, non-finite
 /// coordinate, index 0 or out of range, face with fewer than 3 vertices, unknown statement (not
