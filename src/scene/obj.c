@@ -276,8 +276,8 @@ static sr_status start_deduplication(parser *ps, const char *at, size_t corners)
 }
 
 /* One index of a corner at *cursor: [+-]digits, 1-based or (negative) counted back from the
- * last of `count` elements defined so far. */
-static sr_status parse_index(parser *ps, const char **cursor, const char *token, size_t length, size_t count,
+ * last of `count` elements defined so far. Inlined: it runs for every corner. */
+static inline __attribute__((always_inline)) sr_status parse_index(parser *ps, const char **cursor, const char *token, size_t length, size_t count,
                              const char *singular, const char *plural, uint32_t *index)
 {
     const char *q = *cursor;
@@ -359,7 +359,7 @@ static sr_status parse_face(parser *ps, const char **cursor)
             return status;
         const char *token = p, *q = p;
         size_t length = sr_obj_token_length(p);
-        uint32_t position, uv = NONE, normal = NONE;
+        uint32_t position = 0, uv = NONE, normal = NONE;
         status = parse_index(ps, &q, token, length, ps->position_count, "vertex", "vertices", &position);
         if (status == SR_OK && *q == '/') {
             q++;
