@@ -1124,3 +1124,74 @@ Test(obj, numbers_round_exactly_as_strtof)
         parse_fails(line, "bad.obj:1: malformed number");
     }
 }
+
+/* ---- Allocation failures ------------------------------------------------------------------- */
+
+typedef struct failing_allocator {
+    size_t allowed, made;
+    bool refused;
+} failing_allocator;
+
+static void *failing_allocate(size_t size, void *user)
+{
+    failing_allocator *a = user;
+    if (a->made++ >= a->allowed) {
+        a->refused = true;
+        return NULL;
+    }
+    return malloc(size);
+}
+
+static void *failing_reallocate(void *pointer, size_t size, void *user)
+{
+    failing_allocator *a = user;
+    if (a->made++ >= a->allowed) {
+        a->refused = true;
+        return NULL;
+    }
+    return realloc(pointer, size);
+}
+
+static void release(void *pointer, void *user)
+{
+    (void)user;
+    free(pointer);
+}
+
+Test(obj_files, every_allocation_failure_is_an_error_without_a_mesh)
+{
+    /* vt/vn (the switch to triples), a concave face, groups, materials with a texture */
+    write_temp_file("scene.obj", "mtllib scene.mtl\nv 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0 1 0 0\n"
+                                 "f 3 4 5 6 1 2\ng a\nusemtl m\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/1 3/1/1\n"
+                                 "o b\nusemtl n\nf 1//1 3 4/1\n");
+    write_temp_file("scene.mtl", "newmtl m\nKd 1 0 0\nmap_Kd t.png\nnewmtl n\nd 0.5\n");
+    const uint8_t texels[4] = {1, 2, 3, 4};
+    char path[1024];
+    cr_assert(stbi_write_png(temp_path(path, sizeof path, "t.png"), 1, 1, 4, texels, 4));
+    temp_path(path, sizeof path, "scene.obj");
+    size_t allowed = 0;
+    for (;; allowed++) {
+        failing_allocator a = {.allowed = allowed};
+        sr_set_allocator(&(sr_allocator){failing_allocate, failing_reallocate, release, &a});
+        sr_mesh *mesh = (sr_mesh *)1;
+        sr_error err = {0};
+        sr_status status = sr_obj_load(&(sr_obj_desc){.path = path}, &mesh, &err);
+        sr_set_allocator(NULL);
+        if (status == SR_OK) {
+            /* a refused shrink of an array to its size is harmless; anything else must fail */
+            cr_assert_eq(mesh->triangle_count, 6);
+            cr_assert(mesh->material_count == 2 && mesh->part_count == 3 && mesh->group_count == 2);
+            cr_assert_not_null(mesh->materials[0].texture, "after %zu allocations", allowed);
+            cr_assert(mesh->normals && mesh->uvs && mesh->colors);
+            sr_mesh_destroy(mesh);
+            if (!a.refused)
+                break;
+            continue;
+        }
+        cr_assert_eq(status, SR_ERROR_OUT_OF_MEMORY, "after %zu allocations: %s", allowed, err.message);
+        cr_assert_null(mesh);
+        cr_assert(err.message[0], "no message");
+        cr_assert_lt(allowed, 10000);
+    }
+    cr_log_info("the load succeeds from %zu allocations on", allowed);
+}
