@@ -277,8 +277,9 @@ static sr_status start_deduplication(parser *ps, const char *at, size_t corners)
 
 /* One index of a corner at *cursor: [+-]digits, 1-based or (negative) counted back from the
  * last of `count` elements defined so far. Inlined: it runs for every corner. */
-static inline __attribute__((always_inline)) sr_status parse_index(parser *ps, const char **cursor, const char *token, size_t length, size_t count,
-                             const char *singular, const char *plural, uint32_t *index)
+static inline __attribute__((always_inline)) sr_status parse_index(parser *ps, const char **cursor, const char *token,
+                                                                   size_t length, size_t count, const char *singular,
+                                                                   const char *plural, uint32_t *index)
 {
     const char *q = *cursor;
     bool negative = *q == '-';
@@ -480,8 +481,8 @@ static sr_status use_material(parser *ps, const char *at, const char *name, size
 
 static sr_status read_material_libraries(parser *ps, const char *at, const char *files, size_t length)
 {
-    char origin[1100];
-    snprintf(origin, sizeof origin, "%.1000s:%zu", ps->name, line_of(ps, at));
+    char origin[4200]; /* PATH_MAX (4096) and a line number */
+    snprintf(origin, sizeof origin, "%.4096s:%zu", ps->name, line_of(ps, at));
     return sr_mtl_library_read_statement(&ps->library, ps->desc, ps->name, ps->folder_length, files, length, origin,
                                          ps->err);
 }

@@ -268,7 +268,7 @@ void sr_obj_warn(const sr_obj_desc *desc, const char *format, ...)
 {
     if (!desc->warning)
         return;
-    char message[1024];
+    char message[8192]; /* room for two paths of PATH_MAX (4096) bytes: the .mtl and a texture */
     va_list arguments;
     va_start(arguments, format);
     vsnprintf(message, sizeof message, format, arguments);

@@ -73,7 +73,7 @@ typedef struct context {
     size_t mtl_length;
     bool has_mtl;
     size_t obj_lines, mtl_lines;
-    char last_path[512]; /* the last path read_mtl was asked for */
+    char last_path[4096]; /* the last path read_mtl was asked for */
     size_t warnings;
 } context;
 
