@@ -195,3 +195,17 @@ Test(mesh, transform_moves_positions_and_normals)
         cr_assert_float_eq(sr_vec3_length(mesh->normals[v]), 1.0f, 1e-6);
     sr_mesh_destroy(mesh);
 }
+
+Test(mesh, create_allocates_what_the_desc_asks_for)
+{
+    sr_mesh *mesh = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_mesh_create(&(sr_mesh_desc){.vertex_count = 3, .triangle_count = 1, .colors = true}, &mesh, &err),
+                 SR_OK, "%s", err.message);
+    cr_assert(mesh->positions && mesh->indices && mesh->colors && !mesh->normals && !mesh->uvs);
+    for (int v = 0; v < 3; v++)
+        cr_assert(mesh->colors[v].x == 0.0f && mesh->colors[v].w == 0.0f, "colours are zeroed");
+    cr_assert(!mesh->materials && !mesh->parts && !mesh->groups && mesh->part_count == 0 && mesh->group_count == 0,
+              "a mesh not read from OBJ has no materials, parts or groups");
+    sr_mesh_destroy(mesh);
+}

@@ -128,9 +128,10 @@ static const char *statement_rest(const char *p, size_t *length)
 /* ------------------------------------------------------------------------------------------ */
 /* v, vt, vn                                                                                   */
 
-/* Reads up to `capacity` numbers to the end of the statement into values; *count is how many. */
-static sr_status read_numbers(parser *ps, const char **cursor, float *values, int capacity, int *count,
-                              const char *too_many)
+/* Reads up to `capacity` numbers to the end of the statement into values; *count is how many.
+ * Inlined into the v, vt and vn statements, where the loader spends most of its time. */
+static inline __attribute__((always_inline)) sr_status read_numbers(parser *ps, const char **cursor, float *values,
+                                                                    int capacity, int *count, const char *too_many)
 {
     const char *p = *cursor;
     int n = 0;
@@ -275,33 +276,44 @@ static sr_status start_deduplication(parser *ps, const char *at, size_t corners)
     return SR_OK;
 }
 
-/* One index of a corner at *cursor: [+-]digits, 1-based or (negative) counted back from the
- * last of `count` elements defined so far. Inlined: it runs for every corner. */
-static inline __attribute__((always_inline)) sr_status parse_index(parser *ps, const char **cursor, const char *token,
-                                                                   size_t length, size_t count, const char *singular,
-                                                                   const char *plural, uint32_t *index)
+/* The error of a face corner's index (out of line: only failures measure the token). */
+static sr_status __attribute__((noinline, cold))
+index_error(const parser *ps, const char *token, const char *what, uint64_t value, bool negative, size_t count,
+            const char *singular, const char *plural)
+{
+    size_t length = sr_obj_token_length(token);
+    if (what)
+        return fail(ps, token, SR_ERROR_PARSE, what, token, length);
+    return sr_error_set(ps->err, SR_ERROR_PARSE,
+                        "%s:%zu: face index '%.*s' refers to %s %s%llu but only %zu %s defined before this line",
+                        ps->name, line_of(ps, token), (int)(length > 40 ? 40 : length), token, singular,
+                        negative ? "-" : "", (unsigned long long)value, count,
+                        count == 1 ? (strcmp(singular, "vertex") == 0 ? "vertex is" : "is")
+                                   : (strcmp(plural, "vertices") == 0 ? "vertices are" : "are"));
+}
+
+/* One index of the corner `token` at *cursor: [+-]digits, 1-based or (negative) counted back
+ * from the last of `count` elements defined so far. Inlined: it runs for every corner. */
+static inline __attribute__((always_inline)) sr_status parse_index(const parser *ps, const char **cursor,
+                                                                   const char *token, size_t count,
+                                                                   const char *singular, const char *plural,
+                                                                   uint32_t *index)
 {
     const char *q = *cursor;
     bool negative = *q == '-';
     if (*q == '-' || *q == '+')
         q++;
     if ((unsigned)(*q - '0') >= 10)
-        return fail(ps, token, SR_ERROR_PARSE, "malformed face index", token, length);
+        return index_error(ps, token, "malformed face index", 0, negative, count, singular, plural);
     uint64_t value = 0;
     while ((unsigned)(*q - '0') < 10) {
         value = value * 10 + (uint64_t)(*q++ - '0');
         if (value > UINT32_MAX)
-            return fail(ps, token, SR_ERROR_PARSE, "face index out of range", token, length);
+            return index_error(ps, token, "face index out of range", value, negative, count, singular, plural);
     }
-    if (value == 0)
-        return fail(ps, token, SR_ERROR_PARSE, "face index 0 (OBJ indices start at 1)", token, length);
-    if (value > count)
-        return sr_error_set(ps->err, SR_ERROR_PARSE,
-                            "%s:%zu: face index '%.*s' refers to %s %s%llu but only %zu %s defined before this line",
-                            ps->name, line_of(ps, token), (int)(length > 40 ? 40 : length), token, singular,
-                            negative ? "-" : "", (unsigned long long)value, count,
-                            count == 1 ? (strcmp(singular, "vertex") == 0 ? "vertex is" : "is")
-                                       : (strcmp(plural, "vertices") == 0 ? "vertices are" : "are"));
+    if (value == 0 || value > count)
+        return index_error(ps, token, value == 0 ? "face index 0 (OBJ indices start at 1)" : NULL, value, negative,
+                           count, singular, plural);
     *index = negative ? (uint32_t)(count - value) : (uint32_t)(value - 1);
     *cursor = q;
     return SR_OK;
@@ -359,24 +371,22 @@ static sr_status parse_face(parser *ps, const char **cursor)
         if (status != SR_OK)
             return status;
         const char *token = p, *q = p;
-        size_t length = sr_obj_token_length(p);
         uint32_t position = 0, uv = NONE, normal = NONE;
-        status = parse_index(ps, &q, token, length, ps->position_count, "vertex", "vertices", &position);
+        status = parse_index(ps, &q, token, ps->position_count, "vertex", "vertices", &position);
         if (status == SR_OK && *q == '/') {
             q++;
             if (*q != '/' && !sr_obj_is_token_end(*q))
-                status =
-                    parse_index(ps, &q, token, length, ps->uv_count, "texture coordinate", "texture coordinates", &uv);
+                status = parse_index(ps, &q, token, ps->uv_count, "texture coordinate", "texture coordinates", &uv);
             if (status == SR_OK && *q == '/') {
                 q++;
                 if (!sr_obj_is_token_end(*q))
-                    status = parse_index(ps, &q, token, length, ps->normal_count, "normal", "normals", &normal);
+                    status = parse_index(ps, &q, token, ps->normal_count, "normal", "normals", &normal);
             }
         }
         if (status != SR_OK)
             return status;
         if (!sr_obj_is_token_end(*q))
-            return fail(ps, token, SR_ERROR_PARSE, "malformed face index", token, length);
+            return index_error(ps, token, "malformed face index", 0, false, 0, NULL, NULL);
         ps->corner_positions[corners] = position;
         if (!ps->deduplicate && (uv != NONE || normal != NONE)) {
             status = start_deduplication(ps, token, corners);
