@@ -199,13 +199,14 @@ static bool token_is(const token *t, const char *word)
 
 static float read_float(const token *t)
 {
-    char buffer[128];
-    FUZZ_CHECK(t->length < sizeof buffer, "accepted a %zu-character number", t->length);
+    char *buffer = malloc(t->length + 1);
+    FUZZ_CHECK(buffer, "out of memory");
     memcpy(buffer, t->start, t->length);
     buffer[t->length] = '\0';
     char *end;
     float value = strtof(buffer, &end);
     FUZZ_CHECK(*end == '\0' && end != buffer && isfinite(value), "accepted the number '%s'", buffer);
+    free(buffer);
     return value;
 }
 
