@@ -1195,3 +1195,47 @@ Test(obj_files, every_allocation_failure_is_an_error_without_a_mesh)
     }
     cr_log_info("the load succeeds from %zu allocations on", allowed);
 }
+
+/* Keeps the last warning whole, whatever its length. */
+static void keep_last_warning(void *user, const char *message)
+{
+    char **last = user;
+    free(*last);
+    *last = strdup(message);
+}
+
+static const char *serve_one_mtl(void *user, const char *path, size_t *length)
+{
+    (void)user;
+    (void)path;
+    static const char text[] = "newmtl m\nfrobnicate 1\n";
+    *length = sizeof text - 1;
+    return text;
+}
+
+Test(obj, warnings_keep_the_line_number_after_long_paths)
+{
+    /* a folder name of 3000 bytes (PATH_MAX is 4096): the .mtl warning still names its line */
+    char name[3100];
+    memset(name, 'a', 3000);
+    memcpy(name + 3000, "/x.obj", 7);
+    const char text[] = "mtllib lib.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    char *last = NULL;
+    sr_mesh *mesh = NULL;
+    sr_error err = {0};
+    sr_obj_desc desc = {.text = text,
+                        .length = strlen(text),
+                        .name = name,
+                        .warning = keep_last_warning,
+                        .read_mtl = serve_one_mtl,
+                        .user = &last};
+    cr_assert_eq(sr_obj_load(&desc, &mesh, &err), SR_OK, "%s", err.message);
+    cr_assert_not_null(last);
+    char expected[3100];
+    memcpy(expected, name, 3001);
+    memcpy(expected + 3001, "lib.mtl:2: unknown statement", 29);
+    cr_assert(strncmp(last, expected, strlen(expected)) == 0, "warning '%.60s...%s'", last,
+              last + (strlen(last) > 60 ? strlen(last) - 60 : 0));
+    free(last);
+    sr_mesh_destroy(mesh);
+}
