@@ -1239,3 +1239,36 @@ Test(obj, warnings_keep_the_line_number_after_long_paths)
     free(last);
     sr_mesh_destroy(mesh);
 }
+
+Test(obj, faces_of_over_1024_corners_keep_the_fan_with_a_warning)
+{
+    /* a star of 1100 corners: concave, yet too large to ear-clip; still n - 2 triangles */
+    enum { CORNERS = 1100 };
+    size_t capacity = CORNERS * 48 + 64;
+    char *text = malloc(capacity);
+    cr_assert_not_null(text);
+    size_t length = 0;
+    for (int i = 0; i < CORNERS; i++) {
+        double angle = 2.0 * M_PI * i / CORNERS, radius = i % 2 ? 1.0 : 2.0;
+        length += (size_t)snprintf(text + length, capacity - length, "v %.6f %.6f 0\n", radius * cos(angle),
+                                   radius * sin(angle));
+    }
+    length += (size_t)snprintf(text + length, capacity - length, "f");
+    for (int i = 0; i < CORNERS; i++)
+        length += (size_t)snprintf(text + length, capacity - length, " %d", i + 1);
+    length += (size_t)snprintf(text + length, capacity - length, "\n");
+    warnings w = {0};
+    sr_mesh *mesh = NULL;
+    sr_error err = {0};
+    sr_obj_desc desc = {.text = text, .length = length, .name = "star.obj", .warning = collect_warning, .user = &w};
+    cr_assert_eq(sr_obj_load(&desc, &mesh, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(mesh->triangle_count, CORNERS - 2);
+    for (uint32_t k = 1; k + 1 < CORNERS; k++)
+        cr_assert(mesh->indices[3 * (k - 1)] == 0 && mesh->indices[3 * (k - 1) + 1] == k &&
+                      mesh->indices[3 * (k - 1) + 2] == k + 1,
+                  "triangle %u is not the fan's", k - 1);
+    cr_assert_eq(w.count, 1);
+    cr_assert(find_warning(&w, "star.obj:1101:", "1100 corners") >= 0, "%s", w.messages[0]);
+    sr_mesh_destroy(mesh);
+    free(text);
+}
