@@ -34,7 +34,7 @@ static void run_target(const fuzz_target *target, uint64_t seed, size_t iteratio
 
 Test(fuzz, obj, .timeout = 600)
 {
-    run_target(&fuzz_target_obj, 1, 300000);
+    run_target(&fuzz_target_obj, 1, 1000000);
 }
 
 Test(fuzz, draw, .timeout = 600)

@@ -1,5 +1,5 @@
-/* test_scene.c — meshes: OBJ parsing, vertex normals, normalisation, transforms
- * (src/scene/mesh.c, obj.c). The generated shapes of mesh_gen.c are tested in test_mesh_gen.c. */
+/* test_scene.c — meshes: vertex normals, normalisation, transforms (src/scene/mesh.c). The
+ * OBJ/MTL loader is tested in test_obj.c, the generated shapes in test_mesh_gen.c. */
 #include <criterion/criterion.h>
 #include <softrast/scene.h>
 
@@ -16,129 +16,6 @@ static sr_mesh *parse_ok(const char *text)
     cr_assert_eq(status, SR_OK, "parse failed: %s", err.message);
     cr_assert_not_null(mesh);
     return mesh;
-}
-
-static void parse_fails(const char *text, const char *expected_fragment)
-{
-    sr_mesh *mesh = (sr_mesh *)1;
-    sr_error err = {0};
-    sr_status status = sr_mesh_parse_obj(text, strlen(text), "bad.obj", &mesh, &err);
-    cr_assert_neq(status, SR_OK, "accepted: %s", text);
-    cr_assert_null(mesh);
-    cr_assert(strstr(err.message, expected_fragment), "message '%s' lacks '%s'", err.message, expected_fragment);
-}
-
-Test(obj, fan_triangulation_in_file_order)
-{
-    sr_mesh *mesh = parse_ok("# quad and pentagon\n"
-                             "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.5 2 0\n"
-                             "f 1 2 3 4\n"
-                             "f 1 2 3 4 5\n");
-    cr_assert_eq(mesh->vertex_count, 5);
-    cr_assert_eq(mesh->triangle_count, 2 + 3);
-    const uint32_t expected[] = {0, 1, 2, 0, 2, 3, 0, 1, 2, 0, 2, 3, 0, 3, 4};
-    for (int i = 0; i < 15; i++)
-        cr_assert_eq(mesh->indices[i], expected[i], "index %d", i);
-    cr_assert_float_eq(mesh->positions[4].y, 2.0f, 0.0f);
-    sr_mesh_destroy(mesh);
-}
-
-Test(obj, slash_forms_negative_indices_and_ignored_statements)
-{
-    sr_mesh *mesh = parse_ok("mtllib x.mtl\no thing\ng group\ns off\nusemtl red\n"
-                             "v 0 0 0 1\r\nv 1 0 0\nv 0 1 0 0.5 0.5 0.5\n"
-                             "vt 0 0\nvn 0 0 1\n"
-                             "f 1/1/1 2/1/1 3/1/1\n"
-                             "f -3//1 -2//1 -1//1   # trailing comment\n"
-                             "f 1/1 2/1 3/1\n"
-                             "l 1 2\n");
-    cr_assert_eq(mesh->triangle_count, 3);
-    for (int t = 0; t < 3; t++)
-        for (int k = 0; k < 3; k++)
-            cr_assert_eq(mesh->indices[3 * t + k], (uint32_t)k);
-    sr_mesh_destroy(mesh);
-}
-
-Test(obj, errors_name_file_line_and_problem)
-{
-    parse_fails("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", "bad.obj:4");
-    parse_fails("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", "only 3 vertices");
-    parse_fails("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n", "index 0");
-    parse_fails("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 -4 2\n", "bad.obj:4");
-    parse_fails("v 0 0 0\nv 1 x 0\n", "bad.obj:2: malformed number 'x'");
-    parse_fails("v 0 0 0\nv 1 1e999 0\n", "bad.obj:2");
-    parse_fails("v 0 nan 0\n", "not finite");
-    parse_fails("v 0 0\n", "fewer than 3 coordinates");
-    parse_fails("v 0 0 0\nv 1 0 0\nf 1 2\n", "fewer than 3 vertices");
-    parse_fails("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3a\n", "malformed face index");
-    parse_fails("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999\n", "out of range");
-    parse_fails("v 0 0 0\n", "no faces");
-    parse_fails("", "no faces");
-    parse_fails("hello world\n", "bad.obj:1: not an OBJ file: unknown statement 'hello'");
-    const char png_like[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
-    sr_mesh *mesh = NULL;
-    sr_error err = {0};
-    cr_assert_neq(sr_mesh_parse_obj(png_like, sizeof png_like - 1, "image.png", &mesh, &err), SR_OK);
-    cr_assert(strstr(err.message, "image.png"), "%s", err.message);
-    cr_assert_null(mesh);
-}
-
-Test(obj, missing_file_and_null_arguments)
-{
-    sr_mesh *mesh = NULL;
-    sr_error err = {0};
-    cr_assert_eq(sr_mesh_load_obj("/nonexistent/dir/none.obj", &mesh, &err), SR_ERROR_IO);
-    cr_assert(strstr(err.message, "/nonexistent/dir/none.obj"), "%s", err.message);
-    cr_assert_eq(sr_mesh_load_obj(NULL, &mesh, &err), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sr_mesh_load_obj("x.obj", NULL, NULL), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sr_mesh_parse_obj(NULL, 0, "x", &mesh, NULL), SR_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sr_mesh_load_obj("/", &mesh, &err), SR_ERROR_IO, "a folder: %s", err.message);
-    /* A device never ends: refused before reading, not read until memory runs out. */
-    cr_assert_eq(sr_mesh_load_obj("/dev/zero", &mesh, &err), SR_ERROR_IO, "%s", err.message);
-    cr_assert(strstr(err.message, "/dev/zero: not a regular file"), "%s", err.message);
-    cr_assert_null(mesh);
-}
-
-Test(obj, load_from_file_matches_parse)
-{
-    char path[] = "/tmp/sr_test_obj_XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    const char text[] = "v 0 0 0\nv 2 0 0\nv 0 3 0\nv 0 0 4\nf 1 2 3\nf 1 3 4 2\n";
-    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
-    close(fd);
-    sr_mesh *mesh = NULL;
-    sr_error err = {0};
-    cr_assert_eq(sr_mesh_load_obj(path, &mesh, &err), SR_OK, "%s", err.message);
-    unlink(path);
-    cr_assert_eq(mesh->triangle_count, 3);
-    cr_assert_eq(mesh->vertex_count, 4);
-    cr_assert_eq(mesh->indices[8], 1);
-    sr_mesh_destroy(mesh);
-}
-
-static const char *shared_mesh(const char *name, char *buffer, size_t size)
-{
-    snprintf(buffer, size, "%s/../shared/meshes/%s", SR_SOURCE_DIR, name);
-    return access(buffer, R_OK) == 0 ? buffer : NULL;
-}
-
-Test(obj, shared_meshes_load_with_expected_triangle_counts)
-{
-    const char *names[] = {"bunny.obj", "teapot.obj", "dragon_res3.obj"};
-    const size_t triangles[] = {3674, 992, 47794};
-    char buffer[1024];
-    if (!shared_mesh(names[0], buffer, sizeof buffer))
-        cr_skip_test("../shared/meshes is absent: skipping the real-mesh checks");
-    for (int i = 0; i < 3; i++) {
-        const char *path = shared_mesh(names[i], buffer, sizeof buffer);
-        cr_assert_not_null(path, "%s missing", names[i]);
-        sr_mesh *mesh = NULL;
-        sr_error err = {0};
-        cr_assert_eq(sr_mesh_load_obj(path, &mesh, &err), SR_OK, "%s", err.message);
-        cr_assert_eq(mesh->triangle_count, triangles[i], "%s: %zu triangles", names[i], mesh->triangle_count);
-        sr_mesh_destroy(mesh);
-    }
 }
 
 Test(mesh, area_weighted_normals_match_brute_force)
@@ -324,4 +201,18 @@ Test(mesh, transform_gives_normals_of_the_transformed_surface)
         check_transformed_normals(mesh, 1.0, transforms[i], name);
         sr_mesh_destroy(mesh);
     }
+}
+
+Test(mesh, create_allocates_what_the_desc_asks_for)
+{
+    sr_mesh *mesh = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_mesh_create(&(sr_mesh_desc){.vertex_count = 3, .triangle_count = 1, .colors = true}, &mesh, &err),
+                 SR_OK, "%s", err.message);
+    cr_assert(mesh->positions && mesh->indices && mesh->colors && !mesh->normals && !mesh->uvs);
+    for (int v = 0; v < 3; v++)
+        cr_assert(mesh->colors[v].x == 0.0f && mesh->colors[v].w == 0.0f, "colours are zeroed");
+    cr_assert(!mesh->materials && !mesh->parts && !mesh->groups && mesh->part_count == 0 && mesh->group_count == 0,
+              "a mesh not read from OBJ has no materials, parts or groups");
+    sr_mesh_destroy(mesh);
 }

@@ -882,3 +882,88 @@ Test(drawing, decode_id_maps_every_drawn_triangle_back)
     sr_renderer_destroy(renderer);
     sr_scene_destroy(scene);
 }
+
+/* An OBJ file with groups, materials and a texture, written here: two tilted quads in front of a
+ * polygon, the left one red, the right one textured with a PNG of two colours. */
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(picking, a_textured_obj_with_groups_and_materials_agrees_with_its_picture)
+{
+    char dir[] = "/tmp/softrast_objscene_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    write_text(dir, "parts.mtl",
+               "newmtl red\nKd 1 0 0\n\nnewmtl checker\nKd 1 1 1\nmap_Kd -s 1 1 1 two colours.png\n"
+               "newmtl floor\nKd 0.3 0.6 0.3\n");
+    sr_texture *texture = NULL;
+    sr_checker_texture_create(8, 2, sr_rgba8(0, 0, 1, 1), sr_rgba8(1, 1, 0, 1), &texture, NULL);
+    sr_framebuffer image = {.width = 8, .height = 8, .color = texture->texels};
+    char png[700];
+    snprintf(png, sizeof png, "%s/two colours.png", dir);
+    cr_assert_eq(sr_framebuffer_save(&image, png, NULL), SR_OK);
+    sr_texture_destroy(texture);
+    write_text(dir, "parts.obj",
+               "mtllib parts.mtl\n"
+               "v -2 -1 0.2\nv -0.2 -1 0\nv -0.2 1 0\nv -2 1 0.3\n"
+               "v 0.2 -1 0\nv 2 -1 -0.4\nv 2 1 -0.2\nv 0.2 1 0\n"
+               "v -3 -2 -1\nv 3 -2 -1\nv 3 2 -1\nv 0 0.5 -1\nv -3 2 -1\n"
+               "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+               "g left\nusemtl red\nf 1 2 3 4\n"
+               "g right\nusemtl checker\nf 5/1 6/2 7/3 8/4\n"
+               "g back\nusemtl floor\nf 9 10 11 12 13\n");
+    char path[700];
+    snprintf(path, sizeof path, "%s/parts.obj", dir);
+    sr_scene *scene = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = path}, &scene, &err), SR_OK, "%s", err.message);
+    sr_node_id node = sr_scene_find_node(scene, "parts");
+    cr_assert(node.generation != 0);
+    sr_node_info info;
+    sr_scene_node(scene, node, &info, NULL);
+    const sr_mesh *mesh = sr_scene_mesh(scene, info.mesh);
+    cr_assert_eq(mesh->triangle_count, 2u + 2u + 3u, "the concave pentagon gives three triangles");
+    cr_assert_eq(mesh->group_count, 3u);
+    cr_assert(sr_scene_find_material(scene, "red").id && sr_scene_find_material(scene, "checker").id);
+    const int width = 160, height = 120;
+    sr_renderer *renderer = new_renderer(1);
+    sr_framebuffer *fb = new_framebuffer(width, height);
+    sr_scene_frame *frame = NULL;
+    sr_scene_frame_create(&frame, NULL);
+    render(scene, NULL, renderer, fb, frame);
+    size_t covered = 0, agree = 0, red = 0, textured = 0;
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            sr_node_id drawn_node;
+            uint32_t triangle;
+            if (!sr_scene_frame_decode_id(frame, fb->ids[y * width + x], &drawn_node, &triangle))
+                continue;
+            covered++;
+            sr_pick_hit hit;
+            cr_assert_eq(sr_scene_pick(scene, NULL, width, height, x + 0.5f, y + 0.5f, &hit, NULL), SR_OK);
+            agree += hit.hit && hit.node.index == drawn_node.index && hit.triangle == triangle;
+            uint32_t c = fb->color[y * width + x];
+            uint32_t r = c & 0xff, g = c >> 8 & 0xff, b = c >> 16 & 0xff;
+            if (triangle < 2) // the red quad: lit red, no green or blue
+                red += r > 100 && g == 0 && b == 0;
+            else if (triangle < 4) // the textured quad: the texture's blue or yellow, lit
+                textured += (b > 100 && r == 0 && g == 0) || (r > 100 && g > 100 && b == 0);
+        }
+    cr_assert_gt(covered, 3000, "%zu pixels covered", covered);
+    cr_assert_geq(agree, covered * 999 / 1000, "%zu of %zu agree", agree, covered);
+    cr_assert_gt(red, 600, "the red material shows (%zu pixels)", red);
+    cr_assert_gt(textured, 600, "the texture shows (%zu pixels)", textured);
+    sr_scene_frame_destroy(frame);
+    sr_framebuffer_destroy(fb);
+    sr_renderer_destroy(renderer);
+    sr_scene_destroy(scene);
+    char command[700];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    cr_assert_eq(system(command), 0);
+}

@@ -63,12 +63,16 @@ sr_status sr_app_load_scene(const char *command, const char *path, sr_scene **ou
     }
     *input = SR_APP_INPUT_MESH;
     sr_mesh *mesh = NULL;
-    sr_status status = sr_mesh_load_obj(path, &mesh, err);
+    sr_status status = sr_obj_load(
+        &(sr_obj_desc){.path = path, .warning = print_warning, .user = (void *)command, .skip_normals = true}, &mesh,
+        err);
     if (status != SR_OK)
         return status;
-    /* BENCH_SCENE.md's order: normalise, then area-weighted normals of the normalised mesh. */
+    /* BENCH_SCENE.md's order: normalise, then area-weighted normals of the normalised mesh (unless
+     * the file gives them). */
     sr_mesh_normalize(mesh);
-    status = sr_mesh_compute_normals(mesh, err);
+    if (!mesh->normals)
+        status = sr_mesh_compute_normals(mesh, err);
     if (status == SR_OK)
         status = add_mesh_extras(mesh, err);
     if (status != SR_OK) {

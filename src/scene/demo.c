@@ -28,15 +28,10 @@ sr_status sr_mesh_create_shader_vertices(const sr_mesh *mesh, const float color[
         v->position = mesh->positions[i];
         v->normal = mesh->normals ? mesh->normals[i] : sr_vec3_make(0.0f, 0.0f, 0.0f);
         v->uv = mesh->uvs ? mesh->uvs[i] : sr_vec2_make(0.0f, 0.0f);
-        if (mesh->colors) {
-            const sr_vec4 c = mesh->colors[i];
-            v->color[0] = c.x;
-            v->color[1] = c.y;
-            v->color[2] = c.z;
-            v->color[3] = c.w;
-        } else {
+        if (mesh->colors)
+            memcpy(v->color, &mesh->colors[i], sizeof v->color);
+        else
             memcpy(v->color, color, sizeof v->color);
-        }
     }
     *out = vertices;
     return SR_OK;

@@ -28,6 +28,8 @@ sr_status sr_mesh_create(const sr_mesh_desc *desc, sr_mesh **out, sr_error *err)
         goto out_of_memory;
     if (desc->uvs && !(mesh->uvs = sr_calloc(desc->vertex_count, sizeof *mesh->uvs)))
         goto out_of_memory;
+    if (desc->colors && !(mesh->colors = sr_calloc(desc->vertex_count, sizeof *mesh->colors)))
+        goto out_of_memory;
     *out = mesh;
     return SR_OK;
 out_of_memory:
@@ -45,6 +47,16 @@ void sr_mesh_destroy(sr_mesh *mesh)
     sr_free(mesh->uvs);
     sr_free(mesh->colors);
     sr_free(mesh->indices);
+    for (size_t i = 0; i < mesh->material_count; i++) {
+        sr_free(mesh->materials[i].name);
+        sr_free(mesh->materials[i].texture_path);
+        sr_texture_destroy(mesh->materials[i].texture);
+    }
+    sr_free(mesh->materials);
+    sr_free(mesh->parts);
+    for (size_t i = 0; i < mesh->group_count; i++)
+        sr_free(mesh->groups[i].name);
+    sr_free(mesh->groups);
     sr_free(mesh);
 }
 

@@ -1,252 +1,765 @@
-/* obj.c — Wavefront OBJ loading into an sr_mesh (softrast/scene.h): positions and faces,
- * fan-triangulated in file order. Every malformed input is an error naming the file and line. */
-#include <softrast/scene.h>
+/* obj.c — Wavefront OBJ loading into an sr_mesh (softrast/scene.h): the statements of the
+ * format, vertices de-duplicated per (v, vt, vn) triple, faces triangulated in file order,
+ * groups, material switches resolved against the .mtl files (mtl.c), and the mesh assembled at
+ * the end. Malformed OBJ input is an error naming the file and line; everything about materials
+ * is a warning. The text is read in one go and parsed in place, without allocating per line
+ * (obj_text.c has the numbers and files, obj_polygon.c the triangulation). */
+#include "obj_internal.h"
 
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-/* Larger OBJ files (about 25 million triangles) are refused rather than read. */
-#define SR_OBJ_MAX_BYTES ((size_t)1 << 30)
+#define NONE UINT32_MAX
+
+/* Polygons with more corners are fan-triangulated without looking at their shape (with a
+ * warning): ear clipping costs O(n^2) per polygon and more in unlucky shapes. */
+#define MAX_EAR_CLIPPED_CORNERS 1024
 
 /* Statements of the OBJ format that carry nothing a triangle mesh needs; they are skipped.
  * Anything else is an error, so that a file that is not OBJ is reported as such. */
 static const char *const ignored_statements[] = {
-    "vt",     "vn",         "vp",        "l",     "p",     "o",     "g",        "s",        "mg",   "usemtl",
-    "mtllib", "cstype",     "deg",       "bmat",  "step",  "curv",  "curv2",    "surf",     "parm", "trim",
-    "hole",   "scrv",       "sp",        "end",   "con",   "bevel", "c_interp", "d_interp", "lod",  "maplib",
-    "usemap", "shadow_obj", "trace_obj", "ctech", "stech", "call",  "csh",
+    "vp",   "l",      "p",      "s",          "mg",        "cstype", "deg",   "bmat", "step",  "curv",     "curv2",
+    "surf", "parm",   "trim",   "hole",       "scrv",      "sp",     "end",   "con",  "bevel", "c_interp", "d_interp",
+    "lod",  "maplib", "usemap", "shadow_obj", "trace_obj", "ctech",  "stech", "call", "csh",
 };
 
+/* A vertex of the mesh while de-duplicating: the triple it stands for and the next vertex made
+ * from the same position (a chain per position, usually one or two long). */
+typedef struct obj_vertex {
+    uint32_t position, uv, normal;
+    uint32_t next;
+} obj_vertex;
+
+/* From first_triangle on, triangles use the material named `name` (an index into the usemtl
+ * names, or NONE). */
+typedef struct material_switch {
+    uint32_t first_triangle, name;
+} material_switch;
+
 typedef struct parser {
-    const char *name;
-    size_t line;
+    const sr_obj_desc *desc;
+    const char *name;     /* in messages */
+    size_t folder_length; /* of `name`: the base of relative mtllib paths */
+    sr_obj_text text;
+    size_t line; /* logical line (continued lines count once) */
     sr_error *err;
+
+    /* the elements in file order */
     sr_vec3 *positions;
-    size_t vertex_count, vertex_capacity;
+    size_t position_count, position_capacity;
+    sr_vec4 *colors; /* per position; NULL until a `v` with a colour */
+    size_t color_capacity;
+    sr_vec2 *uvs;
+    size_t uv_count, uv_capacity;
+    sr_vec3 *normals;
+    size_t normal_count, normal_capacity;
+
+    /* triangles: position indices, or vertex indices once `deduplicate` */
     uint32_t *indices;
     size_t index_count, index_capacity;
-    uint32_t *face; /* position indices of the current face */
-    size_t face_capacity;
+    bool deduplicate; /* a corner had a vt or vn */
+    bool any_uv, any_normal, any_missing_normal;
+    /* per position: the head of its vertex chain; before `deduplicate`, the number of the
+     * position in order of first use (vertex_count counting them) */
+    uint32_t *first_vertex;
+    size_t first_vertex_capacity;
+    obj_vertex *vertices;
+    size_t vertex_count, vertex_capacity;
+
+    /* the face being read */
+    uint32_t *corner_vertices, *corner_positions;
+    size_t corner_capacity;
+    sr_vec3 *corner_points;
+    size_t point_capacity;
+    uint32_t *corner_triangles;
+    size_t corner_triangle_capacity;
+    sr_obj_polygon polygon;
+
+    /* materials */
+    sr_obj_names usemtl_names;
+    size_t *usemtl_lines; /* line of each name's first usemtl */
+    size_t usemtl_line_capacity;
+    material_switch *switches;
+    size_t switch_count, switch_capacity;
+    uint32_t current_name;
+    sr_mtl_library library;
+
+    /* groups; the last one is open while `group_open` */
+    sr_mesh_group *groups;
+    size_t group_count, group_capacity;
+    bool group_open;
 } parser;
 
-static bool grow(void **array, size_t *capacity, size_t needed, size_t element_size)
+static size_t line_of(const parser *ps, const char *position)
 {
-    if (needed <= *capacity)
-        return true;
-    size_t capacity_new = *capacity ? *capacity : 1024;
-    while (capacity_new < needed)
-        capacity_new *= 2;
-    if (capacity_new > SIZE_MAX / element_size)
-        return false;
-    void *array_new = sr_realloc(*array, capacity_new * element_size);
-    if (!array_new)
-        return false;
-    *array = array_new;
-    *capacity = capacity_new;
-    return true;
+    return sr_obj_text_line(&ps->text, ps->line, position);
 }
 
-static bool is_blank(char c)
+static sr_status fail(const parser *ps, const char *at, sr_status status, const char *what, const char *token,
+                      size_t token_length)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    if (token)
+        return sr_error_set(ps->err, status, "%s:%zu: %s '%.*s'", ps->name, line_of(ps, at), what,
+                            (int)(token_length > 40 ? 40 : token_length), token);
+    return sr_error_set(ps->err, status, "%s:%zu: %s", ps->name, line_of(ps, at), what);
 }
 
-static const char *skip_blanks(const char *p)
+static sr_status out_of_memory(const parser *ps, const char *at)
 {
-    while (is_blank(*p))
-        p++;
+    return fail(ps, at, SR_ERROR_OUT_OF_MEMORY, "out of memory", NULL, 0);
+}
+
+static bool keyword_is(const char *keyword, size_t length, const char *name)
+{
+    return strlen(name) == length && memcmp(keyword, name, length) == 0;
+}
+
+/* The rest of the statement after the keyword, blanks trimmed on both sides. */
+static const char *statement_rest(const char *p, size_t *length)
+{
+    p = sr_obj_skip_blanks(p);
+    const char *end = strchr(p, '\n');
+    *length = sr_obj_trim_length(p, end ? (size_t)(end - p) : strlen(p));
     return p;
 }
 
-static sr_status fail(parser *ps, sr_status status, const char *what, const char *token, size_t token_length)
-{
-    if (token)
-        return sr_error_set(ps->err, status, "%s:%zu: %s '%.*s'", ps->name, ps->line, what,
-                            (int)(token_length > 40 ? 40 : token_length), token);
-    return sr_error_set(ps->err, status, "%s:%zu: %s", ps->name, ps->line, what);
-}
+/* ------------------------------------------------------------------------------------------ */
+/* v, vt, vn                                                                                   */
 
-static size_t token_length(const char *p)
-{
-    size_t n = 0;
-    while (p[n] && p[n] != '\n' && !is_blank(p[n]))
-        n++;
-    return n;
-}
-
-static sr_status parse_vertex(parser *ps, const char **cursor)
+/* Reads up to `capacity` numbers to the end of the statement into values; *count is how many.
+ * Inlined into the v, vt and vn statements, where the loader spends most of its time. */
+static inline __attribute__((always_inline)) sr_status read_numbers(parser *ps, const char **cursor, float *values,
+                                                                    int capacity, int *count, const char *too_many)
 {
     const char *p = *cursor;
-    float xyz[3];
-    int count = 0;
+    int n = 0;
     for (;;) {
-        p = skip_blanks(p);
-        if (*p == '\n' || *p == '\0' || *p == '#')
+        p = sr_obj_skip_blanks(p);
+        if (sr_obj_is_statement_end(*p))
             break;
-        char *end = NULL;
-        float value = strtof(p, &end);
-        size_t length = token_length(p);
-        if (end == p || (size_t)(end - p) != length)
-            return fail(ps, SR_ERROR_PARSE, "malformed number", p, length);
-        if (!isfinite(value))
-            return fail(ps, SR_ERROR_PARSE, "coordinate is not finite", p, length);
-        if (count < 3)
-            xyz[count] = value;
-        count++;
+        if (n == capacity)
+            return fail(ps, p, SR_ERROR_PARSE, too_many, NULL, 0);
+        const char *end;
+        sr_obj_number result = sr_obj_parse_float(p, &end, &values[n]);
+        if (result != SR_OBJ_NUMBER_OK)
+            return fail(ps, p, SR_ERROR_PARSE,
+                        result == SR_OBJ_NUMBER_MALFORMED ? "malformed number" : "coordinate is not finite", p,
+                        (size_t)(end - p));
+        n++;
         p = end;
     }
-    /* v x y z, an optional w, or the common x y z r g b colour extension. */
-    if (count < 3 || count > 7)
-        return fail(ps, SR_ERROR_PARSE,
-                    count < 3 ? "vertex has fewer than 3 coordinates" : "vertex has too many numbers", NULL, 0);
-    if (ps->vertex_count >= UINT32_MAX)
-        return fail(ps, SR_ERROR_PARSE, "too many vertices for 32-bit indices", NULL, 0);
-    if (!grow((void **)&ps->positions, &ps->vertex_capacity, ps->vertex_count + 1, sizeof *ps->positions))
-        return fail(ps, SR_ERROR_OUT_OF_MEMORY, "out of memory", NULL, 0);
-    ps->positions[ps->vertex_count++] = (sr_vec3){xyz[0], xyz[1], xyz[2]};
+    *count = n;
     *cursor = p;
     return SR_OK;
 }
 
-/* Reads one face corner "v", "v/vt", "v//vn" or "v/vt/vn" and returns the position index. */
-static sr_status parse_corner(parser *ps, const char *p, size_t length, uint32_t *index)
+static sr_status parse_vertex(parser *ps, const char **cursor)
 {
-    const char *q = p;
-    bool negative = false;
+    const char *at = *cursor;
+    float values[7];
+    int count = 0;
+    sr_status status = read_numbers(ps, cursor, values, 7, &count, "vertex has too many numbers");
+    if (status != SR_OK)
+        return status;
+    if (count < 3)
+        return fail(ps, at, SR_ERROR_PARSE, "vertex has fewer than 3 coordinates", NULL, 0);
+    if (ps->position_count >= UINT32_MAX - 1)
+        return fail(ps, at, SR_ERROR_PARSE, "too many vertices for 32-bit indices", NULL, 0);
+    size_t index = ps->position_count;
+    if (!sr_obj_grow((void **)&ps->positions, &ps->position_capacity, index + 1, sizeof *ps->positions))
+        return out_of_memory(ps, at);
+    ps->positions[index] = (sr_vec3){values[0], values[1], values[2]};
+    if (!sr_obj_grow((void **)&ps->first_vertex, &ps->first_vertex_capacity, index + 1, sizeof *ps->first_vertex))
+        return out_of_memory(ps, at);
+    ps->first_vertex[index] = NONE;
+    /* x y z, x y z w, x y z r g b or x y z r g b a */
+    if (count == 5)
+        sr_obj_warn(ps->desc, "%s:%zu: vertex with 5 numbers (x y z w or x y z r g b expected): the last 2 ignored",
+                    ps->name, line_of(ps, at));
+    if (count >= 6 && !ps->colors) {
+        if (!sr_obj_grow((void **)&ps->colors, &ps->color_capacity, index + 1, sizeof *ps->colors))
+            return out_of_memory(ps, at);
+        for (size_t i = 0; i < index; i++)
+            ps->colors[i] = (sr_vec4){1.0f, 1.0f, 1.0f, 1.0f};
+    }
+    if (ps->colors) {
+        if (!sr_obj_grow((void **)&ps->colors, &ps->color_capacity, index + 1, sizeof *ps->colors))
+            return out_of_memory(ps, at);
+        ps->colors[index] = count >= 6 ? (sr_vec4){values[3], values[4], values[5], count == 7 ? values[6] : 1.0f}
+                                       : (sr_vec4){1.0f, 1.0f, 1.0f, 1.0f};
+    }
+    ps->position_count = index + 1;
+    return SR_OK;
+}
+
+static sr_status parse_uv(parser *ps, const char **cursor)
+{
+    const char *at = *cursor;
+    float values[3] = {0.0f, 0.0f, 0.0f};
+    int count = 0;
+    sr_status status = read_numbers(ps, cursor, values, 3, &count, "texture coordinate has more than 3 numbers");
+    if (status != SR_OK)
+        return status;
+    if (count < 1)
+        return fail(ps, at, SR_ERROR_PARSE, "texture coordinate without numbers", NULL, 0);
+    if (ps->uv_count >= UINT32_MAX - 1)
+        return fail(ps, at, SR_ERROR_PARSE, "too many texture coordinates for 32-bit indices", NULL, 0);
+    if (!sr_obj_grow((void **)&ps->uvs, &ps->uv_capacity, ps->uv_count + 1, sizeof *ps->uvs))
+        return out_of_memory(ps, at);
+    /* OBJ's v grows upwards, softrast's texture v downwards (raster.h) */
+    ps->uvs[ps->uv_count++] = (sr_vec2){values[0], 1.0f - values[1]};
+    return SR_OK;
+}
+
+static sr_status parse_normal(parser *ps, const char **cursor)
+{
+    const char *at = *cursor;
+    float values[3];
+    int count = 0;
+    sr_status status = read_numbers(ps, cursor, values, 3, &count, "normal has more than 3 numbers");
+    if (status != SR_OK)
+        return status;
+    if (count < 3)
+        return fail(ps, at, SR_ERROR_PARSE, "normal has fewer than 3 numbers", NULL, 0);
+    if (ps->normal_count >= UINT32_MAX - 1)
+        return fail(ps, at, SR_ERROR_PARSE, "too many normals for 32-bit indices", NULL, 0);
+    if (!sr_obj_grow((void **)&ps->normals, &ps->normal_capacity, ps->normal_count + 1, sizeof *ps->normals))
+        return out_of_memory(ps, at);
+    ps->normals[ps->normal_count++] = (sr_vec3){values[0], values[1], values[2]};
+    return SR_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* f                                                                                           */
+
+/* The vertex of the triple (position, uv, normal), made when new. */
+static sr_status vertex_of(parser *ps, const char *at, uint32_t position, uint32_t uv, uint32_t normal,
+                           uint32_t *vertex)
+{
+    for (uint32_t v = ps->first_vertex[position]; v != NONE; v = ps->vertices[v].next)
+        if (ps->vertices[v].uv == uv && ps->vertices[v].normal == normal) {
+            *vertex = v;
+            return SR_OK;
+        }
+    if (ps->vertex_count >= UINT32_MAX - 1)
+        return fail(ps, at, SR_ERROR_PARSE, "too many distinct vertices for 32-bit indices", NULL, 0);
+    if (!sr_obj_grow((void **)&ps->vertices, &ps->vertex_capacity, ps->vertex_count + 1, sizeof *ps->vertices))
+        return out_of_memory(ps, at);
+    uint32_t index = (uint32_t)ps->vertex_count++;
+    ps->vertices[index] = (obj_vertex){position, uv, normal, ps->first_vertex[position]};
+    ps->first_vertex[position] = index;
+    ps->any_missing_normal |= normal == NONE;
+    *vertex = index;
+    return SR_OK;
+}
+
+/* The first corner with a vt or vn: from now on vertices are (v, vt, vn) triples, and the
+ * positions used so far become the vertices of (v, none, none), numbered as they were first
+ * used (first_vertex has counted them in corner order). */
+static sr_status start_deduplication(parser *ps, const char *at, size_t corners)
+{
+    ps->deduplicate = true;
+    ps->any_missing_normal = ps->vertex_count > 0;
+    if (!sr_obj_grow((void **)&ps->vertices, &ps->vertex_capacity, ps->vertex_count + 1, sizeof *ps->vertices))
+        return out_of_memory(ps, at);
+    for (size_t p = 0; p < ps->position_count; p++) {
+        uint32_t v = ps->first_vertex[p];
+        if (v != NONE)
+            ps->vertices[v] = (obj_vertex){(uint32_t)p, NONE, NONE, NONE};
+    }
+    for (size_t i = 0; i < ps->index_count; i++)
+        ps->indices[i] = ps->first_vertex[ps->indices[i]];
+    for (size_t k = 0; k < corners; k++)
+        ps->corner_vertices[k] = ps->first_vertex[ps->corner_positions[k]];
+    return SR_OK;
+}
+
+/* The error of a face corner's index (out of line: only failures measure the token). */
+static sr_status __attribute__((noinline, cold))
+index_error(const parser *ps, const char *token, const char *what, uint64_t value, bool negative, size_t count,
+            const char *singular, const char *plural)
+{
+    size_t length = sr_obj_token_length(token);
+    if (what)
+        return fail(ps, token, SR_ERROR_PARSE, what, token, length);
+    return sr_error_set(ps->err, SR_ERROR_PARSE,
+                        "%s:%zu: face index '%.*s' refers to %s %s%llu but only %zu %s defined before this line",
+                        ps->name, line_of(ps, token), (int)(length > 40 ? 40 : length), token, singular,
+                        negative ? "-" : "", (unsigned long long)value, count,
+                        count == 1 ? (strcmp(singular, "vertex") == 0 ? "vertex is" : "is")
+                                   : (strcmp(plural, "vertices") == 0 ? "vertices are" : "are"));
+}
+
+/* One index of the corner `token` at *cursor: [+-]digits, 1-based or (negative) counted back
+ * from the last of `count` elements defined so far. Inlined: it runs for every corner. */
+static inline __attribute__((always_inline)) sr_status parse_index(const parser *ps, const char **cursor,
+                                                                   const char *token, size_t count,
+                                                                   const char *singular, const char *plural,
+                                                                   uint32_t *index)
+{
+    const char *q = *cursor;
+    bool negative = *q == '-';
     if (*q == '-' || *q == '+')
-        negative = *q++ == '-';
-    if (*q < '0' || *q > '9')
-        return fail(ps, SR_ERROR_PARSE, "malformed face index", p, length);
+        q++;
+    if ((unsigned)(*q - '0') >= 10)
+        return index_error(ps, token, "malformed face index", 0, negative, count, singular, plural);
     uint64_t value = 0;
-    while (*q >= '0' && *q <= '9') {
+    while ((unsigned)(*q - '0') < 10) {
         value = value * 10 + (uint64_t)(*q++ - '0');
         if (value > UINT32_MAX)
-            return fail(ps, SR_ERROR_PARSE, "face index out of range", p, length);
+            return index_error(ps, token, "face index out of range", value, negative, count, singular, plural);
     }
-    /* texture and normal indices are checked for form only */
-    for (int slash = 0; slash < 2 && *q == '/'; slash++) {
-        q++;
-        if (*q == '-' || *q == '+')
-            q++;
-        while (*q >= '0' && *q <= '9')
-            q++;
+    if (value == 0 || value > count)
+        return index_error(ps, token, value == 0 ? "face index 0 (OBJ indices start at 1)" : NULL, value, negative,
+                           count, singular, plural);
+    *index = negative ? (uint32_t)(count - value) : (uint32_t)(value - 1);
+    *cursor = q;
+    return SR_OK;
+}
+
+static sr_status add_corner_room(parser *ps, const char *at, size_t corners)
+{
+    if (corners < ps->corner_capacity)
+        return SR_OK;
+    size_t capacity = ps->corner_capacity;
+    if (!sr_obj_grow((void **)&ps->corner_vertices, &capacity, corners + 1, sizeof *ps->corner_vertices))
+        return out_of_memory(ps, at);
+    capacity = ps->corner_capacity;
+    if (!sr_obj_grow((void **)&ps->corner_positions, &capacity, corners + 1, sizeof *ps->corner_positions))
+        return out_of_memory(ps, at);
+    ps->corner_capacity = capacity;
+    return SR_OK;
+}
+
+/* Triangulates the polygon of the face's corners (more than 3) into corner_triangles. */
+static sr_status triangulate(parser *ps, const char *at, size_t corners)
+{
+    if (!sr_obj_grow((void **)&ps->corner_points, &ps->point_capacity, corners, sizeof *ps->corner_points) ||
+        !sr_obj_grow((void **)&ps->corner_triangles, &ps->corner_triangle_capacity, 3 * (corners - 2),
+                     sizeof *ps->corner_triangles))
+        return out_of_memory(ps, at);
+    if (corners > MAX_EAR_CLIPPED_CORNERS) {
+        sr_obj_warn(ps->desc, "%s:%zu: face with %zu corners: fan-triangulated without a concavity test", ps->name,
+                    line_of(ps, at), corners);
+        for (size_t k = 1; k + 1 < corners; k++) {
+            uint32_t *t = ps->corner_triangles + 3 * (k - 1);
+            t[0] = 0;
+            t[1] = (uint32_t)k;
+            t[2] = (uint32_t)(k + 1);
+        }
+        return SR_OK;
     }
-    if ((size_t)(q - p) != length)
-        return fail(ps, SR_ERROR_PARSE, "malformed face index", p, length);
-    if (value == 0)
-        return fail(ps, SR_ERROR_PARSE, "face index 0 (OBJ indices start at 1)", p, length);
-    if (value > ps->vertex_count)
-        return sr_error_set(ps->err, SR_ERROR_PARSE,
-                            "%s:%zu: face index '%.*s' refers to vertex %s%llu but only %zu vertices are defined "
-                            "before this line",
-                            ps->name, ps->line, (int)(length > 40 ? 40 : length), p, negative ? "-" : "",
-                            (unsigned long long)value, ps->vertex_count);
-    *index = negative ? (uint32_t)(ps->vertex_count - value) : (uint32_t)(value - 1);
+    if (!sr_obj_polygon_reserve(&ps->polygon, corners))
+        return out_of_memory(ps, at);
+    for (size_t k = 0; k < corners; k++)
+        ps->corner_points[k] = ps->positions[ps->corner_positions[k]];
+    sr_obj_triangulate(ps->corner_points, corners, &ps->polygon, ps->corner_triangles);
     return SR_OK;
 }
 
 static sr_status parse_face(parser *ps, const char **cursor)
 {
-    const char *p = *cursor;
+    const char *p = *cursor, *at = p;
     size_t corners = 0;
     for (;;) {
-        p = skip_blanks(p);
-        if (*p == '\n' || *p == '\0' || *p == '#')
+        p = sr_obj_skip_blanks(p);
+        if (sr_obj_is_statement_end(*p))
             break;
-        size_t length = token_length(p);
-        if (!grow((void **)&ps->face, &ps->face_capacity, corners + 1, sizeof *ps->face))
-            return fail(ps, SR_ERROR_OUT_OF_MEMORY, "out of memory", NULL, 0);
-        sr_status status = parse_corner(ps, p, length, &ps->face[corners]);
+        sr_status status = add_corner_room(ps, p, corners);
         if (status != SR_OK)
             return status;
+        const char *token = p, *q = p;
+        uint32_t position = 0, uv = NONE, normal = NONE;
+        status = parse_index(ps, &q, token, ps->position_count, "vertex", "vertices", &position);
+        if (status == SR_OK && *q == '/') {
+            q++;
+            if (*q != '/' && !sr_obj_is_token_end(*q))
+                status = parse_index(ps, &q, token, ps->uv_count, "texture coordinate", "texture coordinates", &uv);
+            if (status == SR_OK && *q == '/') {
+                q++;
+                if (!sr_obj_is_token_end(*q))
+                    status = parse_index(ps, &q, token, ps->normal_count, "normal", "normals", &normal);
+            }
+        }
+        if (status != SR_OK)
+            return status;
+        if (!sr_obj_is_token_end(*q))
+            return index_error(ps, token, "malformed face index", 0, false, 0, NULL, NULL);
+        ps->corner_positions[corners] = position;
+        if (!ps->deduplicate && (uv != NONE || normal != NONE)) {
+            status = start_deduplication(ps, token, corners);
+            if (status != SR_OK)
+                return status;
+        }
+        if (ps->deduplicate) {
+            status = vertex_of(ps, token, position, uv, normal, &ps->corner_vertices[corners]);
+            if (status != SR_OK)
+                return status;
+            ps->any_uv |= uv != NONE;
+            ps->any_normal |= normal != NONE;
+        } else {
+            /* count the positions in order of first use, in case a later corner has a vt or vn */
+            if (ps->first_vertex[position] == NONE)
+                ps->first_vertex[position] = (uint32_t)ps->vertex_count++;
+            ps->corner_vertices[corners] = position;
+        }
         corners++;
-        p += length;
+        p = q;
     }
     if (corners < 3)
-        return fail(ps, SR_ERROR_PARSE, "face has fewer than 3 vertices", NULL, 0);
+        return fail(ps, at, SR_ERROR_PARSE, "face has fewer than 3 vertices", NULL, 0);
     size_t triangles = corners - 2;
     if (ps->index_count / 3 + triangles > UINT32_MAX / 3)
-        return fail(ps, SR_ERROR_PARSE, "too many triangles", NULL, 0);
-    if (!grow((void **)&ps->indices, &ps->index_capacity, ps->index_count + 3 * triangles, sizeof *ps->indices))
-        return fail(ps, SR_ERROR_OUT_OF_MEMORY, "out of memory", NULL, 0);
-    /* fan triangulation: (0, k, k + 1), in file order (BENCH_SCENE.md) */
-    for (size_t k = 1; k + 1 < corners; k++) {
-        ps->indices[ps->index_count++] = ps->face[0];
-        ps->indices[ps->index_count++] = ps->face[k];
-        ps->indices[ps->index_count++] = ps->face[k + 1];
+        return fail(ps, at, SR_ERROR_PARSE, "too many triangles", NULL, 0);
+    if (!sr_obj_grow((void **)&ps->indices, &ps->index_capacity, ps->index_count + 3 * triangles, sizeof *ps->indices))
+        return out_of_memory(ps, at);
+    uint32_t *out = ps->indices + ps->index_count;
+    const uint32_t *vertices = ps->corner_vertices;
+    if (corners == 3) {
+        out[0] = vertices[0];
+        out[1] = vertices[1];
+        out[2] = vertices[2];
+    } else {
+        sr_status status = triangulate(ps, at, corners);
+        if (status != SR_OK)
+            return status;
+        for (size_t i = 0; i < 3 * triangles; i++)
+            out[i] = vertices[ps->corner_triangles[i]];
     }
+    ps->index_count += 3 * triangles;
     *cursor = p;
     return SR_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* o, g, usemtl, mtllib                                                                        */
+
+static void close_group(parser *ps)
+{
+    if (!ps->group_open)
+        return;
+    sr_mesh_group *group = &ps->groups[ps->group_count - 1];
+    group->triangle_count = (uint32_t)(ps->index_count / 3) - group->first_triangle;
+    if (group->triangle_count == 0) {
+        /* a group without faces (`g default` before the vertices, `o` then `g`): dropped */
+        sr_free(group->name);
+        ps->group_count--;
+    }
+    ps->group_open = false;
+}
+
+static sr_status open_group(parser *ps, const char *at, const char *name, size_t length)
+{
+    close_group(ps);
+    if (!sr_obj_grow((void **)&ps->groups, &ps->group_capacity, ps->group_count + 1, sizeof *ps->groups))
+        return out_of_memory(ps, at);
+    char *copy = sr_obj_copy_string(name, length);
+    if (!copy)
+        return out_of_memory(ps, at);
+    ps->groups[ps->group_count++] = (sr_mesh_group){copy, (uint32_t)(ps->index_count / 3), 0};
+    ps->group_open = true;
+    return SR_OK;
+}
+
+static sr_status use_material(parser *ps, const char *at, const char *name, size_t length)
+{
+    uint32_t index = NONE;
+    if (length == 0) {
+        sr_obj_warn(ps->desc, "%s:%zu: usemtl without a name: the faces that follow have no material", ps->name,
+                    line_of(ps, at));
+    } else {
+        bool added;
+        if (sr_obj_names_intern(&ps->usemtl_names, name, length, &index, &added) != SR_OK)
+            return out_of_memory(ps, at);
+        if (added) {
+            if (!sr_obj_grow((void **)&ps->usemtl_lines, &ps->usemtl_line_capacity, index + 1,
+                             sizeof *ps->usemtl_lines))
+                return out_of_memory(ps, at);
+            ps->usemtl_lines[index] = line_of(ps, at);
+        }
+    }
+    if (index == ps->current_name)
+        return SR_OK;
+    if (!sr_obj_grow((void **)&ps->switches, &ps->switch_capacity, ps->switch_count + 1, sizeof *ps->switches))
+        return out_of_memory(ps, at);
+    ps->switches[ps->switch_count++] = (material_switch){(uint32_t)(ps->index_count / 3), index};
+    ps->current_name = index;
+    return SR_OK;
+}
+
+static sr_status read_material_libraries(parser *ps, const char *at, const char *files, size_t length)
+{
+    char origin[4200]; /* PATH_MAX (4096) and a line number */
+    snprintf(origin, sizeof origin, "%.4096s:%zu", ps->name, line_of(ps, at));
+    return sr_mtl_library_read_statement(&ps->library, ps->desc, ps->name, ps->folder_length, files, length, origin,
+                                         ps->err);
 }
 
 static bool is_ignored(const char *keyword, size_t length)
 {
     for (size_t i = 0; i < sizeof ignored_statements / sizeof ignored_statements[0]; i++)
-        if (strlen(ignored_statements[i]) == length && memcmp(ignored_statements[i], keyword, length) == 0)
+        if (keyword_is(keyword, length, ignored_statements[i]))
             return true;
     return false;
 }
 
-/* text must be NUL-terminated at text[length]. */
-static sr_status parse(parser *ps, const char *text, size_t length)
+/* Statements other than v, vt, vn and f. */
+static sr_status parse_other(parser *ps, const char *p)
 {
-    if (memchr(text, '\0', length))
-        return sr_error_set(ps->err, SR_ERROR_PARSE, "%s: binary data (a NUL byte at offset %zu): not an OBJ text file",
-                            ps->name, (size_t)((const char *)memchr(text, '\0', length) - text));
-    const char *p = text;
+    size_t length = sr_obj_token_length(p);
+    size_t rest_length;
+    const char *rest = statement_rest(p + length, &rest_length);
+    if (keyword_is(p, length, "o") || keyword_is(p, length, "g"))
+        return open_group(ps, p, rest, rest_length);
+    if (keyword_is(p, length, "usemtl"))
+        return use_material(ps, p, rest, rest_length);
+    if (keyword_is(p, length, "mtllib"))
+        return read_material_libraries(ps, p, rest, rest_length);
+    if (is_ignored(p, length))
+        return SR_OK;
+    return fail(ps, p, SR_ERROR_PARSE, "not an OBJ file: unknown statement", p, length);
+}
+
+static sr_status parse(parser *ps)
+{
+    const char *p = ps->text.bytes + ps->text.start;
     ps->line = 0;
     while (*p) {
         ps->line++;
-        p = skip_blanks(p);
-        size_t length_keyword = token_length(p);
+        p = sr_obj_skip_blanks(p);
         sr_status status = SR_OK;
-        if (*p == '#' || *p == '\n' || length_keyword == 0) {
-            /* comment or empty line */
-        } else if (length_keyword == 1 && p[0] == 'v') {
+        if (p[0] == 'v' && sr_obj_is_token_end(p[1])) {
             p += 1;
             status = parse_vertex(ps, &p);
-        } else if (length_keyword == 1 && p[0] == 'f') {
+        } else if (p[0] == 'f' && sr_obj_is_token_end(p[1])) {
             p += 1;
             status = parse_face(ps, &p);
-        } else if (!is_ignored(p, length_keyword)) {
-            return fail(ps, SR_ERROR_PARSE, "not an OBJ file: unknown statement", p, length_keyword);
+        } else if (p[0] == 'v' && p[1] == 't' && sr_obj_is_token_end(p[2])) {
+            p += 2;
+            status = parse_uv(ps, &p);
+        } else if (p[0] == 'v' && p[1] == 'n' && sr_obj_is_token_end(p[2])) {
+            p += 2;
+            status = parse_normal(ps, &p);
+        } else if (!sr_obj_is_statement_end(p[0])) {
+            status = parse_other(ps, p);
         }
         if (status != SR_OK)
             return status;
-        /* the rest of the line: a comment, or the arguments of an ignored statement */
-        const char *newline = strchr(p, '\n');
-        p = newline ? newline + 1 : p + strlen(p);
+        /* the rest of the line: a comment, or the arguments of a statement read as a whole */
+        if (*p == '\n') {
+            p++;
+        } else if (*p) {
+            const char *newline = strchr(p, '\n');
+            p = newline ? newline + 1 : p + strlen(p);
+        }
     }
+    close_group(ps);
     if (ps->index_count == 0)
         return sr_error_set(ps->err, SR_ERROR_PARSE, "%s: no faces: an OBJ mesh needs at least one 'f' line", ps->name);
     return SR_OK;
 }
 
-static sr_status parse_terminated(const char *text, size_t length, const char *name, sr_mesh **out, sr_error *err)
+/* ------------------------------------------------------------------------------------------ */
+/* The mesh                                                                                    */
+
+/* Shrinks an array handed to the mesh to its size (the capacity doubled while reading). */
+static void *fit(void *array, size_t count, size_t element_size)
 {
-    parser ps = {.name = name, .err = err};
-    sr_status status = parse(&ps, text, length);
-    sr_mesh *mesh = NULL;
-    if (status == SR_OK) {
-        mesh = sr_calloc(1, sizeof *mesh);
-        if (!mesh) {
-            status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory", name);
-        } else {
-            mesh->positions = ps.positions;
-            mesh->vertex_count = ps.vertex_count;
-            mesh->indices = ps.indices;
-            mesh->triangle_count = ps.index_count / 3;
-            ps.positions = NULL;
-            ps.indices = NULL;
+    void *fitted = count ? sr_realloc(array, count * element_size) : NULL;
+    return fitted ? fitted : array;
+}
+
+/* Parts: the material switches resolved to material indices, empty runs dropped and runs of
+ * the same material merged. Marks the materials used. */
+static sr_status build_parts(parser *ps, sr_mesh *mesh, bool *used)
+{
+    uint32_t triangle_count = (uint32_t)(ps->index_count / 3);
+    uint32_t *resolved = sr_alloc_array(ps->usemtl_names.count + 1, sizeof *resolved);
+    mesh->parts = sr_alloc_array(ps->switch_count + 1, sizeof *mesh->parts);
+    if (!resolved || !mesh->parts) {
+        sr_free(resolved);
+        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
+    }
+    for (size_t i = 0; i < ps->usemtl_names.count; i++) {
+        const char *name = ps->usemtl_names.names[i];
+        resolved[i] = sr_obj_names_find(&ps->library.names, name, strlen(name));
+        if (resolved[i] == UINT32_MAX) {
+            resolved[i] = SR_MESH_NO_MATERIAL;
+            sr_obj_warn(ps->desc,
+                        "%s:%zu: material '%.200s' is not defined by any material library: its faces have "
+                        "no material",
+                        ps->name, ps->usemtl_lines[i], name);
         }
     }
-    sr_free(ps.positions);
-    sr_free(ps.indices);
-    sr_free(ps.face);
+    for (size_t s = 0; s <= ps->switch_count; s++) {
+        uint32_t first = s == 0 ? 0 : ps->switches[s - 1].first_triangle;
+        uint32_t end = s < ps->switch_count ? ps->switches[s].first_triangle : triangle_count;
+        uint32_t name = s == 0 ? NONE : ps->switches[s - 1].name;
+        uint32_t material = name == NONE ? SR_MESH_NO_MATERIAL : resolved[name];
+        if (end == first)
+            continue;
+        if (mesh->part_count > 0 && mesh->parts[mesh->part_count - 1].material == material) {
+            mesh->parts[mesh->part_count - 1].triangle_count += end - first;
+        } else {
+            mesh->parts[mesh->part_count++] = (sr_mesh_range){first, end - first, material};
+            if (material != SR_MESH_NO_MATERIAL)
+                used[material] = true;
+        }
+    }
+    mesh->parts = fit(mesh->parts, mesh->part_count, sizeof *mesh->parts);
+    sr_free(resolved);
+    return SR_OK;
+}
+
+/* Normals of the vertices without a given one: the area-weighted sum over the triangles using
+ * the vertex's position (as sr_mesh_compute_normals, so that a uv seam is no normal seam). */
+static sr_status compute_missing_normals(parser *ps, sr_mesh *mesh)
+{
+    sr_vec3 *sums = sr_calloc(ps->position_count, sizeof *sums);
+    if (!sums)
+        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory computing normals", ps->name);
+    const sr_vec3 *p = ps->positions;
+    for (size_t t = 0; t < mesh->triangle_count; t++) {
+        const uint32_t *tri = mesh->indices + 3 * t;
+        uint32_t a = ps->vertices[tri[0]].position, b = ps->vertices[tri[1]].position,
+                 c = ps->vertices[tri[2]].position;
+        sr_vec3 n = sr_vec3_cross(sr_vec3_sub(p[b], p[a]), sr_vec3_sub(p[c], p[a]));
+        if (!sr_vec3_is_finite(n))
+            continue;
+        sums[a] = sr_vec3_add(sums[a], n);
+        sums[b] = sr_vec3_add(sums[b], n);
+        sums[c] = sr_vec3_add(sums[c], n);
+    }
+    for (size_t v = 0; v < mesh->vertex_count; v++)
+        if (ps->vertices[v].normal == NONE)
+            mesh->normals[v] = sr_vec3_normalize(sums[ps->vertices[v].position]);
+    sr_free(sums);
+    return SR_OK;
+}
+
+static sr_status build_vertices(parser *ps, sr_mesh *mesh)
+{
+    if (!ps->deduplicate) {
+        /* vertex i is the i-th `v` line */
+        mesh->positions = fit(ps->positions, ps->position_count, sizeof *ps->positions);
+        mesh->colors = ps->colors ? fit(ps->colors, ps->position_count, sizeof *ps->colors) : NULL;
+        mesh->vertex_count = ps->position_count;
+        ps->positions = NULL;
+        ps->colors = NULL;
+        if (ps->desc->skip_normals)
+            return SR_OK;
+        sr_status status = sr_mesh_compute_normals(mesh, ps->err);
+        return status == SR_OK ? SR_OK : sr_error_set(ps->err, status, "%s: out of memory computing normals", ps->name);
+    }
+    size_t n = ps->vertex_count;
+    mesh->vertex_count = n;
+    mesh->positions = sr_alloc_array(n, sizeof *mesh->positions);
+    bool normals = ps->any_normal || !ps->desc->skip_normals;
+    if (!mesh->positions || (normals && !(mesh->normals = sr_calloc(n, sizeof *mesh->normals))) ||
+        (ps->any_uv && !(mesh->uvs = sr_alloc_array(n, sizeof *mesh->uvs))) ||
+        (ps->colors && !(mesh->colors = sr_alloc_array(n, sizeof *mesh->colors))))
+        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu vertices", ps->name, n);
+    for (size_t v = 0; v < n; v++) {
+        const obj_vertex *vertex = &ps->vertices[v];
+        mesh->positions[v] = ps->positions[vertex->position];
+        if (mesh->uvs)
+            mesh->uvs[v] = vertex->uv == NONE ? (sr_vec2){0.0f, 0.0f} : ps->uvs[vertex->uv];
+        if (mesh->normals && vertex->normal != NONE)
+            mesh->normals[v] = ps->normals[vertex->normal];
+        if (mesh->colors)
+            mesh->colors[v] = ps->colors[vertex->position];
+    }
+    if (ps->any_missing_normal && !ps->desc->skip_normals)
+        return compute_missing_normals(ps, mesh);
+    return SR_OK;
+}
+
+static sr_status build_mesh(parser *ps, sr_mesh **out)
+{
+    sr_mesh *mesh = sr_calloc(1, sizeof *mesh);
+    bool *used = sr_calloc(ps->library.count + 1, sizeof *used);
+    if (!mesh || !used) {
+        sr_free(mesh);
+        sr_free(used);
+        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
+    }
+    mesh->indices = fit(ps->indices, ps->index_count, sizeof *ps->indices);
+    mesh->triangle_count = ps->index_count / 3;
+    ps->indices = NULL;
+    sr_status status = build_vertices(ps, mesh);
+    if (status == SR_OK)
+        status = build_parts(ps, mesh, used);
+    if (status == SR_OK)
+        status = sr_mtl_library_load_textures(&ps->library, ps->desc, used, ps->err);
+    sr_free(used);
+    if (status != SR_OK) {
+        sr_mesh_destroy(mesh);
+        return status;
+    }
+    /* the mesh takes the materials (their names from the name table) and the groups */
+    mesh->materials = ps->library.materials;
+    mesh->material_count = ps->library.count;
+    for (size_t i = 0; i < ps->library.count; i++)
+        ps->library.names.names[i] = NULL;
+    for (size_t i = 0; i < ps->library.count; i++)
+        sr_free(ps->library.texture_origins[i]);
+    ps->library.materials = NULL;
+    ps->library.count = 0;
+    mesh->groups = ps->groups ? fit(ps->groups, ps->group_count, sizeof *ps->groups) : NULL;
+    mesh->group_count = ps->group_count;
+    ps->groups = NULL;
+    ps->group_count = 0;
     *out = mesh;
+    return SR_OK;
+}
+
+static void parser_free(parser *ps)
+{
+    sr_obj_text_free(&ps->text);
+    sr_free(ps->positions);
+    sr_free(ps->colors);
+    sr_free(ps->uvs);
+    sr_free(ps->normals);
+    sr_free(ps->indices);
+    sr_free(ps->first_vertex);
+    sr_free(ps->vertices);
+    sr_free(ps->corner_vertices);
+    sr_free(ps->corner_positions);
+    sr_free(ps->corner_points);
+    sr_free(ps->corner_triangles);
+    sr_obj_polygon_free(&ps->polygon);
+    sr_obj_names_free(&ps->usemtl_names);
+    sr_free(ps->usemtl_lines);
+    sr_free(ps->switches);
+    sr_mtl_library_free(&ps->library);
+    for (size_t i = 0; i < ps->group_count; i++)
+        sr_free(ps->groups[i].name);
+    sr_free(ps->groups);
+}
+
+sr_status sr_obj_load(const sr_obj_desc *desc, sr_mesh **out, sr_error *err)
+{
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_obj_load: out is NULL");
+    *out = NULL;
+    if (!desc)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_obj_load: desc is NULL");
+    if (!desc->path && !desc->text)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_obj_load: neither path nor text is given");
+    parser ps = {.desc = desc, .err = err, .current_name = NONE};
+    ps.name = desc->path ? desc->path : (desc->name ? desc->name : "<memory>");
+    ps.folder_length = sr_obj_folder_length(ps.name);
+    sr_status status = desc->path ? sr_obj_text_read(desc->path, &ps.text, err)
+                                  : sr_obj_text_copy(desc->text, desc->length, ps.name, &ps.text, err);
+    if (status == SR_OK)
+        status = parse(&ps);
+    /* the text is no longer needed: give its memory back before the mesh is assembled */
+    sr_obj_text_free(&ps.text);
+    if (status == SR_OK)
+        status = build_mesh(&ps, out);
+    parser_free(&ps);
     return status;
 }
 
@@ -255,18 +768,9 @@ sr_status sr_mesh_parse_obj(const char *text, size_t length, const char *name, s
     if (!out)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_mesh_parse_obj: out is NULL");
     *out = NULL;
-    if (!name)
-        name = "<memory>";
     if (!text)
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: text is NULL", name);
-    char *copy = sr_alloc(length + 1);
-    if (!copy)
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory", name);
-    memcpy(copy, text, length);
-    copy[length] = '\0';
-    sr_status status = parse_terminated(copy, length, name, out, err);
-    sr_free(copy);
-    return status;
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: text is NULL", name ? name : "<memory>");
+    return sr_obj_load(&(sr_obj_desc){.text = text, .length = length, .name = name, .skip_normals = true}, out, err);
 }
 
 sr_status sr_mesh_load_obj(const char *path, sr_mesh **out, sr_error *err)
@@ -276,42 +780,5 @@ sr_status sr_mesh_load_obj(const char *path, sr_mesh **out, sr_error *err)
     *out = NULL;
     if (!path)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_mesh_load_obj: path is NULL");
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return sr_error_set(err, SR_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
-    /* Only regular files: a device such as /dev/zero or a never-ending pipe would otherwise be
-     * read until memory runs out. */
-    struct stat info;
-    if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) {
-        fclose(file);
-        return sr_error_set(err, SR_ERROR_IO, "%s: not a regular file", path);
-    }
-    char *text = NULL;
-    size_t length = 0, capacity = 0;
-    sr_status status = SR_OK;
-    for (;;) {
-        if (length > SR_OBJ_MAX_BYTES) {
-            status = sr_error_set(err, SR_ERROR_UNSUPPORTED, "%s: larger than %llu bytes, the OBJ size limit", path,
-                                  (unsigned long long)SR_OBJ_MAX_BYTES);
-            break;
-        }
-        if (!grow((void **)&text, &capacity, length + 65536 + 1, 1)) {
-            status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-            break;
-        }
-        size_t got = fread(text + length, 1, capacity - length - 1, file);
-        length += got;
-        if (got == 0) {
-            if (ferror(file))
-                status = sr_error_set(err, SR_ERROR_IO, "%s: read error: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(file);
-    if (status == SR_OK) {
-        text[length] = '\0';
-        status = parse_terminated(text, length, path, out, err);
-    }
-    sr_free(text);
-    return status;
+    return sr_obj_load(&(sr_obj_desc){.path = path, .skip_normals = true}, out, err);
 }

@@ -158,17 +158,55 @@ uint32_t sr_scene_background(const sr_scene *scene)
 /* ---- meshes ---- */
 
 /* The mesh's parts: runs of triangles of one material. Meshes from OBJ files with materials
- * bring their own (sr_mesh.parts, materials imported as scene materials); others are one part
- * of the default material. */
+ * bring their own (sr_mesh.parts): their materials become scene materials (base colour, texture,
+ * lambert or textured), their textures move to the scene. Others are one part of the default
+ * material. */
 static sr_status make_parts(sr_scene *scene, scene_mesh *m, sr_error *err)
 {
-    (void)scene;
-    m->parts = sr_alloc(sizeof *m->parts);
-    if (!m->parts)
+    sr_mesh *mesh = m->mesh;
+    size_t count = mesh->part_count > 0 ? mesh->part_count : 1;
+    m->parts = sr_alloc_array(count, sizeof *m->parts);
+    uint32_t *imported = mesh->material_count ? sr_calloc(mesh->material_count, sizeof *imported) : NULL;
+    if (!m->parts || (mesh->material_count && !imported)) {
+        sr_free(imported);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_add_mesh: out of memory");
-    m->parts[0] = (scene_part){0, (uint32_t)m->mesh->triangle_count, {0}};
-    m->part_count = 1;
-    return SR_OK;
+    }
+    sr_status status = SR_OK;
+    for (size_t i = 0; i < mesh->material_count && status == SR_OK; i++) {
+        sr_mesh_material *source = &mesh->materials[i];
+        sr_texture_id texture = {0};
+        if (source->texture) {
+            // The scene owns it from here (freed with the scene, even if adding fails).
+            sr_texture *moved = source->texture;
+            source->texture = NULL;
+            status = sr_scene_add_texture(scene, moved, source->texture_path, &texture, err);
+        }
+        sr_material_id id = {0};
+        sr_vec4 color = source->base_color;
+        // A material whose Kd and d are all zero would read as "default": keep it black, opaque 0.
+        if (color.x == 0.0f && color.y == 0.0f && color.z == 0.0f && color.w == 0.0f)
+            color.w = 0x1p-24f;
+        if (status == SR_OK)
+            status = sr_scene_add_material(scene,
+                                           &(sr_material_desc){.name = source->name, .base_color = color,
+                                                               .texture = texture},
+                                           &id, err);
+        imported[i] = id.id;
+    }
+    if (status == SR_OK) {
+        if (mesh->part_count == 0) {
+            m->parts[0] = (scene_part){0, (uint32_t)mesh->triangle_count, {0}};
+        } else {
+            for (size_t i = 0; i < mesh->part_count; i++) {
+                const sr_mesh_range *part = &mesh->parts[i];
+                uint32_t material = part->material < mesh->material_count ? imported[part->material] : 0;
+                m->parts[i] = (scene_part){part->first_triangle, part->triangle_count, {material}};
+            }
+        }
+        m->part_count = (uint32_t)count;
+    }
+    sr_free(imported);
+    return status;
 }
 
 sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr_mesh_id *out, sr_error *err)

@@ -624,7 +624,7 @@ static sr_status read_mesh(loader *l, const cJSON *item, const char *at, const c
         if (flag && (status = read_bool(l, flag, flag_at, &normalize)) != SR_OK)
             return status;
         sr_error cause = {0};
-        if (sr_mesh_load_obj(full, &mesh, &cause) != SR_OK)
+        if (sr_obj_load(&(sr_obj_desc){.path = full, .warning = l->warning, .user = l->user}, &mesh, &cause) != SR_OK)
             return fail(l, cause.status, here, "%s", cause.message);
         if (normalize)
             sr_mesh_normalize(mesh);
@@ -1043,7 +1043,8 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
         sr_mesh *mesh = NULL;
         char name[128];
         base_name(desc->path, name);
-        status = sr_mesh_load_obj(desc->path, &mesh, err);
+        status = sr_obj_load(&(sr_obj_desc){.path = desc->path, .warning = desc->warning, .user = desc->user}, &mesh,
+                             err);
         if (status == SR_OK) {
             sr_mesh_normalize(mesh);
             status = sr_scene_create_from_mesh(mesh, name, out, err);

@@ -2,8 +2,9 @@
 # run_benchmarks.sh — the figures of the README: `softrast bench raster` and `softrast bench bvh`
 # over ../shared/meshes and generated meshes of the Stanford dragons' sizes (bumpy spheres, and
 # dragon_res3 subdivided to 764,704 triangles), with softrast and Embree 3 side by side on each
-# mesh where tests/bench/bench_embree is built, plus the dynamic tree benchmark. Prints the JSON
-# lines and markdown tables of medians.
+# mesh where tests/bench/bench_embree is built, OBJ loading next to tinyobjloader where
+# tests/bench/bench_obj is built, plus the dynamic tree benchmark. Prints the JSON lines and
+# markdown tables of medians.
 #
 #   tests/bench/run_benchmarks.sh [BUILD_DIR] [RUNS]      (defaults: build, 11)
 #
@@ -40,9 +41,18 @@ done
 raster=()
 bvh=()
 embree=()
+obj=()
 embree_exe=$build/tests/bench/bench_embree
 [ -x "$embree_exe" ] || echo "run_benchmarks.sh: $embree_exe not built (apt-get install libembree-dev, then reconfigure): no Embree column" >&2
+obj_exe=$build/tests/bench/bench_obj
+[ -x "$obj_exe" ] || echo "run_benchmarks.sh: $obj_exe not built (apt-get install libtinyobjloader-dev, then reconfigure): no OBJ loading table" >&2
 for mesh in "${meshes[@]}"; do
+    if [ -x "$obj_exe" ]; then
+        # sr_obj_load and tinyobjloader's LoadObj side by side in one process
+        line=$("$obj_exe" "$mesh" --runs "$runs")
+        echo "$line"
+        obj+=("$line")
+    fi
     for threads in 1 2; do
         line=$("$exe" bench raster "$mesh" --runs "$runs" --threads "$threads")
         echo "$line"
@@ -71,16 +81,18 @@ for program in bench_dynamic bench_dynamic_bullet bench_dynamic_box2d; do
     fi
 done
 
-python3 - "${raster[@]}" -- "${bvh[@]}" -- "${embree[@]}" -- "${dynamic[@]}" <<'PY'
+python3 - "${raster[@]}" -- "${bvh[@]}" -- "${embree[@]}" -- "${dynamic[@]}" -- "${obj[@]}" <<'PY'
 import json, os, sys
 args = sys.argv[1:]
 first = args.index("--")
 second = args.index("--", first + 1)
 third = args.index("--", second + 1)
+fourth = args.index("--", third + 1)
 raster = [json.loads(a) for a in args[:first]]
 bvh = [json.loads(a) for a in args[first + 1:second]]
 embree = {e["mesh"]: e for e in (json.loads(a) for a in args[second + 1:third])}
-dynamic = [json.loads(a) for a in args[third + 1:]]
+dynamic = [json.loads(a) for a in args[third + 1:fourth]]
+obj = [json.loads(a) for a in args[fourth + 1:]]
 print("\n| mesh | triangles | frame ms, 1 thread | frame ms, 2 threads |")
 print("|---|---|---|---|")
 by_mesh = {}
@@ -104,6 +116,15 @@ if embree:
         print(f"| {os.path.basename(mesh)} | {e['softrast']['build_ms']:.1f} | {e['embree']['build_ms']:.1f} | "
               f"{e['build_time_ratio']:.2f} | {e['softrast']['rays_per_s'] / 1e6:.2f} | "
               f"{e['embree']['rays_per_s'] / 1e6:.2f} | {e['rays_per_s_ratio']:.2f} |")
+if obj:
+    print("\nOBJ loading side by side with tinyobjloader (bench_obj: both in one process, alternating rounds; "
+          "softrast also computes the normals; the ratio is the median of per-round ratios)\n")
+    print("| mesh | triangles | file MB | softrast ms | tinyobjloader ms | time ratio |")
+    print("|---|---|---|---|---|---|")
+    for o in obj:
+        size = os.path.getsize(o["mesh"]) / 1e6
+        print(f"| {os.path.basename(o['mesh'])} | {o['triangles']['softrast']:,} | {size:.1f} | "
+              f"{o['softrast_ms']:.1f} | {o['tinyobjloader_ms']:.1f} | {o['ratio']:.2f} |")
 if dynamic:
     names = {"dynamic_tree": "softrast", "dynamic_tree_bullet_btdbvt": "Bullet btDbvt",
              "dynamic_tree_box2d_b2dynamictree": "Box2D b2DynamicTree (2D, x-z)"}

@@ -1,12 +1,21 @@
-/* tests/fuzz/fuzz_obj.c — fuzz target of the OBJ parser (src/scene/obj.c) and of what a loaded
- * mesh goes through next (sr_mesh_compute_normals, sr_mesh_normalize in src/scene/mesh.c).
+/* tests/fuzz/fuzz_obj.c — fuzz target of the OBJ/MTL loader (src/scene/obj.c, obj_text.c,
+ * obj_polygon.c, mtl.c) and of what a loaded mesh goes through next (sr_mesh_normalize in
+ * src/scene/mesh.c).
  *
- * The bytes are the OBJ text. A failure must be an error with a message and no mesh; a success
- * is compared with an independent reading of the same text (strtof per coordinate, the face
- * index rules of scene.h, fan triangulation), then normals are checked against area-weighted
- * sums in double and normalised positions must stay finite and inside [-1, 1]. Inputs starting
- * with FUZZ_ALLOCATION_FAILURE_MARK run with failing allocations (only SR_ERROR_OUT_OF_MEMORY may
- * change). Knows nothing of the driver that calls it (libFuzzer or fuzz_run). */
+ * The bytes are the OBJ text, optionally followed by MTL_SEPARATOR and an MTL text that
+ * read_mtl serves for every mtllib file name (textures are skipped: no file is ever opened). A
+ * failure must be an error with a message naming the file and a line of it, and no mesh; every
+ * warning names the OBJ or the MTL text and a line of it. A success is compared with an
+ * independent reading of the same text (strtof per number, the index and vertex rules of
+ * scene.h, the names of o/g/usemtl/newmtl): vertices per (v, vt, vn) triple, positions, uvs,
+ * given normals and colours bit for bit; n - 2 triangles per face made of its corners, the fan
+ * for strictly convex faces, and for every face the triangles' vector areas summing to the
+ * polygon's (what ear clipping and the fan both keep); groups, parts and materials. Computed
+ * normals are checked against area-weighted sums in double, a second load with skip_normals
+ * must give the same triangles, and normalised positions must stay finite and inside [-1, 1].
+ * Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK run with failing allocations (only
+ * SR_ERROR_OUT_OF_MEMORY may change). Knows nothing of the driver that calls it (libFuzzer or
+ * fuzz_run). */
 #include "fuzz_targets.h"
 
 #include <softrast/scene.h>
@@ -16,19 +25,142 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Splits an input into the OBJ text and the MTL text. */
+#define MTL_SEPARATOR "\n--mtl--\n"
+#define OBJ_NAME "fuzz/scene.obj"
+#define NONE UINT32_MAX
+
 static bool is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/* A token of a line: [start, start + length). */
+/* A copy of the text as the loader reads it: a UTF-8 byte order mark and line continuations
+ * (a backslash before LF or CRLF) turned into blanks. NUL-terminated; NULL when the text holds a
+ * NUL byte (the loader refuses it). */
+static char *prepared_copy(const char *text, size_t length)
+{
+    if (memchr(text, '\0', length))
+        return NULL;
+    char *copy = malloc(length + 1);
+    FUZZ_CHECK(copy, "out of memory");
+    if (length)
+        memcpy(copy, text, length);
+    copy[length] = '\0';
+    if (length >= 3 && memcmp(copy, "\xef\xbb\xbf", 3) == 0)
+        memset(copy, ' ', 3);
+    for (size_t i = 0; i + 1 < length; i++)
+        if (copy[i] == '\\' && copy[i + 1] == '\n')
+            copy[i] = copy[i + 1] = ' ';
+        else if (copy[i] == '\\' && copy[i + 1] == '\r' && i + 2 < length && copy[i + 2] == '\n')
+            copy[i] = copy[i + 1] = copy[i + 2] = ' ';
+    return copy;
+}
+
+static size_t count_lines(const char *text, size_t length)
+{
+    size_t lines = 1;
+    for (size_t i = 0; i < length; i++)
+        lines += text[i] == '\n';
+    return lines;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Callbacks: the MTL text and the warnings                                                    */
+
+typedef struct context {
+    const char *mtl;
+    size_t mtl_length;
+    bool has_mtl;
+    size_t obj_lines, mtl_lines;
+    char last_path[4096]; /* the last path read_mtl was asked for */
+    size_t warnings;
+} context;
+
+static const char *read_mtl(void *user, const char *path, size_t *length)
+{
+    context *c = user;
+    FUZZ_CHECK(path && path[0], "read_mtl asked for an empty path");
+    FUZZ_CHECK(strncmp(path, "fuzz/", 5) == 0 || path[0] == '/',
+               "relative mtllib path '%s' not resolved against the folder of " OBJ_NAME, path);
+    snprintf(c->last_path, sizeof c->last_path, "%s", path);
+    if (!c->has_mtl)
+        return NULL;
+    *length = c->mtl_length;
+    return c->mtl;
+}
+
+/* Whether `message` starts with `prefix`, ':', a line number in [1, lines] and ':'. */
+static bool names_a_line(const char *message, const char *prefix, size_t lines)
+{
+    size_t length = strlen(prefix);
+    if (strncmp(message, prefix, length) != 0 || message[length] != ':')
+        return false;
+    char *end;
+    unsigned long long line = strtoull(message + length + 1, &end, 10);
+    return end != message + length + 1 && *end == ':' && line >= 1 && line <= lines;
+}
+
+static void check_warning(void *user, const char *message)
+{
+    context *c = user;
+    FUZZ_CHECK(message && message[0], "empty warning");
+    FUZZ_CHECK(names_a_line(message, OBJ_NAME, c->obj_lines) ||
+                   (c->last_path[0] && names_a_line(message, c->last_path, c->mtl_lines)),
+               "warning '%s' names no line of the OBJ (%zu lines) or of '%s' (%zu lines)", message, c->obj_lines,
+               c->last_path, c->mtl_lines);
+    c->warnings++;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The reference reader                                                                        */
+
 typedef struct token {
     const char *start;
     size_t length;
 } token;
 
-/* Splits the line [line, end) into blank-separated tokens; stops (after the keyword) at a token
- * starting with '#', which opens a comment. Returns the number of tokens stored (<= capacity). */
+typedef struct corner {
+    uint32_t v, t, n;
+} corner;
+
+typedef struct name_ref {
+    const char *start;
+    size_t length;
+} name_ref;
+
+typedef struct group_ref {
+    name_ref name;
+    size_t first, count;
+} group_ref;
+
+/* Everything the reference reads from one OBJ text (and its MTL). Arrays sized by the text. */
+typedef struct reference {
+    float (*positions)[3];
+    float (*colors)[4];
+    bool any_color;
+    size_t position_count;
+    float (*uvs)[2];
+    size_t uv_count;
+    float (*normals)[3];
+    size_t normal_count;
+    corner *corners;
+    size_t corner_count;
+    size_t *face_starts; /* corners of face f: face_starts[f] .. face_starts[f + 1] */
+    size_t face_count;
+    name_ref *face_materials; /* the usemtl name in force at each face (length 0: none) */
+    bool *face_has_material;
+    group_ref *groups;
+    size_t group_count;
+    bool group_open;
+    size_t triangle_count;
+    bool any_mtllib;
+    name_ref *materials; /* newmtl names of the MTL, first definitions */
+    size_t material_count;
+} reference;
+
+/* Splits [line, end) into blank-separated tokens; stops at a token starting with '#' after the
+ * keyword (a comment). Returns the number of tokens stored (<= capacity). */
 static size_t split_line(const char *line, const char *end, token *tokens, size_t capacity)
 {
     size_t count = 0;
@@ -48,86 +180,474 @@ static size_t split_line(const char *line, const char *end, token *tokens, size_
     return count < capacity ? count : capacity;
 }
 
-/* Position index of a face corner "i", "i/t", "i//n" or "i/t/n" by the rules of scene.h. */
-static uint32_t corner_index(const token *corner, size_t vertices_before)
+/* The rest of the line after the keyword token, blanks trimmed on both sides. */
+static name_ref rest_of_line(const token *keyword, const char *end)
 {
-    const char *p = corner->start;
-    bool negative = *p == '-';
-    if (*p == '-' || *p == '+')
+    const char *p = keyword->start + keyword->length;
+    while (p < end && is_blank(*p))
         p++;
-    uint64_t value = 0;
-    while (*p >= '0' && *p <= '9' && value <= UINT32_MAX)
-        value = value * 10 + (uint64_t)(*p++ - '0');
-    FUZZ_CHECK(value >= 1 && value <= vertices_before, "accepted face corner '%.*s' with %zu vertices defined",
-               (int)corner->length, corner->start, vertices_before);
-    return negative ? (uint32_t)(vertices_before - value) : (uint32_t)(value - 1);
+    const char *q = end;
+    while (q > p && is_blank(q[-1]))
+        q--;
+    return (name_ref){p, (size_t)(q - p)};
 }
 
-/* Re-reads the text that sr_mesh_parse_obj accepted and compares every vertex and triangle.
- * `text` is NUL-terminated (the parser refuses NUL bytes, so there are none inside). */
-static void compare_with_reference(const char *text, size_t length, const sr_mesh *mesh)
+static bool token_is(const token *t, const char *word)
 {
-    const char *end_of_text = text + length;
-    token *tokens = malloc((length / 2 + 2) * sizeof *tokens);
-    uint32_t *face = malloc((length / 2 + 2) * sizeof *face);
-    char *scratch = malloc(length + 1);
-    FUZZ_CHECK(tokens && face && scratch, "out of memory in the reference reader");
-    size_t vertices = 0, triangles = 0;
-    for (const char *line = text; line < end_of_text;) {
-        const char *line_end = memchr(line, '\n', (size_t)(end_of_text - line));
-        if (!line_end)
-            line_end = end_of_text;
-        size_t count = split_line(line, line_end, tokens, length / 2 + 2);
-        if (count > 0 && tokens[0].length == 1 && tokens[0].start[0] == 'v') {
-            FUZZ_CHECK(count >= 4, "accepted a vertex line with %zu numbers", count - 1);
-            FUZZ_CHECK(vertices < mesh->vertex_count, "more 'v' lines than the %zu vertices loaded",
-                       mesh->vertex_count);
-            float xyz[3];
-            for (int k = 0; k < 3; k++) {
-                memcpy(scratch, tokens[1 + k].start, tokens[1 + k].length);
-                scratch[tokens[1 + k].length] = '\0';
-                xyz[k] = strtof(scratch, NULL);
-            }
-            sr_vec3 loaded = mesh->positions[vertices];
-            FUZZ_CHECK(memcmp(&loaded.x, &xyz[0], sizeof(float)) == 0 &&
-                           memcmp(&loaded.y, &xyz[1], sizeof(float)) == 0 &&
-                           memcmp(&loaded.z, &xyz[2], sizeof(float)) == 0,
-                       "vertex %zu loaded as (%g %g %g), strtof reads (%g %g %g)", vertices, (double)loaded.x,
-                       (double)loaded.y, (double)loaded.z, (double)xyz[0], (double)xyz[1], (double)xyz[2]);
-            vertices++;
-        } else if (count > 0 && tokens[0].length == 1 && tokens[0].start[0] == 'f') {
-            size_t corners = count - 1;
-            FUZZ_CHECK(corners >= 3, "accepted a face with %zu corners", corners);
-            for (size_t k = 0; k < corners; k++)
-                face[k] = corner_index(&tokens[1 + k], vertices);
-            for (size_t k = 1; k + 1 < corners; k++) {
-                FUZZ_CHECK(triangles < mesh->triangle_count, "more triangles in the text than the %zu loaded",
-                           mesh->triangle_count);
-                const uint32_t *loaded = mesh->indices + 3 * triangles;
-                FUZZ_CHECK(loaded[0] == face[0] && loaded[1] == face[k] && loaded[2] == face[k + 1],
-                           "triangle %zu loaded as (%u %u %u), the fan of its face gives (%u %u %u)", triangles,
-                           loaded[0], loaded[1], loaded[2], face[0], face[k], face[k + 1]);
-                triangles++;
+    return t->length == strlen(word) && memcmp(t->start, word, t->length) == 0;
+}
+
+static float read_float(const token *t)
+{
+    char *buffer = malloc(t->length + 1);
+    FUZZ_CHECK(buffer, "out of memory");
+    memcpy(buffer, t->start, t->length);
+    buffer[t->length] = '\0';
+    char *end;
+    float value = strtof(buffer, &end);
+    FUZZ_CHECK(*end == '\0' && end != buffer && isfinite(value), "accepted the number '%s'", buffer);
+    free(buffer);
+    return value;
+}
+
+/* One index of a corner: [+-]digits at *p, resolved against `count` elements; *p moves on.
+ * Returns NONE for an empty component. */
+static uint32_t read_index(const char **p, const char *end, size_t count, const token *t)
+{
+    const char *q = *p;
+    if (q == end || *q == '/')
+        return NONE;
+    bool negative = *q == '-';
+    if (*q == '-' || *q == '+')
+        q++;
+    uint64_t value = 0;
+    while (q < end && *q >= '0' && *q <= '9' && value <= UINT32_MAX)
+        value = value * 10 + (uint64_t)(*q++ - '0');
+    FUZZ_CHECK(value >= 1 && value <= count, "accepted face corner '%.*s' with %zu elements defined", (int)t->length,
+               t->start, count);
+    *p = q;
+    return negative ? (uint32_t)(count - value) : (uint32_t)(value - 1);
+}
+
+static corner read_corner(const token *t, const reference *r)
+{
+    const char *p = t->start, *end = t->start + t->length;
+    corner c = {read_index(&p, end, r->position_count, t), NONE, NONE};
+    FUZZ_CHECK(c.v != NONE, "accepted a corner without a vertex index");
+    if (p < end && *p == '/') {
+        p++;
+        c.t = read_index(&p, end, r->uv_count, t);
+        if (p < end && *p == '/') {
+            p++;
+            c.n = read_index(&p, end, r->normal_count, t);
+        }
+    }
+    FUZZ_CHECK(p == end, "accepted the malformed corner '%.*s'", (int)t->length, t->start);
+    return c;
+}
+
+static void close_group(reference *r)
+{
+    if (!r->group_open)
+        return;
+    group_ref *g = &r->groups[r->group_count - 1];
+    g->count = r->triangle_count - g->first;
+    if (g->count == 0)
+        r->group_count--;
+    r->group_open = false;
+}
+
+static bool same_name(name_ref a, name_ref b)
+{
+    return a.length == b.length && memcmp(a.start, b.start, a.length) == 0;
+}
+
+/* newmtl names of the MTL text, first definitions, in order. */
+static void read_materials(reference *r, const char *mtl, size_t capacity)
+{
+    for (const char *line = mtl; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line);
+        token tokens[1];
+        if (split_line(line, end, tokens, 1) == 1 && token_is(&tokens[0], "newmtl")) {
+            name_ref name = rest_of_line(&tokens[0], end);
+            bool seen = name.length == 0;
+            for (size_t m = 0; m < r->material_count && !seen; m++)
+                seen = same_name(r->materials[m], name);
+            if (!seen) {
+                FUZZ_CHECK(r->material_count < capacity, "too many materials");
+                r->materials[r->material_count++] = name;
             }
         }
-        line = line_end + 1;
+        line = *end ? end + 1 : end;
     }
-    FUZZ_CHECK(vertices == mesh->vertex_count, "%zu 'v' lines but %zu vertices loaded", vertices, mesh->vertex_count);
-    FUZZ_CHECK(triangles == mesh->triangle_count, "%zu triangles in the text but %zu loaded", triangles,
-               mesh->triangle_count);
-    free(tokens);
-    free(face);
-    free(scratch);
 }
 
-/* Normals against area-weighted sums recomputed in double (BENCH_SCENE.md's definition). Where
- * the sum is well conditioned (no heavy cancellation, no float overflow or underflow in its
- * length), the normal must be its direction; everywhere it must be finite and not longer than
- * unit length by more than rounding. */
-static void check_normals(const sr_mesh *mesh)
+/* Reads the prepared OBJ text (which sr_obj_load accepted) into r. */
+static void read_reference(reference *r, const char *text, size_t length)
 {
-    FUZZ_CHECK(mesh->normals, "sr_mesh_compute_normals returned SR_OK without normals");
-    size_t n = mesh->vertex_count;
+    size_t capacity = length / 2 + 2;
+    memset(r, 0, sizeof *r);
+    r->positions = malloc(capacity * sizeof *r->positions);
+    r->colors = malloc(capacity * sizeof *r->colors);
+    r->uvs = malloc(capacity * sizeof *r->uvs);
+    r->normals = malloc(capacity * sizeof *r->normals);
+    r->corners = malloc(capacity * sizeof *r->corners);
+    r->face_starts = malloc((capacity + 1) * sizeof *r->face_starts);
+    r->face_materials = malloc(capacity * sizeof *r->face_materials);
+    r->face_has_material = malloc(capacity * sizeof *r->face_has_material);
+    r->groups = malloc(capacity * sizeof *r->groups);
+    r->materials = malloc(capacity * sizeof *r->materials);
+    token *tokens = malloc(capacity * sizeof *tokens);
+    FUZZ_CHECK(r->positions && r->colors && r->uvs && r->normals && r->corners && r->face_starts && r->face_materials &&
+                   r->face_has_material && r->groups && r->materials && tokens,
+               "out of memory in the reference reader");
+    name_ref material = {NULL, 0};
+    bool has_material = false;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line);
+        size_t count = split_line(line, end, tokens, capacity);
+        if (count > 0 && token_is(&tokens[0], "v")) {
+            FUZZ_CHECK(count >= 4 && count <= 8, "accepted a vertex line with %zu numbers", count - 1);
+            float *p = r->positions[r->position_count], *c = r->colors[r->position_count];
+            for (int k = 0; k < 3; k++)
+                p[k] = read_float(&tokens[1 + k]);
+            for (size_t k = 4; k < count; k++)
+                (void)read_float(&tokens[k]);
+            bool colored = count >= 7;
+            c[0] = colored ? read_float(&tokens[4]) : 1.0f;
+            c[1] = colored ? read_float(&tokens[5]) : 1.0f;
+            c[2] = colored ? read_float(&tokens[6]) : 1.0f;
+            c[3] = count == 8 ? read_float(&tokens[7]) : 1.0f;
+            r->any_color |= colored;
+            r->position_count++;
+        } else if (count > 0 && token_is(&tokens[0], "vt")) {
+            FUZZ_CHECK(count >= 2 && count <= 4, "accepted a vt line with %zu numbers", count - 1);
+            float u = read_float(&tokens[1]), v = count >= 3 ? read_float(&tokens[2]) : 0.0f;
+            if (count == 4)
+                (void)read_float(&tokens[3]);
+            r->uvs[r->uv_count][0] = u;
+            r->uvs[r->uv_count][1] = 1.0f - v;
+            r->uv_count++;
+        } else if (count > 0 && token_is(&tokens[0], "vn")) {
+            FUZZ_CHECK(count == 4, "accepted a vn line with %zu numbers", count - 1);
+            for (int k = 0; k < 3; k++)
+                r->normals[r->normal_count][k] = read_float(&tokens[1 + k]);
+            r->normal_count++;
+        } else if (count > 0 && token_is(&tokens[0], "f")) {
+            FUZZ_CHECK(count >= 4, "accepted a face with %zu corners", count - 1);
+            r->face_starts[r->face_count] = r->corner_count;
+            for (size_t k = 1; k < count; k++)
+                r->corners[r->corner_count++] = read_corner(&tokens[k], r);
+            r->face_materials[r->face_count] = material;
+            r->face_has_material[r->face_count] = has_material;
+            r->face_count++;
+            r->triangle_count += count - 3;
+        } else if (count > 0 && (token_is(&tokens[0], "o") || token_is(&tokens[0], "g"))) {
+            close_group(r);
+            r->groups[r->group_count++] = (group_ref){rest_of_line(&tokens[0], end), r->triangle_count, 0};
+            r->group_open = true;
+        } else if (count > 0 && token_is(&tokens[0], "usemtl")) {
+            material = rest_of_line(&tokens[0], end);
+            has_material = material.length > 0;
+        } else if (count > 0 && token_is(&tokens[0], "mtllib")) {
+            r->any_mtllib |= rest_of_line(&tokens[0], end).length > 0;
+        }
+        line = *end ? end + 1 : end;
+    }
+    r->face_starts[r->face_count] = r->corner_count;
+    close_group(r);
+    free(tokens);
+}
+
+static void free_reference(reference *r)
+{
+    free(r->positions);
+    free(r->colors);
+    free(r->uvs);
+    free(r->normals);
+    free(r->corners);
+    free(r->face_starts);
+    free(r->face_materials);
+    free(r->face_has_material);
+    free(r->groups);
+    free(r->materials);
+}
+
+static bool same_bits(const float *a, const float *b, size_t count)
+{
+    return memcmp(a, b, count * sizeof(float)) == 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Comparisons                                                                                 */
+
+/* The vertex of every corner by scene.h's rule: the `v` index when no corner has vt or vn,
+ * else one vertex per distinct triple in order of first use (listed in *triples). */
+static uint32_t *expected_vertices(const reference *r, bool *deduplicated, size_t *vertex_count, corner **triples)
+{
+    uint32_t *vertex = malloc((r->corner_count + 1) * sizeof *vertex);
+    *triples = malloc((r->corner_count + 1) * sizeof **triples);
+    FUZZ_CHECK(vertex && *triples, "out of memory");
+    bool dedup = false;
+    for (size_t i = 0; i < r->corner_count; i++)
+        dedup |= r->corners[i].t != NONE || r->corners[i].n != NONE;
+    *deduplicated = dedup;
+    *vertex_count = dedup ? 0 : r->position_count;
+    for (size_t i = 0; i < r->corner_count; i++) {
+        if (!dedup) {
+            vertex[i] = r->corners[i].v;
+            continue;
+        }
+        const corner *c = &r->corners[i];
+        size_t found = *vertex_count;
+        for (size_t d = 0; d < *vertex_count && found == *vertex_count; d++)
+            if ((*triples)[d].v == c->v && (*triples)[d].t == c->t && (*triples)[d].n == c->n)
+                found = d;
+        if (found == *vertex_count)
+            (*triples)[(*vertex_count)++] = *c;
+        vertex[i] = (uint32_t)found;
+    }
+    return vertex;
+}
+
+static void sub3(const sr_vec3 a, const sr_vec3 b, double out[3])
+{
+    out[0] = (double)a.x - b.x;
+    out[1] = (double)a.y - b.y;
+    out[2] = (double)a.z - b.z;
+}
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double length3(const double a[3])
+{
+    return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+/* Whether the polygon is strictly convex, with a margin, in every projection the loader could
+ * pick (the axes whose Newell component is within 10% of the largest). */
+static bool strictly_convex(const sr_vec3 *p, size_t n)
+{
+    double normal[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        double a[3], b[3], c[3];
+        sub3(p[i], p[0], a);
+        sub3(p[(i + 1) % n], p[0], b);
+        cross3(a, b, c);
+        for (int k = 0; k < 3; k++)
+            normal[k] += c[k];
+    }
+    double largest = fmax(fabs(normal[0]), fmax(fabs(normal[1]), fabs(normal[2])));
+    if (!(largest > 0.0) || !isfinite(largest))
+        return false;
+    for (int axis = 0; axis < 3; axis++) {
+        if (fabs(normal[axis]) < 0.9 * largest)
+            continue;
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        double flip = normal[axis] > 0 ? 1.0 : -1.0;
+        for (size_t i = 0; i < n; i++) {
+            const float *a = &p[(i + n - 1) % n].x, *b = &p[i].x, *c = &p[(i + 1) % n].x;
+            double e1[2] = {(double)b[u] - a[u], flip * ((double)b[v] - a[v])};
+            double e2[2] = {(double)c[u] - b[u], flip * ((double)c[v] - b[v])};
+            double turn = e1[0] * e2[1] - e1[1] * e2[0];
+            double scale = sqrt(e1[0] * e1[0] + e1[1] * e1[1]) * sqrt(e2[0] * e2[0] + e2[1] * e2[1]);
+            if (!(turn > 1e-6 * scale) || !isfinite(scale))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Triangles of face f against its corners: n - 2 of them, each made of the face's corner
+ * vertices; exact order for triangles and the fan for strictly convex faces; and their vector
+ * areas (relative to the first corner) summing to the polygon's Newell area. */
+static void check_face_triangles(const sr_mesh *mesh, const uint32_t *corner_vertices, size_t n, size_t first_triangle,
+                                 size_t face)
+{
+    const uint32_t *triangles = mesh->indices + 3 * first_triangle;
+    for (size_t i = 0; i < 3 * (n - 2); i++) {
+        bool member = false;
+        for (size_t k = 0; k < n && !member; k++)
+            member = triangles[i] == corner_vertices[k];
+        FUZZ_CHECK(member, "face %zu: triangle %zu uses vertex %u, not one of its corners", face,
+                   first_triangle + i / 3, triangles[i]);
+    }
+    sr_vec3 points[1024];
+    bool small = n <= sizeof points / sizeof points[0];
+    for (size_t k = 0; k < n && small; k++)
+        points[k] = mesh->positions[corner_vertices[k]];
+    if (n == 3 || (small && strictly_convex(points, n))) {
+        for (size_t k = 1; k + 1 < n; k++) {
+            const uint32_t *t = triangles + 3 * (k - 1);
+            FUZZ_CHECK(t[0] == corner_vertices[0] && t[1] == corner_vertices[k] && t[2] == corner_vertices[k + 1],
+                       "face %zu (%s, %zu corners): triangle %zu is (%u %u %u), the fan gives (%u %u %u)", face,
+                       n == 3 ? "a triangle" : "strictly convex", n, first_triangle + k - 1, t[0], t[1], t[2],
+                       corner_vertices[0], corner_vertices[k], corner_vertices[k + 1]);
+        }
+        return;
+    }
+    const sr_vec3 origin = mesh->positions[corner_vertices[0]];
+    double polygon[3] = {0, 0, 0}, tiles[3] = {0, 0, 0}, scale = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        double a[3], b[3], c[3];
+        sub3(mesh->positions[corner_vertices[k]], origin, a);
+        sub3(mesh->positions[corner_vertices[(k + 1) % n]], origin, b);
+        cross3(a, b, c);
+        scale += length3(a) * length3(b);
+        for (int j = 0; j < 3; j++)
+            polygon[j] += c[j];
+    }
+    for (size_t t = 0; t < n - 2; t++)
+        for (int k = 0; k < 3; k++) {
+            double a[3], b[3], c[3];
+            sub3(mesh->positions[triangles[3 * t + (size_t)k]], origin, a);
+            sub3(mesh->positions[triangles[3 * t + (size_t)(k + 1) % 3]], origin, b);
+            cross3(a, b, c);
+            scale += length3(a) * length3(b);
+            for (int j = 0; j < 3; j++)
+                tiles[j] += c[j];
+        }
+    double difference[3] = {polygon[0] - tiles[0], polygon[1] - tiles[1], polygon[2] - tiles[2]};
+    FUZZ_CHECK(length3(difference) <= 1e-9 * scale,
+               "face %zu (%zu corners): its triangles' vector area (%g %g %g) differs from the polygon's (%g %g %g)",
+               face, n, tiles[0], tiles[1], tiles[2], polygon[0], polygon[1], polygon[2]);
+}
+
+/* Vertices, triangles, groups, materials and parts of the mesh against the reference. */
+static void compare_with_reference(const sr_mesh *mesh, const reference *r, const context *c, const char *mtl_prepared,
+                                   bool skip_normals)
+{
+    bool dedup;
+    size_t vertex_count;
+    corner *triples;
+    uint32_t *vertex = expected_vertices(r, &dedup, &vertex_count, &triples);
+    FUZZ_CHECK(mesh->vertex_count == vertex_count, "%zu vertices loaded, the rules of scene.h give %zu (%s)",
+               mesh->vertex_count, vertex_count, dedup ? "one per (v, vt, vn) triple" : "the v lines");
+    bool any_uv = false, any_normal = false;
+    for (size_t i = 0; i < r->corner_count; i++) {
+        any_uv |= r->corners[i].t != NONE;
+        any_normal |= r->corners[i].n != NONE;
+    }
+    FUZZ_CHECK(!mesh->uvs == !any_uv, "uvs %s but %s corner has a vt", mesh->uvs ? "present" : "absent",
+               any_uv ? "a" : "no");
+    FUZZ_CHECK(!mesh->colors == !r->any_color, "colours %s but %s v line has them", mesh->colors ? "present" : "absent",
+               r->any_color ? "a" : "no");
+    FUZZ_CHECK(mesh->normals || (skip_normals && !any_normal), "no normals");
+    FUZZ_CHECK(!(skip_normals && !any_normal && mesh->normals), "skip_normals without vn, yet normals");
+    for (size_t v = 0; v < vertex_count; v++) {
+        corner t = dedup ? triples[v] : (corner){(uint32_t)v, NONE, NONE};
+        FUZZ_CHECK(same_bits(&mesh->positions[v].x, r->positions[t.v], 3),
+                   "vertex %zu is (%g %g %g), its v line %u reads (%g %g %g)", v, (double)mesh->positions[v].x,
+                   (double)mesh->positions[v].y, (double)mesh->positions[v].z, t.v + 1, (double)r->positions[t.v][0],
+                   (double)r->positions[t.v][1], (double)r->positions[t.v][2]);
+        if (mesh->uvs) {
+            const float zero[2] = {0.0f, 0.0f};
+            FUZZ_CHECK(same_bits(&mesh->uvs[v].x, t.t == NONE ? zero : r->uvs[t.t], 2),
+                       "vertex %zu: uv (%g %g), expected (u, 1 - v) of vt %u", v, (double)mesh->uvs[v].x,
+                       (double)mesh->uvs[v].y, t.t + 1);
+        }
+        if (t.n != NONE)
+            FUZZ_CHECK(same_bits(&mesh->normals[v].x, r->normals[t.n], 3), "vertex %zu: normal differs from vn %u", v,
+                       t.n + 1);
+        else if (skip_normals && mesh->normals)
+            FUZZ_CHECK(mesh->normals[v].x == 0.0f && mesh->normals[v].y == 0.0f && mesh->normals[v].z == 0.0f,
+                       "skip_normals: vertex %zu without vn has a normal", v);
+        if (mesh->colors)
+            FUZZ_CHECK(same_bits(&mesh->colors[v].x, r->colors[t.v], 4), "vertex %zu: colour differs from v line %u", v,
+                       t.v + 1);
+    }
+
+    FUZZ_CHECK(mesh->triangle_count == r->triangle_count, "%zu triangles loaded, the faces give %zu",
+               mesh->triangle_count, r->triangle_count);
+    for (size_t f = 0, t = 0; f < r->face_count; f++) {
+        size_t start = r->face_starts[f], n = r->face_starts[f + 1] - start;
+        check_face_triangles(mesh, vertex + start, n, t, f);
+        t += n - 2;
+    }
+
+    FUZZ_CHECK(mesh->group_count == r->group_count, "%zu groups loaded, the o/g lines give %zu", mesh->group_count,
+               r->group_count);
+    for (size_t g = 0; g < r->group_count; g++) {
+        const group_ref *e = &r->groups[g];
+        const sr_mesh_group *got = &mesh->groups[g];
+        FUZZ_CHECK(strlen(got->name) == e->name.length && memcmp(got->name, e->name.start, e->name.length) == 0 &&
+                       got->first_triangle == e->first && got->triangle_count == e->count,
+                   "group %zu is '%s' (%u, %u), expected '%.*s' (%zu, %zu)", g, got->name, got->first_triangle,
+                   got->triangle_count, (int)e->name.length, e->name.start, e->first, e->count);
+    }
+
+    /* materials: every mtllib line serves the same MTL text, so its first definitions */
+    reference materials = *r;
+    materials.material_count = 0;
+    materials.materials = malloc((c->mtl_length / 2 + 2) * sizeof *materials.materials);
+    FUZZ_CHECK(materials.materials, "out of memory");
+    if (r->any_mtllib && c->has_mtl && mtl_prepared)
+        read_materials(&materials, mtl_prepared, c->mtl_length / 2 + 2);
+    FUZZ_CHECK(mesh->material_count == materials.material_count, "%zu materials loaded, the MTL defines %zu",
+               mesh->material_count, materials.material_count);
+    for (size_t m = 0; m < materials.material_count; m++) {
+        const sr_mesh_material *got = &mesh->materials[m];
+        name_ref e = materials.materials[m];
+        FUZZ_CHECK(strlen(got->name) == e.length && memcmp(got->name, e.start, e.length) == 0,
+                   "material %zu is '%s', expected '%.*s'", m, got->name, (int)e.length, e.start);
+        FUZZ_CHECK(sr_vec3_is_finite(sr_vec4_xyz(got->base_color)) && isfinite(got->base_color.w),
+                   "material %zu: base colour not finite", m);
+        FUZZ_CHECK(got->texture == NULL, "skip_textures, yet material %zu has a texture", m);
+    }
+
+    /* parts: maximal runs of the faces' materials */
+    size_t part = 0, run_first = 0;
+    uint32_t run_material = SR_MESH_NO_MATERIAL;
+    bool open = false;
+    for (size_t f = 0, t = 0; f <= r->face_count; f++) {
+        uint32_t material = SR_MESH_NO_MATERIAL;
+        if (f < r->face_count && r->face_has_material[f])
+            for (size_t m = 0; m < materials.material_count && material == SR_MESH_NO_MATERIAL; m++)
+                if (same_name(materials.materials[m], r->face_materials[f]))
+                    material = (uint32_t)m;
+        if (open && (f == r->face_count || material != run_material)) {
+            FUZZ_CHECK(part < mesh->part_count, "only %zu parts", mesh->part_count);
+            const sr_mesh_range *got = &mesh->parts[part];
+            FUZZ_CHECK(got->first_triangle == run_first && got->triangle_count == t - run_first &&
+                           got->material == run_material,
+                       "part %zu is (%u, %u, material %u), expected (%zu, %zu, material %u)", part, got->first_triangle,
+                       got->triangle_count, got->material, run_first, t - run_first, run_material);
+            part++;
+            open = false;
+        }
+        if (f == r->face_count)
+            break;
+        if (!open) {
+            open = true;
+            run_first = t;
+            run_material = material;
+        }
+        t += r->face_starts[f + 1] - r->face_starts[f] - 2;
+    }
+    FUZZ_CHECK(part == mesh->part_count, "%zu parts loaded, the usemtl runs give %zu", mesh->part_count, part);
+    free(materials.materials);
+    free(vertex);
+    free(triples);
+}
+
+/* Computed normals against area-weighted sums in double (BENCH_SCENE.md's definition) over the
+ * triangles using the vertex's position (`position_of`). Where the sum is well conditioned (no
+ * heavy cancellation, no float overflow or underflow in its length), the normal must be its
+ * direction; everywhere it must be finite and not longer than unit length by more than
+ * rounding. `given[v]` marks vertices with a normal from the file (skipped). */
+static void check_normals(const sr_mesh *mesh, const uint32_t *position_of, size_t position_count, const bool *given)
+{
+    FUZZ_CHECK(mesh->normals, "sr_obj_load returned SR_OK without normals");
+    size_t n = position_count;
     double *sum = calloc(3 * n + 1, sizeof *sum);
     double *magnitude = calloc(n + 1, sizeof *magnitude);
     size_t *degree = calloc(n + 1, sizeof *degree);
@@ -140,30 +660,34 @@ static void check_normals(const sr_mesh *mesh)
             continue;
         double e1[3] = {(double)b.x - a.x, (double)b.y - a.y, (double)b.z - a.z};
         double e2[3] = {(double)c.x - a.x, (double)c.y - a.y, (double)c.z - a.z};
-        double cross[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        double cross[3];
+        cross3(e1, e2, cross);
         /* |e1| |e2| bounds the float cross product's rounding error (a few ulps of it), from
          * the face's own shape (slivers) and from cancellation between faces alike. */
-        double edges =
-            sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]) * sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+        double edges = length3(e1) * length3(e2);
         for (int k = 0; k < 3; k++) {
+            uint32_t p = position_of[tri[k]];
             for (int j = 0; j < 3; j++)
-                sum[3 * tri[k] + (size_t)j] += cross[j];
-            magnitude[tri[k]] += edges;
-            degree[tri[k]]++;
+                sum[3 * p + (size_t)j] += cross[j];
+            magnitude[p] += edges;
+            degree[p]++;
         }
     }
-    for (size_t v = 0; v < n; v++) {
+    for (size_t v = 0; v < mesh->vertex_count; v++) {
+        if (given[v])
+            continue;
         sr_vec3 normal = mesh->normals[v];
         FUZZ_CHECK(sr_vec3_is_finite(normal), "normal %zu is (%g %g %g)", v, (double)normal.x, (double)normal.y,
                    (double)normal.z);
         double length = sqrt((double)normal.x * normal.x + (double)normal.y * normal.y + (double)normal.z * normal.z);
         FUZZ_CHECK(length <= 1.5, "normal %zu has length %g", v, length);
-        const double *s = sum + 3 * v;
-        double s_length = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-        bool conditioned = s_length >= 1e-2 * magnitude[v] && s_length > 1e-15 && s_length < 1e15;
+        uint32_t p = position_of[v];
+        const double *s = sum + 3 * p;
+        double s_length = length3(s);
+        bool conditioned = s_length >= 1e-2 * magnitude[p] && s_length > 1e-15 && s_length < 1e15;
         if (!conditioned)
             continue;
-        double tolerance = 1e-4 * (double)(degree[v] + 1);
+        double tolerance = 1e-4 * (double)(degree[p] + 1);
         double dx = normal.x - s[0] / s_length, dy = normal.y - s[1] / s_length, dz = normal.z - s[2] / s_length;
         FUZZ_CHECK(sqrt(dx * dx + dy * dy + dz * dz) <= tolerance,
                    "normal %zu is (%.9g %.9g %.9g), the area-weighted sum points along (%.9g %.9g %.9g)", v,
@@ -214,26 +738,57 @@ int fuzz_obj_test_one_input(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* A failed load: an error with a message naming the OBJ (and a line of it when it is about the
+ * text), and no mesh. */
+static void check_failure(sr_status status, const sr_mesh *mesh, const sr_error *err, const context *c, bool failing)
+{
+    FUZZ_CHECK(mesh == NULL, "failed with %s but *out is not NULL", sr_status_name(status));
+    FUZZ_CHECK(status == SR_ERROR_PARSE || (status == SR_ERROR_OUT_OF_MEMORY && failing && fuzz_allocation_failed()),
+               "unexpected status %s: %s", sr_status_name(status), err->message);
+    FUZZ_CHECK(err->status == status, "err.status %d differs from the returned %d", (int)err->status, (int)status);
+    FUZZ_CHECK(memchr(err->message, '\0', sizeof err->message) && err->message[0] != '\0',
+               "empty or unterminated error message");
+    bool whole_file = strncmp(err->message, OBJ_NAME ": ", strlen(OBJ_NAME) + 2) == 0;
+    FUZZ_CHECK(whole_file || names_a_line(err->message, OBJ_NAME, c->obj_lines) ||
+                   (status == SR_ERROR_OUT_OF_MEMORY && c->last_path[0] &&
+                    strncmp(err->message, c->last_path, strlen(c->last_path)) == 0),
+               "error '%s' names neither " OBJ_NAME " nor one of its %zu lines", err->message, c->obj_lines);
+}
+
 static void check_input(const uint8_t *data, size_t size, bool failing)
 {
+    const char *text = data ? (const char *)data : "";
+    context c = {0};
+    size_t obj_length = size;
+    for (size_t i = 0; i + strlen(MTL_SEPARATOR) <= size; i++)
+        if (memcmp(text + i, MTL_SEPARATOR, strlen(MTL_SEPARATOR)) == 0) {
+            obj_length = i;
+            c.has_mtl = true;
+            c.mtl = text + i + strlen(MTL_SEPARATOR);
+            c.mtl_length = size - i - strlen(MTL_SEPARATOR);
+            break;
+        }
+    c.obj_lines = count_lines(text, obj_length);
+    c.mtl_lines = c.has_mtl ? count_lines(c.mtl, c.mtl_length) : 1;
+
     sr_error err;
     memset(&err, 0x5a, sizeof err); /* garbage: the library must fill it on failure */
     sr_mesh sentinel = {0};
     sr_mesh *mesh = &sentinel; /* must be overwritten (NULL on failure) */
-    const char *text = data ? (const char *)data : "";
-    sr_status status = sr_mesh_parse_obj(text, size, "fuzz.obj", &mesh, &err);
+    sr_obj_desc desc = {.text = text,
+                        .length = obj_length,
+                        .name = OBJ_NAME,
+                        .warning = check_warning,
+                        .read_mtl = read_mtl,
+                        .user = &c,
+                        .skip_textures = true};
+    sr_status status = sr_obj_load(&desc, &mesh, &err);
     if (status != SR_OK) {
-        FUZZ_CHECK(mesh == NULL, "failed with %s but *out is not NULL", sr_status_name(status));
-        FUZZ_CHECK(status == SR_ERROR_PARSE ||
-                       (status == SR_ERROR_OUT_OF_MEMORY && failing && fuzz_allocation_failed()),
-                   "unexpected status %s: %s", sr_status_name(status), err.message);
-        FUZZ_CHECK(err.status == status, "err.status %d differs from the returned %d", (int)err.status, (int)status);
-        FUZZ_CHECK(memchr(err.message, '\0', sizeof err.message) && err.message[0] != '\0',
-                   "empty or unterminated error message");
+        check_failure(status, mesh, &err, &c, failing);
         return;
     }
     FUZZ_CHECK(mesh != NULL, "SR_OK without a mesh");
-    FUZZ_CHECK(mesh->triangle_count >= 1, "SR_OK with no triangles (scene.h: 'no triangles at all' is an error)");
+    FUZZ_CHECK(mesh->triangle_count >= 1, "SR_OK with no triangles (scene.h: 'no faces at all' is an error)");
     FUZZ_CHECK(mesh->positions && mesh->indices, "SR_OK with NULL arrays");
     for (size_t i = 0; i < 3 * mesh->triangle_count; i++)
         FUZZ_CHECK(mesh->indices[i] < mesh->vertex_count, "index %zu is %u but there are %zu vertices", i,
@@ -241,23 +796,50 @@ static void check_input(const uint8_t *data, size_t size, bool failing)
     for (size_t v = 0; v < mesh->vertex_count; v++)
         FUZZ_CHECK(sr_vec3_is_finite(mesh->positions[v]), "vertex %zu is not finite", v);
 
-    /* The reference reader needs a terminated copy of the text. */
-    char *terminated = malloc(size + 1);
-    FUZZ_CHECK(terminated, "out of memory");
-    if (size)
-        memcpy(terminated, data, size);
-    terminated[size] = '\0';
-    compare_with_reference(terminated, size, mesh);
-    free(terminated);
+    char *prepared = prepared_copy(text, obj_length);
+    FUZZ_CHECK(prepared, "accepted an OBJ text with a NUL byte");
+    char *mtl_prepared = c.has_mtl ? prepared_copy(c.mtl, c.mtl_length) : NULL;
+    reference r;
+    read_reference(&r, prepared, obj_length);
+    compare_with_reference(mesh, &r, &c, mtl_prepared, false);
 
-    status = sr_mesh_compute_normals(mesh, &err);
-    if (status == SR_ERROR_OUT_OF_MEMORY && failing && fuzz_allocation_failed()) {
-        FUZZ_CHECK(mesh->normals == NULL, "failed sr_mesh_compute_normals left normals behind");
-        sr_mesh_destroy(mesh);
-        return;
+    /* computed normals where the file gives none */
+    bool dedup;
+    size_t vertex_count;
+    corner *triples;
+    uint32_t *vertex = expected_vertices(&r, &dedup, &vertex_count, &triples);
+    uint32_t *position_of = malloc((vertex_count + 1) * sizeof *position_of);
+    bool *given = calloc(vertex_count + 1, sizeof *given);
+    FUZZ_CHECK(position_of && given, "out of memory");
+    for (size_t v = 0; v < vertex_count; v++) {
+        position_of[v] = dedup ? triples[v].v : (uint32_t)v;
+        given[v] = dedup && triples[v].n != NONE;
     }
-    FUZZ_CHECK(status == SR_OK, "sr_mesh_compute_normals failed: %s", err.message);
-    check_normals(mesh);
+    check_normals(mesh, position_of, r.position_count, given);
+    free(vertex);
+    free(triples);
+    free(position_of);
+    free(given);
+
+    /* skip_normals changes nothing but the normals */
+    sr_mesh *plain = NULL;
+    desc.skip_normals = true;
+    c.last_path[0] = '\0';
+    status = sr_obj_load(&desc, &plain, &err);
+    if (status == SR_OK) {
+        FUZZ_CHECK(plain->vertex_count == mesh->vertex_count && plain->triangle_count == mesh->triangle_count &&
+                       memcmp(plain->indices, mesh->indices, 3 * mesh->triangle_count * sizeof *mesh->indices) == 0 &&
+                       memcmp(plain->positions, mesh->positions, mesh->vertex_count * sizeof *mesh->positions) == 0,
+                   "skip_normals changed the vertices or triangles");
+        compare_with_reference(plain, &r, &c, mtl_prepared, true);
+        sr_mesh_destroy(plain);
+    } else {
+        FUZZ_CHECK(status == SR_ERROR_OUT_OF_MEMORY && failing, "the second load failed: %s", err.message);
+        FUZZ_CHECK(plain == NULL, "failed, yet a mesh");
+    }
+    free_reference(&r);
+    free(prepared);
+    free(mtl_prepared);
 
     sr_aabb before = sr_mesh_bounds(mesh);
     sr_mesh_normalize(mesh);
@@ -269,29 +851,52 @@ static void add_seeds(fuzz_corpus *corpus)
 {
     /* a triangle */
     fuzz_corpus_add_text(corpus, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
-    /* a cube: quads, comments, v/vt/vn corners, groups and materials */
+    /* a cube: quads, comments, v/vt/vn corners in every form, groups, materials and their MTL */
     fuzz_corpus_add_text(corpus, "# cube\nmtllib cube.mtl\no cube\n"
                                  "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\n"
                                  "v -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
-                                 "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
+                                 "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\nvn 0 0 -1\n"
                                  "g sides\nusemtl red\ns 1\n"
                                  "f 1/1/1 4/4/1 3/3/1 2/2/1\nf 5/1 6/2 7/3 8/4\nf 1//1 2//1 6//1 5//1\n"
-                                 "f 2 3 7 6 # right\nf 3 4 8 7\nf 4 1 5 8\n");
-    /* negative (relative) indices, a hexagon fan, CRLF line ends, tabs, w and colour columns */
-    fuzz_corpus_add_text(corpus, "v 0 0 0 1\r\nv\t1 0 0\r\nv 2 1 0 0.5 0.5 0.5 1\r\nv 1 2 0\r\nv 0 2 0\r\n"
-                                 "v -1 1 0\r\nf -6 -5 -4 -3 -2 -1\r\nf 1 -1 +2\r\n");
+                                 "usemtl blue\ng top bottom\n"
+                                 "f 2 3 7 6 # right\nf 3/-1/-2 4/-2/-1 8 7\nusemtl nothing\nf 4 1 5 8\n" MTL_SEPARATOR
+                                 "newmtl red\nKd 1 0 0\nd 0.5\n\nnewmtl blue\nKd 0 0 1\nTr 0.25\n"
+                                 "map_Kd -s 1 1 1 -clamp on tex\\blue.png\nnewmtl red\n");
+    /* vertex colours, w, a uv-only mesh with vt u v w */
+    fuzz_corpus_add_text(corpus, "v 0 0 0 1\nv 1 0 0 0.5 0.25 1\nv 0 1 0 1 1 1 0.5\nv 1 1 0\n"
+                                 "vt 0 0 0\nvt 1\nvt 0.5 1\nf 1/1 2/2 3/3\nf 2/2 4/3 3/1\n");
+    /* concave polygons: an L, a comb, a keyhole (a square with a hole and a bridge edge) */
+    fuzz_corpus_add_text(corpus, "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0\nf 3 4 5 6 1 2\n"
+                                 "v 0 0 1\nv 5 0 1\nv 5 3 1\nv 4 3 1\nv 4 1 1\nv 3 1 1\nv 3 3 1\nv 2 3 1\nv 2 1 1\n"
+                                 "v 1 1 1\nv 1 3 1\nv 0 3 1\nf 7 8 9 10 11 12 13 14 15 16 17 18\n"
+                                 "v 0 0 2\nv 4 0 2\nv 4 4 2\nv 0 4 2\nv 1 1 2\nv 1 3 2\nv 3 3 2\nv 3 1 2\n"
+                                 "f 19 20 21 22 19 23 24 25 26 23\n");
+    /* a concave quad in a tilted plane, wound clockwise, and a degenerate (collinear) one */
+    fuzz_corpus_add_text(corpus, "v 0 0 0\nv 0.6 2 0.8\nv 0.3 0.5 0.4\nv -0.6 2 -0.8\nf 1 4 3 2\n"
+                                 "v 1 1 1\nv 2 2 2\nv 3 3 3\nf 5 6 7 5\n");
+    /* negative (relative) indices, a hexagon fan, CRLF line ends, tabs, a byte order mark */
+    fuzz_corpus_add_text(corpus, "\xef\xbb\xbfv 0 0 0 1\r\nv\t1 0 0\r\nv 2 1 0 0.5 0.5 0.5 1\r\nv 1 2 0\r\n"
+                                 "v 0 2 0\r\nv -1 1 0\r\nf -6 -5 -4 -3 -2 -1\r\nf 1 -1 +2\r\n");
+    /* line continuations, no final newline, mtllib with several names, mtllib after g */
+    fuzz_corpus_add_text(corpus, "g a\nmtllib a.mtl b c.mtl\nv 0 0 \\\n0\nv 1 0 0\\\r\nv 0 1 0\nusemtl m\n"
+                                 "f 1 \\\n 2 3" MTL_SEPARATOR "newmtl m\r\nKd 0.5\r\nbad line\r\nd\nKd 1 x 2\n");
     /* number formats strtof accepts: exponents, hex floats, leading '+', no leading digit */
     fuzz_corpus_add_text(corpus, "v 1e3 -2.5E-2 +.5\nv 0x1p3 -0 1.\nv 3.4e38 -3.4e38 1e-45\nf 1 2 3\n"
                                  "l 1 2\np 3\n");
+    /* numbers whose nearest double is a float midpoint (strtof decides) */
+    fuzz_corpus_add_text(corpus, "v 8018204607651569e-20 16777217 8388609.5\nv 0.1 1e22 1e-22\n"
+                                 "v 9007199254740993 0.3333333333333333 1e23\nf 1 2 3\n");
     /* errors: an unknown statement, an index out of range, a malformed number, a short face */
     fuzz_corpus_add_text(corpus, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n");
+    fuzz_corpus_add_text(corpus, "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/2 2/1 3/1\n");
     fuzz_corpus_add_text(corpus, "v 0 0 nan\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     fuzz_corpus_add_text(corpus, "hello world\n");
     fuzz_corpus_add_text(corpus, "v 0 0 0\nf 1 1\n");
     /* vertices near FLT_MAX: sr_mesh_normalize's centre overflowed (regressions/
      * obj_normalize_near_flt_max) */
     fuzz_corpus_add_text(corpus, "v 3e38 3e38 3e38\nv 3e38 3e38 3e38\nv 3e38 3e38 3e38\nf 1 2 3\n");
-    /* the cube again with allocation failures after 0, 1 and 2 allocations */
+    /* the cube with its MTL, and a quad, with allocation failures after 0, 1, 2, ... allocations */
+    fuzz_corpus_add_failing(corpus, 1, 24);
     for (uint8_t allowed = 0; allowed < 3; allowed++) {
         char text[96];
         int length = snprintf(text, sizeof text, "%c%cv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 4 3\n",
@@ -310,19 +915,37 @@ static const char *const obj_tokens[] = {
     "v 1e-20 1e-20 1e-20\n",
     "v 3e38 -3e38 0\n",
     "v 1 1 1 1\n",
+    "v 1 0 0 0.5 0.5 0.5\n",
+    "v 0 1 0 1 0 0 0.5\n",
     "f 1 2 3\n",
     "f -1 -2 -3\n",
     "f 1 2 3 4 5\n",
+    "f 1 3 2 4 6 5\n",
     "f 1/1/1 2/2/2 3/3/3\n",
     "f 1//1 2//1 3//1\n",
+    "f 1/1 2/2 3/3 4/4\n",
     "vt 0 0\n",
+    "vt 0.5\n",
+    "vt 1 1 0\n",
     "vn 0 0 1\n",
     "o name\n",
     "g group\n",
+    "g\n",
     "s off\n",
     "usemtl red\n",
+    "usemtl m\n",
+    "mtllib a.mtl\n",
+    "mtllib my file.mtl\n",
+    "newmtl red\n",
+    "newmtl m\n",
+    "Kd 1 0 0\n",
+    "Kd 0.5\n",
+    "d 0.5\n",
+    "Tr 0.25\n",
+    "map_Kd -s 1 1 1 -o 0.5 -bm 2 -clamp on tex\\a b.png\n",
     "# comment\n",
     "\n",
+    MTL_SEPARATOR,
     /* keywords and words */
     "v",
     "f",
@@ -330,6 +953,9 @@ static const char *const obj_tokens[] = {
     "vn",
     "o",
     "usemtl",
+    "mtllib",
+    "newmtl",
+    "map_Kd",
     "#",
     "0",
     "1",
@@ -345,6 +971,8 @@ static const char *const obj_tokens[] = {
     "-3.4e38",
     "1e38",
     "1e999",
+    "16777217",
+    "8018204607651569e-20",
     "nan",
     "inf",
     "-nan",
@@ -356,12 +984,16 @@ static const char *const obj_tokens[] = {
     "1/1/1",
     "1//1",
     "1/1",
+    "1/",
     /* separators */
     "/",
     "//",
     " ",
     "\t",
     "\r\n",
+    "\\\n",
+    "\\\r\n",
+    "\xef\xbb\xbf",
     ".",
     "e",
 };

@@ -8,7 +8,7 @@
 
 #include "fuzz_driver.h"
 
-/// fuzz_obj.c: sr_mesh_parse_obj, then sr_mesh_compute_normals and sr_mesh_normalize.
+/// fuzz_obj.c: sr_obj_load over OBJ and MTL texts, then sr_mesh_normalize.
 int fuzz_obj_test_one_input(const uint8_t *data, size_t size);
 extern const fuzz_target fuzz_target_obj;
 
