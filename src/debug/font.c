@@ -11,6 +11,7 @@ enum {
     BAND_COUNT = 6,                        // 6 bands of 16: the slots of bytes 0x20-0x7f
     BAND_STRIDE = SR_FONT_GLYPH_WIDTH + 1, // characters per glyph in a band row: glyph + one blank
     GLYPH_REPLACEMENT = 0x7f - 0x20,       // DEL's slot holds the replacement box
+    GLYPH_SPACE = 0,                       // the one blank glyph: every other one lights pixels
     GLYPH_NONE = -1,                       // past the end of a line: a blank cell
 };
 
@@ -286,31 +287,35 @@ static inline bool lit_in_quad(const int quad[4], int column, int row)
  * nothing. So rings shared by two glyphs are blended once. */
 static void draw_cell(const font_pen *pen, int64_t left, int64_t top, const int quad[4])
 {
+    // lit[r + 1] bit c + 1 = font pixel (c, r) lit, for c in [-1, 6], r in [-1, 10]: the cell and
+    // the ring of neighbours its 8-neighbourhood tests reach, read from the table once per cell.
+    uint32_t lit[SR_FONT_CELL_HEIGHT + 2];
+    for (int row = -1; row <= SR_FONT_CELL_HEIGHT; row++) {
+        uint32_t bits = 0;
+        for (int column = -1; column <= SR_FONT_CELL_WIDTH; column++)
+            bits |= (uint32_t)lit_in_quad(quad, column, row) << (column + 1);
+        lit[row + 1] = bits;
+    }
     const int s = pen->scale;
     const int64_t width = pen->fb->width, height = pen->fb->height;
     for (int row = 0; row < SR_FONT_CELL_HEIGHT; row++) {
         int64_t y0 = top + (int64_t)row * s;
         if (y0 + s <= 0 || y0 >= height)
             continue;
+        uint32_t here = lit[row + 1], near = 0;
+        if (pen->outline) {
+            near = lit[row] | lit[row + 1] | lit[row + 2];
+            near |= near << 1 | near >> 1; // bit c + 1: a lit pixel in the 3 x 3 block around (c, row)
+        }
         for (int column = 0; column < SR_FONT_CELL_WIDTH; column++) {
             int64_t x0 = left + (int64_t)column * s;
             if (x0 + s <= 0 || x0 >= width)
                 continue;
-            uint32_t color;
-            if (glyph_lit(quad[0], column, row)) {
-                color = pen->color;
-            } else if (pen->outline) {
-                bool ring = false;
-                for (int dy = -1; dy <= 1 && !ring; dy++)
-                    for (int dx = -1; dx <= 1 && !ring; dx++)
-                        ring = lit_in_quad(quad, column + dx, row + dy);
-                if (!ring)
-                    continue;
-                color = pen->ring_color;
-            } else {
-                continue;
-            }
-            blend_rect(pen->fb, x0, y0, x0 + s, y0 + s, color);
+            uint32_t bit = 1u << (column + 1);
+            if (here & bit)
+                blend_rect(pen->fb, x0, y0, x0 + s, y0 + s, pen->color);
+            else if (near & bit)
+                blend_rect(pen->fb, x0, y0, x0 + s, y0 + s, pen->ring_color);
         }
     }
 }
@@ -337,7 +342,9 @@ static void draw_line(const font_pen *pen, int64_t left, int64_t top, const unsi
     for (; left + index * cell_width < pen->fb->width; index++) {
         if (quad[0] == GLYPH_NONE && quad[1] == GLYPH_NONE && quad[2] == GLYPH_NONE && quad[3] == GLYPH_NONE)
             return; // both lines have ended: every later cell is blank
-        draw_cell(pen, left + index * cell_width, top, quad);
+        // Spaces and ends of lines light nothing and have no ring: skip their 60 pixel tests.
+        if (quad[0] > GLYPH_SPACE || quad[1] > GLYPH_SPACE || quad[2] > GLYPH_SPACE || quad[3] > GLYPH_SPACE)
+            draw_cell(pen, left + index * cell_width, top, quad);
         quad[0] = quad[1];
         quad[2] = quad[3];
         quad[1] = read_glyph(&here);
