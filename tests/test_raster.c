@@ -1077,12 +1077,12 @@ Test(raster, blending_matches_hand_computed_bytes)
     sr_program program = program_for(&u);
     const uint32_t destination = bytes(200, 100, 50, 255);
     // By hand, v = s a + d (1 - a) with s = 255 c: r 12.75 + 150, g 38.25 + 75, b 63.75 + 37.5,
-    // a 15.9375 + 191.25, rounded half up.
+    // and for alpha ("over") v = 255 a + d (1 - a): 63.75 + 191.25; rounded half up.
     const struct {
         sr_blend_mode mode;
         uint32_t expected;
     } cases[3] = {{SR_BLEND_NONE, bytes(51, 153, 255, 64)},
-                  {SR_BLEND_ALPHA, bytes(163, 113, 101, 207)},
+                  {SR_BLEND_ALPHA, bytes(163, 113, 101, 255)},
                   {SR_BLEND_ADDITIVE, bytes(213, 138, 114, 255)}};
     for (int c = 0; c < 3; c++) {
         fb_fill(fb, destination, 1.0f);

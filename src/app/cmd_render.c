@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <softrast/debug.h>
 #include <softrast/raster.h>
 #include <softrast/scene.h>
 #include <softrast/shaders.h>
@@ -22,9 +23,11 @@
 typedef struct render_options {
     const char *scene_path; ///< NULL: the demo scene
     const char *out_path;
-    const char *depth_path; ///< NULL: not written
-    const char *ids_path;   ///< NULL: not written
-    const char *camera;     ///< --camera SPEC, NULL: the scene's camera
+    const char *depth_path;   ///< NULL: not written
+    const char *ids_path;     ///< NULL: not written
+    const char *camera;       ///< --camera SPEC, NULL: the scene's camera
+    const char *debug_camera; ///< --debug-camera SPEC: view from here, cull with the scene camera
+    const char *overlay;      ///< --overlay LIST
     int width, height;
     long threads;
     bool stats;
@@ -36,8 +39,8 @@ static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: softrast render [SCENE.json | MESH.obj] [--out FILE] [--size WxH] [--shader NAME]\n"
-            "                       [--camera SPEC] [--depth FILE] [--ids FILE] [--stats] [--no-culling]\n"
-            "                       [--threads N]\n"
+            "                       [--camera SPEC] [--overlay LIST] [--debug-camera SPEC] [--depth FILE]\n"
+            "                       [--ids FILE] [--stats] [--no-culling] [--threads N]\n"
             "\n"
             "Renders one frame of a scene file (the format is in the README), of a mesh, or of the\n"
             "built-in demo scene (ground, sphere, box, torus) when neither is given. A mesh is drawn as\n"
@@ -59,6 +62,20 @@ static void print_usage(FILE *out)
     fputs("                 OBJ files without uvs or colours: textured maps an 8x8 checker texture by\n"
           "                 the planar projection u = (x+1)/2, v = (1-y)/2 of the normalised mesh, and\n"
           "                 vertex_color shows the normalised position as colour (p * 0.5 + 0.5).\n"
+          "  --overlay LIST what the queries did, drawn over the frame; comma-separated items:\n"
+          "                   bvh[:A-B]       the instance BVH's boxes (depths A to B), coloured by depth\n"
+          "                   mesh-bvh[:A-B]  the triangle BVHs of drawn instances (default depths 0-5)\n"
+          "                   bounds          each drawn instance's world box (green)\n"
+          "                   normals         vertex normals as short lines (light blue)\n"
+          "                   wire            triangle edges (near black)\n"
+          "                   pick:X,Y        the pick at window point X,Y: ray (cyan), hit and triangle\n"
+          "                                   (magenta), normal (yellow), instance box (white)\n"
+          "                   frustum         the culling camera's frustum (yellow), culled instances grey\n"
+          "                   heat            BVH nodes visited by each pixel's pick, with a legend\n"
+          "                   axes, grid      world axes at the origin, a ground grid at y = 0\n"
+          "                   hud             statistics at the top left\n"
+          "  --debug-camera SPEC  draw from this camera (same syntax as --camera) while culling still\n"
+          "                 uses the scene's: its frustum and the culled instances are drawn too\n"
           "  --depth FILE   window depth in [0,1] per pixel: raw little-endian float32, top row first,\n"
           "                 1.0 where nothing was drawn\n"
           "  --ids FILE     what was drawn per pixel, raw little-endian uint32, top row first:\n"
@@ -98,7 +115,8 @@ static int parse_options(int argc, char **argv, render_options *o)
             o->no_culling = true;
         } else if (strcmp(arg, "--out") == 0 || strcmp(arg, "--depth") == 0 || strcmp(arg, "--ids") == 0 ||
                    strcmp(arg, "--size") == 0 || strcmp(arg, "--shader") == 0 || strcmp(arg, "--camera") == 0 ||
-                   strcmp(arg, "--threads") == 0) {
+                   strcmp(arg, "--threads") == 0 || strcmp(arg, "--overlay") == 0 ||
+                   strcmp(arg, "--debug-camera") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto fail;
             if (strcmp(arg, "--out") == 0)
@@ -111,6 +129,10 @@ static int parse_options(int argc, char **argv, render_options *o)
                 shader_name = value;
             else if (strcmp(arg, "--camera") == 0)
                 o->camera = value;
+            else if (strcmp(arg, "--debug-camera") == 0)
+                o->debug_camera = value;
+            else if (strcmp(arg, "--overlay") == 0)
+                o->overlay = value;
             else if (strcmp(arg, "--threads") == 0) {
                 if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &o->threads, error))
                     goto fail;
@@ -130,6 +152,20 @@ static int parse_options(int argc, char **argv, render_options *o)
         o->shader = sr_shader_find(shader_name);
         if (!o->shader) {
             snprintf(error, sizeof error, "--shader: unknown shader '%s' (known: %s)", shader_name, sr_shader_names());
+            goto fail;
+        }
+    }
+    if (o->overlay) {
+        sr_overlay_desc overlay = {0};
+        sr_error overlay_error = {0};
+        if (sr_overlay_parse(o->overlay, &overlay, &overlay_error) != SR_OK) {
+            snprintf(error, sizeof error, "--overlay: %.200s", overlay_error.message);
+            goto fail;
+        }
+        if ((overlay.items & SR_OVERLAY_PICK) && !(overlay.pick_x >= 0.0f && overlay.pick_x <= (float)o->width &&
+                                                   overlay.pick_y >= 0.0f && overlay.pick_y <= (float)o->height)) {
+            snprintf(error, sizeof error, "--overlay: pick:%g,%g is outside the %dx%d image", (double)overlay.pick_x,
+                     (double)overlay.pick_y, o->width, o->height);
             goto fail;
         }
     }
@@ -226,6 +262,47 @@ static void print_stats(const render_options *o, const sr_scene_stats *s, double
            (unsigned long long)s->fragments_shaded, s->draw_calls, load_ms, s->update_ms, s->cull_ms, s->draw_ms);
 }
 
+/* The camera of --camera or --debug-camera over `base`. */
+static sr_status parse_camera(const char *option, const char *spec, sr_camera base, sr_camera *out, sr_error *err)
+{
+    sr_error camera_error = {0};
+    if (sr_camera_parse(spec, &base, out, &camera_error) != SR_OK)
+        return sr_error_set(err, camera_error.status, "%s: %.400s", option, camera_error.message);
+    return SR_OK;
+}
+
+/* The overlays of --overlay (and --debug-camera's frustum) over the rendered frame: the heat map
+ * replaces the colours first, then the list is filled, grown and refilled if it overflowed,
+ * and drawn with the view camera. */
+static sr_status draw_overlays(const render_options *o, const sr_scene *scene, const sr_scene_frame *frame,
+                               const sr_camera *view, const sr_camera *cull, double frame_ms, sr_renderer *renderer,
+                               sr_framebuffer *fb, sr_error *err)
+{
+    sr_overlay_desc desc = {.cull_camera = cull, .frame_ms = frame_ms};
+    sr_status status = o->overlay ? sr_overlay_parse(o->overlay, &desc, err) : SR_OK;
+    if (o->debug_camera)
+        desc.items |= SR_OVERLAY_FRUSTUM;
+    if (status == SR_OK && (desc.items & SR_OVERLAY_HEAT))
+        status = sr_overlay_heat(scene, view, fb, (int)o->threads, NULL, &desc.heat_max, err);
+    sr_debug_list *list = NULL;
+    if (status == SR_OK)
+        status = sr_debug_list_create(NULL, &list, err);
+    for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
+        status = sr_overlay_add(scene, frame, view, fb->width, fb->height, &desc, list, err);
+        sr_debug_list_stats stats = sr_debug_list_get_stats(list);
+        if (status != SR_OK || (stats.segments_dropped == 0 && stats.texts_dropped == 0))
+            break;
+        status = sr_debug_list_clear(list, err); // grows to what the overlays asked for
+    }
+    if (status == SR_OK) {
+        sr_mat4 view_matrix, projection;
+        sr_camera_matrices(view, fb->width, fb->height, &view_matrix, &projection);
+        status = sr_debug_draw(list, renderer, fb, sr_mat4_mul(projection, view_matrix), err);
+    }
+    sr_debug_list_destroy(list);
+    return status;
+}
+
 int sr_cmd_render(int argc, char **argv)
 {
     render_options options;
@@ -244,13 +321,12 @@ int sr_cmd_render(int argc, char **argv)
     double start = sr_app_now_ms();
     sr_status status = sr_app_load_scene("softrast render", options.scene_path, &scene, &input, &err);
     double load_ms = sr_app_now_ms() - start;
-    sr_camera camera = sr_scene_camera(scene);
-    if (status == SR_OK && options.camera) {
-        sr_camera base = camera;
-        sr_error camera_error = {0};
-        if (sr_camera_parse(options.camera, &base, &camera, &camera_error) != SR_OK)
-            status = sr_error_set(&err, camera_error.status, "--camera: %.400s", camera_error.message);
-    }
+    sr_camera camera = sr_scene_camera(scene), view = camera;
+    if (status == SR_OK && options.camera)
+        status = parse_camera("--camera", options.camera, camera, &camera, &err);
+    view = camera;
+    if (status == SR_OK && options.debug_camera)
+        status = parse_camera("--debug-camera", options.debug_camera, camera, &view, &err);
     if (status == SR_OK)
         status = sr_framebuffer_create(
             &(sr_framebuffer_desc){.width = options.width, .height = options.height, .ids = options.ids_path != NULL},
@@ -262,11 +338,16 @@ int sr_cmd_render(int argc, char **argv)
     if (status == SR_OK && options.shader && (options.shader->inputs & SR_SHADER_INPUT_TEXTURE))
         status = sr_app_checker_texture(&checker, &err);
     if (status == SR_OK) {
-        sr_scene_render_desc desc = {.camera = &camera,
+        sr_scene_render_desc desc = {.camera = &view,
+                                     .cull_camera = options.debug_camera ? &camera : NULL,
                                      .shader = options.shader,
                                      .fallback_texture = checker,
                                      .no_culling = options.no_culling};
+        double render_start = sr_app_now_ms();
         status = sr_scene_render(scene, &desc, renderer, fb, frame, &err);
+        double frame_ms = sr_app_now_ms() - render_start;
+        if (status == SR_OK && (options.overlay || options.debug_camera))
+            status = draw_overlays(&options, scene, frame, &view, &camera, frame_ms, renderer, fb, &err);
     }
     if (status == SR_OK)
         status = save_outputs(&options, input, fb, frame, &err);

@@ -222,8 +222,8 @@ uint32_t sr_raster_blend(sr_blend_mode mode, const float rgba[4], uint32_t desti
         float source = (c == 3 ? alpha : clamp_unit(rgba[c])) * 255.0f;
         float stored = (float)((destination >> (8 * c)) & 0xffu);
         float value;
-        if (mode == SR_BLEND_ALPHA)
-            value = source * alpha + stored * (1.0f - alpha);
+        if (mode == SR_BLEND_ALPHA) // alpha itself composes "over": 255 a + d (1 - a)
+            value = (c == 3 ? 255.0f : source) * alpha + stored * (1.0f - alpha);
         else if (mode == SR_BLEND_ADDITIVE)
             value = stored + source * alpha;
         else

@@ -175,13 +175,15 @@ typedef enum sr_depth_func {
     SR_DEPTH_NEVER,
 } sr_depth_func;
 
-/// Blending on RGBA8, the same formula for all four channels (for alpha, src = a). With s the
-/// source component clamped to [0, 1] (NaN as 0) times 255, a the clamped source alpha and d
-/// the stored byte, the stored result is floor(v + 0.5) saturated to 255, where v is:
+/// Blending on RGBA8. With s the source component clamped to [0, 1] (NaN as 0) times 255 (for
+/// the alpha channel s = 255 a), a the clamped source alpha and d the stored byte, the stored
+/// result is floor(v + 0.5) saturated to 255, where v is:
 typedef enum sr_blend_mode {
     SR_BLEND_NONE = 0,  ///< replace: v = s
-    SR_BLEND_ALPHA,     ///< v = s * a + d * (1 - a)
-    SR_BLEND_ADDITIVE,  ///< v = d + s * a (saturating)
+    /// colour channels v = s * a + d * (1 - a); alpha v = 255 a + d * (1 - a) (Porter-Duff
+    /// "over": blending over an opaque pixel leaves it opaque, so saved PNGs have no holes)
+    SR_BLEND_ALPHA,
+    SR_BLEND_ADDITIVE,  ///< v = d + s * a (saturating), all four channels
 } sr_blend_mode;
 
 /// The blend of sr_blend_mode applied to one RGBA8 pixel: `rgba` (components clamped to [0, 1],

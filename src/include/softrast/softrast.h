@@ -1,5 +1,5 @@
 /* softrast/softrast.h — the umbrella header: every public header of libsoftrast.
- * Modules, top to bottom (arrows only point down): scene → shaders/raster, bvh → geom → math,
+ * Modules, top to bottom (arrows only point down): debug → scene → shaders/raster, bvh → geom → math,
  * all on core. */
 #ifndef SOFTRAST_SOFTRAST_H
 #define SOFTRAST_SOFTRAST_H
@@ -12,5 +12,6 @@
 #include <softrast/raster.h>
 #include <softrast/shaders.h>
 #include <softrast/scene.h>
+#include <softrast/debug.h>
 
 #endif

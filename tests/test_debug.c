@@ -1,0 +1,344 @@
+/* test_debug.c — debug draw lists (src/debug/debug_list.c, debug_draw.c): capacity and overflow
+ * counting, every shape's segments against its analytic definition, and drawing: projected
+ * points on the pixels they should light, depth-tested lines hidden behind and shown in front of
+ * a triangle drawn by the pipeline, markers, rectangles, thread counts. */
+#include <criterion/criterion.h>
+#include <softrast/debug.h>
+#include <softrast/shaders.h>
+
+#include "../src/debug/debug_internal.h"
+
+#include <string.h>
+
+static sr_debug_list *new_list(size_t segments)
+{
+    sr_debug_list *list = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = segments}, &list, &err), SR_OK, "%s",
+                 err.message);
+    return list;
+}
+
+/* The segments the list holds (kind ITEM_SEGMENT). */
+static size_t segments_of(const sr_debug_list *list, const debug_item **items)
+{
+    *items = list->items;
+    return list->item_count;
+}
+
+Test(debug_list, capacity_drops_and_counts_then_grows_between_frames)
+{
+    sr_debug_list *list = new_list(10);
+    for (int i = 0; i < 25; i++)
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make((float)i, 1, 0), (sr_debug_style){0});
+    sr_debug_list_stats stats = sr_debug_list_get_stats(list);
+    cr_assert_eq(stats.segments, 10u);
+    cr_assert_eq(stats.segments_dropped, 15u);
+    // The items kept are the first ten, in order.
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(list->items[i].b.x, (float)i);
+    cr_assert_eq(sr_debug_list_clear(list, NULL), SR_OK);
+    stats = sr_debug_list_get_stats(list);
+    cr_assert_eq(stats.segments, 0u);
+    cr_assert_geq(stats.segment_capacity, 25u, "clear grew the list to the demand");
+    for (int i = 0; i < 25; i++)
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make((float)i, 1, 0), (sr_debug_style){0});
+    cr_assert_eq(sr_debug_list_get_stats(list).segments_dropped, 0u);
+    // Text: the same rule for items and bytes.
+    sr_debug_list *small = NULL;
+    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.text_capacity = 2, .text_bytes = 8}, &small, NULL), SR_OK);
+    sr_debug_text_2d(small, 0, 0, "abc", (sr_debug_style){0});
+    sr_debug_text_2d(small, 0, 0, "defghij", (sr_debug_style){0}); // 8 bytes: does not fit after 4
+    sr_debug_text_2d(small, 0, 0, "k", (sr_debug_style){0});
+    stats = sr_debug_list_get_stats(small);
+    cr_assert_eq(stats.texts, 2u);
+    cr_assert_eq(stats.texts_dropped, 1u);
+    cr_assert_str_eq(small->bytes + small->texts[1].offset, "k");
+    sr_debug_list_destroy(small);
+    sr_debug_list_destroy(list);
+}
+
+/* Every end point of every segment is at distance `radius` from `centre` (within `tolerance`). */
+static void expect_on_sphere(const sr_debug_list *list, size_t from, size_t to, sr_vec3 centre, float radius)
+{
+    for (size_t i = from; i < to; i++) {
+        const debug_item *item = &list->items[i];
+        float da = sr_vec3_length(sr_vec3_sub(item->a, centre)), db = sr_vec3_length(sr_vec3_sub(item->b, centre));
+        cr_assert(fabsf(da - radius) < 1e-5f * radius && fabsf(db - radius) < 1e-5f * radius, "segment %zu: %g %g", i,
+                  (double)da, (double)db);
+    }
+}
+
+Test(debug_list, shapes_are_their_analytic_definitions)
+{
+    sr_debug_list *list = new_list(4096);
+    const debug_item *items;
+    // Sphere: three great circles of 32 segments, every point at the radius, each circle a
+    // closed polyline (each segment starts where the previous ended, the last ends at the first).
+    sr_vec3 centre = {1, -2, 3};
+    sr_debug_sphere(list, centre, 2.5f, (sr_debug_style){0});
+    cr_assert_eq(segments_of(list, &items), 96u);
+    expect_on_sphere(list, 0, 96, centre, 2.5f);
+    for (int circle = 0; circle < 3; circle++) {
+        for (int k = 1; k < 32; k++)
+            cr_assert(memcmp(&items[circle * 32 + k].a, &items[circle * 32 + k - 1].b, sizeof(sr_vec3)) == 0);
+        cr_assert(memcmp(&items[circle * 32 + 31].b, &items[circle * 32].a, sizeof(sr_vec3)) == 0, "closed");
+    }
+    sr_debug_list_clear(list, NULL);
+    // Box: 12 edges, each of one axis, between the box's corners.
+    sr_aabb box = {{-1, 2, -3}, {4, 5, 6}};
+    sr_debug_aabb(list, box, (sr_debug_style){0});
+    cr_assert_eq(segments_of(list, &items), 12u);
+    int per_axis[3] = {0};
+    for (int i = 0; i < 12; i++) {
+        sr_vec3 d = sr_vec3_sub(items[i].b, items[i].a);
+        int axis = d.x != 0 ? 0 : d.y != 0 ? 1 : 2;
+        per_axis[axis]++;
+        const float e[3] = {5, 3, 9};
+        cr_assert_float_eq(fabsf(sr_vec3_get(d, axis)), e[axis], 0.0f);
+        cr_assert((d.x != 0) + (d.y != 0) + (d.z != 0) == 1, "edge %d is along one axis", i);
+        cr_assert(sr_aabb_contains_point(box, items[i].a) && sr_aabb_contains_point(box, items[i].b));
+    }
+    cr_assert(per_axis[0] == 4 && per_axis[1] == 4 && per_axis[2] == 4);
+    sr_debug_list_clear(list, NULL);
+    // Cylinder, capsule, cone: every point on the analytic surface.
+    sr_vec3 a = {0, 0, 0}, b = {0, 3, 0};
+    sr_debug_cylinder(list, a, b, 0.5f, (sr_debug_style){0});
+    size_t n = segments_of(list, &items);
+    for (size_t i = 0; i < n; i++) {
+        const sr_vec3 points[2] = {items[i].a, items[i].b};
+        for (int e = 0; e < 2; e++) {
+            float radial = sqrtf(points[e].x * points[e].x + points[e].z * points[e].z);
+            cr_assert(fabsf(radial - 0.5f) < 1e-5f && points[e].y >= -1e-6f && points[e].y <= 3 + 1e-6f);
+        }
+    }
+    sr_debug_list_clear(list, NULL);
+    sr_debug_capsule(list, a, b, 0.5f, (sr_debug_style){0});
+    n = segments_of(list, &items);
+    for (size_t i = 0; i < n; i++) {
+        const sr_vec3 points[2] = {items[i].a, items[i].b};
+        for (int e = 0; e < 2; e++) {
+            // Distance to the segment a-b is the radius.
+            float y = fminf(fmaxf(points[e].y, 0.0f), 3.0f);
+            float distance = sr_vec3_length(sr_vec3_sub(points[e], sr_vec3_make(0, y, 0)));
+            cr_assert(fabsf(distance - 0.5f) < 1e-5f, "capsule point at %g from the axis", (double)distance);
+        }
+    }
+    sr_debug_list_clear(list, NULL);
+    sr_debug_cone(list, sr_vec3_make(0, 2, 0), sr_vec3_make(0, 0, 0), 1.0f, (sr_debug_style){0});
+    n = segments_of(list, &items);
+    for (size_t i = 0; i < n; i++) {
+        const sr_vec3 points[2] = {items[i].a, items[i].b};
+        for (int e = 0; e < 2; e++) {
+            // On the cone: radius 1 - y / 2 at height y.
+            float radial = sqrtf(points[e].x * points[e].x + points[e].z * points[e].z);
+            cr_assert(fabsf(radial - (1.0f - points[e].y / 2.0f)) < 1e-5f);
+        }
+    }
+    sr_debug_list_clear(list, NULL);
+    // Arrow: the shaft and four barbs ending at the head, a sixth of the length back, at 20 degrees.
+    sr_vec3 from = {1, 1, 1}, to = {1, 7, 1};
+    sr_debug_arrow(list, from, to, (sr_debug_style){0});
+    cr_assert_eq(segments_of(list, &items), 5u);
+    for (int i = 1; i < 5; i++) {
+        cr_assert(memcmp(&items[i].a, &to, sizeof to) == 0);
+        sr_vec3 barb = sr_vec3_sub(items[i].b, to);
+        cr_assert_float_eq(barb.y, -1.0f, 1e-5f);
+        float across = sqrtf(barb.x * barb.x + barb.z * barb.z);
+        cr_assert_float_eq(atanf(across / 1.0f), 20.0f * SR_PI / 180.0f, 1e-4f);
+    }
+    sr_debug_list_clear(list, NULL);
+    // Frustum: its corners project back onto the clip cube's corners.
+    sr_camera camera = {.eye = {2, 1, 5}, .target = {0, 0, 0}, .fov_y_degrees = 60, .near_z = 0.5f, .far_z = 20};
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, 320, 200, &view, &projection);
+    sr_mat4 vp = sr_mat4_mul(projection, view);
+    sr_debug_frustum(list, vp, (sr_debug_style){0});
+    n = segments_of(list, &items);
+    cr_assert_eq(n, 12u);
+    for (size_t i = 0; i < n; i++) {
+        const sr_vec3 points[2] = {items[i].a, items[i].b};
+        for (int e = 0; e < 2; e++) {
+            sr_vec3 ndc = sr_mat4_transform_point_projective(vp, points[e]);
+            cr_assert(fabsf(fabsf(ndc.x) - 1) < 1e-3f && fabsf(fabsf(ndc.y) - 1) < 1e-3f &&
+                          (fabsf(ndc.z) < 1e-3f || fabsf(ndc.z - 1) < 1e-3f),
+                      "corner projects to (%g %g %g)", (double)ndc.x, (double)ndc.y, (double)ndc.z);
+        }
+    }
+    sr_debug_list_clear(list, NULL);
+    // Grid: 2 (divisions + 1) lines in the plane y = centre.y.
+    sr_debug_grid(list, sr_vec3_make(0, 1.5f, 0), 10.0f, 10, (sr_debug_style){0});
+    n = segments_of(list, &items);
+    cr_assert_eq(n, 22u);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(items[i].a.y == 1.5f && items[i].b.y == 1.5f);
+    sr_debug_list_destroy(list);
+}
+
+/* ---- drawing ---- */
+
+typedef struct target {
+    sr_framebuffer *fb;
+    sr_renderer *renderer;
+    sr_mat4 vp;
+} target;
+
+static target make_target(int width, int height, int threads)
+{
+    target t;
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = width, .height = height}, &t.fb, NULL), SR_OK);
+    cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = threads}, &t.renderer, NULL), SR_OK);
+    sr_framebuffer_clear(t.fb, sr_rgba8(0, 0, 0, 1), 1.0f);
+    sr_camera camera = {.eye = {0, 2, 6}, .target = {0, 0, 0}};
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, width, height, &view, &projection);
+    t.vp = sr_mat4_mul(projection, view);
+    return t;
+}
+
+static void free_target(target *t)
+{
+    sr_framebuffer_destroy(t->fb);
+    sr_renderer_destroy(t->renderer);
+}
+
+static bool project(const target *t, sr_vec3 p, int *x, int *y, float *z)
+{
+    sr_vec4 c = sr_mat4_mul_vec4(t->vp, sr_vec4_from_vec3(p, 1.0f));
+    if (c.w <= 0)
+        return false;
+    *x = (int)floorf((c.x / c.w + 1) * 0.5f * (float)t->fb->width);
+    *y = (int)floorf((1 - c.y / c.w) * 0.5f * (float)t->fb->height);
+    *z = c.z / c.w;
+    return *x >= 0 && *y >= 0 && *x < t->fb->width && *y < t->fb->height;
+}
+
+Test(debug_draw, box_corners_light_their_pixels)
+{
+    target t = make_target(200, 150, 1);
+    sr_debug_list *list = new_list(0);
+    sr_aabb box = {{-1, -0.5f, -1}, {1.2f, 0.8f, 0.6f}};
+    const uint32_t color = sr_rgba8(0.2f, 1.0f, 0.4f, 1.0f);
+    sr_debug_aabb(list, box, (sr_debug_style){.color = color, .on_top = true});
+    cr_assert_eq(sr_debug_draw(list, t.renderer, t.fb, t.vp, NULL), SR_OK);
+    for (int corner = 0; corner < 8; corner++) {
+        sr_vec3 p = {corner & 1 ? box.max.x : box.min.x, corner & 2 ? box.max.y : box.min.y,
+                     corner & 4 ? box.max.z : box.min.z};
+        int x, y;
+        float z;
+        cr_assert(project(&t, p, &x, &y, &z));
+        cr_assert_eq(t.fb->color[y * 200 + x], color, "corner %d at (%d, %d)", corner, x, y);
+    }
+    // Nothing else than the line colour and the background.
+    for (int p = 0; p < 200 * 150; p++)
+        cr_assert(t.fb->color[p] == color || t.fb->color[p] == sr_rgba8(0, 0, 0, 1));
+    sr_debug_list_destroy(list);
+    free_target(&t);
+}
+
+Test(debug_draw, depth_tested_lines_hide_behind_a_triangle_and_show_in_front)
+{
+    target t = make_target(160, 120, 1);
+    // A big triangle in the plane z = 0 facing the camera, drawn by the pipeline with flat.
+    sr_shader_vertex v[3] = {{.position = {-3, -3, 0}}, {.position = {3, -3, 0}}, {.position = {0, 3, 0}}};
+    sr_shader_uniforms uniforms = sr_shader_uniforms_default();
+    sr_camera camera = {.eye = {0, 2, 6}, .target = {0, 0, 0}};
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, 160, 120, &view, &projection);
+    sr_shader_uniforms_set_transforms(&uniforms, sr_mat4_identity(), view, projection);
+    uniforms.albedo = sr_vec3_make(0.5f, 0.5f, 0.5f);
+    sr_program program = sr_shader_program(&sr_shader_flat, &uniforms);
+    cr_assert_eq(sr_draw_triangles(t.renderer, t.fb,
+                                   &(sr_draw_desc){.vertices = v,
+                                                   .vertex_count = 3,
+                                                   .vertex_stride = sizeof(sr_shader_vertex),
+                                                   .program = &program},
+                                   NULL),
+                 SR_OK);
+    uint32_t grey = t.fb->color[60 * 160 + 80];
+    sr_debug_list *list = new_list(0);
+    const uint32_t behind_color = sr_rgba8(1, 0, 0, 1), front_color = sr_rgba8(0, 0, 1, 1),
+                   on_color = sr_rgba8(0, 1, 0, 1);
+    sr_debug_line(list, sr_vec3_make(-1, 0.5f, -0.5f), sr_vec3_make(1, 0.5f, -0.5f),
+                  (sr_debug_style){.color = behind_color});
+    sr_debug_line(list, sr_vec3_make(-1, -0.5f, 0.5f), sr_vec3_make(1, -0.5f, 0.5f),
+                  (sr_debug_style){.color = front_color});
+    sr_debug_line(list, sr_vec3_make(-1, 0.0f, 0.0f), sr_vec3_make(1, 0.0f, 0.0f), (sr_debug_style){.color = on_color});
+    cr_assert_eq(sr_debug_draw(list, t.renderer, t.fb, t.vp, NULL), SR_OK);
+    int behind = 0, front = 0, on = 0;
+    for (int p = 0; p < 160 * 120; p++) {
+        behind += t.fb->color[p] == behind_color;
+        front += t.fb->color[p] == front_color;
+        on += t.fb->color[p] == on_color;
+    }
+    cr_assert_eq(behind, 0, "the line behind the triangle is hidden");
+    cr_assert_gt(front, 20);
+    // The line lying on the triangle shows entirely: as many pixels as without depth test.
+    target bare = make_target(160, 120, 1);
+    sr_debug_list *alone = new_list(0);
+    sr_debug_line(alone, sr_vec3_make(-1, 0.0f, 0.0f), sr_vec3_make(1, 0.0f, 0.0f),
+                  (sr_debug_style){.color = on_color, .on_top = true});
+    cr_assert_eq(sr_debug_draw(alone, bare.renderer, bare.fb, bare.vp, NULL), SR_OK);
+    int expected = 0;
+    for (int p = 0; p < 160 * 120; p++)
+        expected += bare.fb->color[p] == on_color;
+    cr_assert_eq(on, expected, "%d of %d pixels of the line on the surface show", on, expected);
+    cr_assert_eq(t.fb->color[60 * 160 + 80] == grey || t.fb->color[60 * 160 + 80] == on_color, true);
+    sr_debug_list_destroy(list);
+    sr_debug_list_destroy(alone);
+    free_target(&t);
+    free_target(&bare);
+}
+
+Test(debug_draw, markers_rectangles_and_threads)
+{
+    target t = make_target(200, 150, 1);
+    sr_debug_list *list = new_list(0);
+    const uint32_t color = sr_rgba8(1, 0, 1, 1);
+    sr_vec3 point = {0.3f, 0.4f, -0.2f};
+    sr_debug_point(list, point, 10.0f, (sr_debug_style){.color = color, .on_top = true});
+    sr_debug_rect_2d(list, 10, 20, 30, 5, true, (sr_debug_style){.color = sr_rgba8(1, 1, 0, 1)});
+    cr_assert_eq(sr_debug_draw(list, t.renderer, t.fb, t.vp, NULL), SR_OK);
+    int x, y;
+    float z;
+    cr_assert(project(&t, point, &x, &y, &z));
+    cr_assert_eq(t.fb->color[y * 200 + x], color, "the marker's centre is at the projection (%d, %d)", x, y);
+    // The cross spans 10 pixels: its pixels lie within 6 of the centre, some at 4 or more.
+    int far_enough = 0;
+    for (int p = 0; p < 200 * 150; p++)
+        if (t.fb->color[p] == color) {
+            int dx = p % 200 - x, dy = p / 200 - y;
+            cr_assert(abs(dx) <= 6 && abs(dy) <= 6, "marker pixel (%d, %d) too far", dx, dy);
+            far_enough += abs(dx) >= 4 && abs(dy) >= 4;
+        }
+    cr_assert_geq(far_enough, 4, "all four arms reach out");
+    // The filled rectangle covers exactly the pixels whose centres are inside it.
+    for (int py = 15; py < 30; py++)
+        for (int px = 5; px < 45; px++) {
+            bool inside = px >= 10 && px < 40 && py >= 20 && py < 25;
+            cr_assert_eq(t.fb->color[py * 200 + px] == sr_rgba8(1, 1, 0, 1), inside, "(%d, %d)", px, py);
+        }
+    sr_debug_list_destroy(list);
+    free_target(&t);
+    // Many shapes on 1, 2 and 3 threads: the same image.
+    uint32_t *reference = NULL;
+    for (int threads = 1; threads <= 3; threads++) {
+        target u = make_target(240, 160, threads);
+        sr_debug_list *many = new_list(0);
+        for (int i = 0; i < 60; i++) {
+            sr_vec3 c = {(float)(i % 10) * 0.5f - 2.2f, (float)(i / 10) * 0.4f - 1.0f, (float)(i % 7) * 0.2f - 0.5f};
+            sr_debug_sphere(many, c, 0.2f + 0.01f * (float)i,
+                            (sr_debug_style){.color = sr_rgba8(0.5f, (float)i / 60.0f, 1, 0.6f), .width = 1 + i % 3});
+        }
+        cr_assert_eq(sr_debug_draw(many, u.renderer, u.fb, u.vp, NULL), SR_OK);
+        if (!reference) {
+            reference = malloc(240 * 160 * 4);
+            memcpy(reference, u.fb->color, 240 * 160 * 4);
+        } else {
+            cr_assert(memcmp(reference, u.fb->color, 240 * 160 * 4) == 0, "%d threads", threads);
+        }
+        sr_debug_list_destroy(many);
+        free_target(&u);
+    }
+    free(reference);
+}
