@@ -3,6 +3,7 @@
  * buffers as raw files and the frame's statistics as JSON. Everything the user gives is checked
  * before any work starts; every failure prints one message naming the argument or file and
  * leaves no output file behind. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,8 @@ static void print_usage(FILE *out)
           "                   axes, grid      world axes at the origin, a ground grid at y = 0\n"
           "                   hud             statistics at the top left\n"
           "  --debug-camera SPEC  draw from this camera (same syntax as --camera) while culling still\n"
-          "                 uses the scene's: its frustum and the culled instances are drawn too\n"
+          "                 uses the scene's: its frustum and the culled instances (grey boxes) are\n"
+          "                 drawn too; without far= its far plane reaches past the whole scene\n"
           "  --depth FILE   window depth in [0,1] per pixel: raw little-endian float32, top row first,\n"
           "                 1.0 where nothing was drawn\n"
           "  --ids FILE     what was drawn per pixel, raw little-endian uint32, top row first:\n"
@@ -262,6 +264,30 @@ static void print_stats(const render_options *o, const sr_scene_stats *s, double
            (unsigned long long)s->fragments_shaded, s->draw_calls, load_ms, s->update_ms, s->cull_ms, s->draw_ms);
 }
 
+/* The distance from the view camera's eye past every node's box and every corner of the culling
+ * camera's frustum, with 10% to spare: the far plane of a debug camera. */
+static float far_enough(const sr_scene *scene, const sr_camera *view, const sr_camera *cull, int width, int height)
+{
+    sr_aabb box = sr_aabb_empty();
+    for (sr_node_id n = sr_scene_first_child(scene, SR_NODE_NULL); n.generation; n = sr_scene_next_sibling(scene, n)) {
+        sr_node_info info;
+        if (sr_scene_node(scene, n, &info, NULL) == SR_OK)
+            box = sr_aabb_merge(box, info.subtree_aabb);
+    }
+    sr_mat4 v, p, inverse;
+    sr_camera_matrices(cull, width, height, &v, &p);
+    if (sr_mat4_inverse(sr_mat4_mul(p, v), &inverse))
+        for (int i = 0; i < 8; i++)
+            box = sr_aabb_grow(box, sr_mat4_transform_point_projective(
+                                        inverse, sr_vec3_make(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, (float)(i >> 2))));
+    float farthest = 0.0f;
+    for (int i = 0; i < 8 && !sr_aabb_is_empty(box); i++) {
+        sr_vec3 corner = {i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z};
+        farthest = fmaxf(farthest, sr_vec3_length(sr_vec3_sub(corner, view->eye)));
+    }
+    return isfinite(farthest) ? 1.1f * farthest : 0.0f;
+}
+
 /* The camera of --camera or --debug-camera over `base`. */
 static sr_status parse_camera(const char *option, const char *spec, sr_camera base, sr_camera *out, sr_error *err)
 {
@@ -325,8 +351,14 @@ int sr_cmd_render(int argc, char **argv)
     if (status == SR_OK && options.camera)
         status = parse_camera("--camera", options.camera, camera, &camera, &err);
     view = camera;
-    if (status == SR_OK && options.debug_camera)
+    if (status == SR_OK && options.debug_camera) {
         status = parse_camera("--debug-camera", options.debug_camera, camera, &view, &err);
+        // Unless the spec sets far=, the debug camera sees the whole scene and the culling
+        // camera's frustum, however far out it stands.
+        if (status == SR_OK && !strstr(options.debug_camera, "far="))
+            view.far_z = fmaxf(sr_camera_resolve(&view).far_z, far_enough(scene, &view, &camera, options.width,
+                                                                          options.height));
+    }
     if (status == SR_OK)
         status = sr_framebuffer_create(
             &(sr_framebuffer_desc){.width = options.width, .height = options.height, .ids = options.ids_path != NULL},
