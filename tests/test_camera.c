@@ -2,30 +2,13 @@
  * the projection in double, validation and the --camera syntax, and the viewer's orbit maths
  * (rotation, pan, zoom about a point, framing) against the geometry they promise. */
 #include <criterion/criterion.h>
+
+#include "test_random.h"
 #include <softrast/scene.h>
 
 #include <math.h>
 #include <string.h>
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static void rng_seed(uint64_t seed)
-{
-    rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
-}
-
-static double rng_uniform(void) /* [0, 1) */
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) * 0x1p-53;
-}
-
-static float rng_range(double low, double high)
-{
-    return (float)(low + (high - low) * rng_uniform());
-}
 
 /* ---- cameras ---- */
 

@@ -81,60 +81,13 @@ sr_status sr_obj_text_copy(const char *bytes, size_t length, const char *name, s
 sr_status sr_obj_text_read(const char *path, sr_obj_text *text, sr_error *err)
 {
     *text = (sr_obj_text){0};
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return sr_error_set(err, SR_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
-    /* Only regular files: a device such as /dev/zero or a never-ending pipe would otherwise be
-     * read until memory runs out. */
-    struct stat info;
-    if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) {
-        fclose(file);
-        return sr_error_set(err, SR_ERROR_IO, "%s: not a regular file", path);
-    }
-    if ((uint64_t)info.st_size > SR_OBJ_MAX_BYTES) {
-        fclose(file);
-        return sr_error_set(err, SR_ERROR_UNSUPPORTED, "%s: larger than %zu bytes, the OBJ size limit", path,
-                            SR_OBJ_MAX_BYTES);
-    }
-    /* One read of the size fstat gives; a file that grows meanwhile is read to its end. */
-    size_t capacity = (size_t)info.st_size + 1, length = 0;
-    sr_status status = SR_OK;
-    char *bytes = sr_alloc(capacity);
-    if (!bytes)
-        status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-    while (status == SR_OK) {
-        size_t got;
-        if (length < capacity - 1) {
-            got = fread(bytes + length, 1, capacity - 1 - length, file);
-        } else {
-            /* full: one more byte tells the end from a file that grew */
-            char probe;
-            got = fread(&probe, 1, 1, file);
-            if (got && !sr_obj_grow((void **)&bytes, &capacity, capacity + 1, 1)) {
-                status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-                break;
-            }
-            if (got)
-                bytes[length] = probe;
-        }
-        length += got;
-        if (length > SR_OBJ_MAX_BYTES) {
-            status = sr_error_set(err, SR_ERROR_UNSUPPORTED, "%s: larger than %zu bytes, the OBJ size limit", path,
-                                  SR_OBJ_MAX_BYTES);
-            break;
-        }
-        if (got == 0) {
-            if (ferror(file))
-                status = sr_error_set(err, SR_ERROR_IO, "%s: read error: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(file);
-    if (status != SR_OK) {
-        sr_free(bytes);
+    /* Only regular files (sr_file_read refuses devices and pipes, which could be read until
+     * memory runs out), in one read of the size the file has. */
+    char *bytes = NULL;
+    size_t length = 0;
+    sr_status status = sr_file_read(path, SR_OBJ_MAX_BYTES, &bytes, &length, err);
+    if (status != SR_OK)
         return status;
-    }
-    bytes[length] = '\0';
     text->bytes = bytes;
     text->length = length;
     status = prepare(text, path, err);
