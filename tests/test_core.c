@@ -115,3 +115,18 @@ Test(core, overflowing_sizes_are_refused)
     cr_assert_not_null(zero, "zero-size allocations return a unique pointer");
     sr_free(zero);
 }
+
+Test(core, path_stem_drops_the_folder_and_the_extension)
+{
+    char out[16];
+    const struct {
+        const char *path, *stem;
+    } cases[] = {{"a/b/bunny.obj", "bunny"}, {"bunny", "bunny"}, {"/x/.hidden", ".hidden"}, {"dir.d/mesh", "mesh"},
+                 {"a.b.c", "a.b"}, {"", ""}, {"folder/", ""}, {"a/very_long_name_indeed.obj", "very_long_name_"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sr_path_stem(cases[i].path, out, sizeof out);
+        cr_assert_str_eq(out, cases[i].stem, "'%s'", cases[i].path);
+    }
+    sr_path_stem(NULL, out, sizeof out);
+    cr_assert_str_eq(out, "");
+}

@@ -12,19 +12,6 @@ static void print_warning(void *user, const char *message)
     fprintf(stderr, "%s: warning: %s\n", (const char *)user, message);
 }
 
-/* The file name without folder and extension: the node name of a mesh. */
-static void base_name(const char *path, char out[128])
-{
-    const char *slash = strrchr(path, '/');
-    const char *start = slash ? slash + 1 : path;
-    const char *dot = strrchr(start, '.');
-    size_t length = dot && dot > start ? (size_t)(dot - start) : strlen(start);
-    if (length > 127)
-        length = 127;
-    memcpy(out, start, length);
-    out[length] = '\0';
-}
-
 /* What OBJ files lack for the built-in shaders, made up from the normalised positions. */
 static sr_status add_mesh_extras(sr_mesh *mesh, sr_error *err)
 {
@@ -80,7 +67,7 @@ sr_status sr_app_load_scene(const char *command, const char *path, sr_scene **ou
         return status;
     }
     char name[128];
-    base_name(path, name);
+    sr_path_stem(path, name, sizeof name);
     return sr_scene_create_from_mesh(mesh, name, out, err);
 }
 

@@ -176,3 +176,20 @@ sr_status sr_file_read(const char *path, size_t max_size, char **out_data, size_
         *out_size = length;
     return SR_OK;
 }
+
+void sr_path_stem(const char *path, char *out, size_t size)
+{
+    if (!out || size == 0)
+        return;
+    out[0] = '\0';
+    if (!path)
+        return;
+    const char *slash = strrchr(path, '/');
+    const char *start = slash ? slash + 1 : path;
+    const char *dot = strrchr(start, '.');
+    size_t length = dot && dot > start ? (size_t)(dot - start) : strlen(start);
+    if (length > size - 1)
+        length = size - 1;
+    memcpy(out, start, length);
+    out[length] = '\0';
+}

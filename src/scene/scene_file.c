@@ -998,19 +998,6 @@ static void folder_of(const char *path, char folder[4096])
     folder[length] = '\0';
 }
 
-/* The file name without folder and extension: the scene or node name of a mesh file. */
-static void base_name(const char *path, char out[128])
-{
-    const char *slash = strrchr(path, '/');
-    const char *start = slash ? slash + 1 : path;
-    const char *dot = strrchr(start, '.');
-    size_t length = dot && dot > start ? (size_t)(dot - start) : strlen(start);
-    if (length > 127)
-        length = 127;
-    memcpy(out, start, length);
-    out[length] = '\0';
-}
-
 static bool has_extension(const char *path, const char *extension)
 {
     size_t n = strlen(path), m = strlen(extension);
@@ -1042,7 +1029,7 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
     if (desc->path && has_extension(desc->path, ".obj")) {
         sr_mesh *mesh = NULL;
         char name[128];
-        base_name(desc->path, name);
+        sr_path_stem(desc->path, name, sizeof name);
         status = sr_obj_load(&(sr_obj_desc){.path = desc->path, .warning = desc->warning, .user = desc->user}, &mesh,
                              err);
         if (status == SR_OK) {
@@ -1052,7 +1039,7 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
         return status;
     }
     char scene_name[128];
-    base_name(l.file, scene_name);
+    sr_path_stem(l.file, scene_name, sizeof scene_name);
     if (desc->path) {
         char *text = NULL;
         size_t length = 0;

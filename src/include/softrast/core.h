@@ -72,6 +72,10 @@ void sr_free(void *pointer);
 /// SR_ERROR_UNSUPPORTED (too large), SR_ERROR_OUT_OF_MEMORY. *out_data is NULL on failure.
 sr_status sr_file_read(const char *path, size_t max_size, char **out_data, size_t *out_size, sr_error *err);
 
+/// The file name of `path` without its folder and extension ("a/b/bunny.obj" gives "bunny"), cut
+/// to fit `size` bytes with its NUL; "" for NULL. The name a scene gives a mesh read from a file.
+void sr_path_stem(const char *path, char *out, size_t size);
+
 #ifdef __cplusplus
 }
 #endif
