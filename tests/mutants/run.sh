@@ -28,14 +28,16 @@
 # lines go stale with any edit nearby, and patch's fuzz factor may then apply it elsewhere.
 #
 # The working tree is never modified: the files git knows (tracked and untracked-but-not-ignored,
-# with their uncommitted changes; outside a git checkout, everything but build*/ and out/) are copied into a temporary folder under $TMPDIR, configured
-# once like the release build of `./softrast.sh test` (-Dbuildtype=release -Dnative=true), and
-# each mutant is applied there, built with ninja and reverted. The suite runs through
+# with their uncommitted changes; outside a git checkout, everything but build*/ and out/) are
+# copied into a temporary folder under $TMPDIR, configured once like the release build of
+# `./softrast.sh test` (-Dbuildtype=release -Dnative=true), and each mutant is applied there,
+# built with ninja, tested, reverted and built again. The suite runs through
 # `meson test --no-rebuild NAME --test-args=--fail-fast`, one meson test at a time: first the
 # mutated module's own suite, then the others from the fastest to the slowest, stopping at the
 # first failure. Every meson test gets a time limit of 5x its time on the unmutated copy (at
 # least 30 s), so a mutant that makes a test loop forever is killed "by timeout". A mutant that
 # does not compile is counted as killed by the compiler (the list should not contain any).
+# The sanitized build is not used: it would triple the time, and the mutants are logic bugs.
 #
 # Environment: SOFTRAST_MUTANTS_KEEP=1 keeps the temporary folder (its path is printed).
 set -euo pipefail
@@ -292,8 +294,14 @@ for path in "${mutants[@]}"; do
             fi
         done
     fi
-    # Revert. The copy gets a new modification time, so the next build recompiles the file.
+    # Revert and rebuild (counted in this mutant's time: a mutated header recompiles most of the
+    # tree twice). The copy gets a new modification time, so ninja does recompile it.
     cp "$work/original" "$target"
+    if ! ninja -C "$build" >"$work/ninja.log" 2>&1; then
+        tail -n 20 "$work/ninja.log" >&2
+        echo "mutants: the copy does not build again after reverting $name (log above)" >&2
+        exit 2
+    fi
     elapsed=$(seconds_since "$t0")
     if [ -n "$by" ]; then
         killed=$((killed + 1))
