@@ -12,7 +12,8 @@
 # crash, leak, timeout or out-of-memory input) is kept in out/fuzz/ and printed with the command
 # that reproduces it; the exit status is then 1.
 #
-# Environment: SOFTRAST_FUZZ_ARGS adds libFuzzer options to every run (e.g. -max_len=65536).
+# Environment: SOFTRAST_FUZZ_ARGS adds libFuzzer options to every run, e.g. -runs=10000000 to stop
+# after that many executions (SECONDS then being an upper bound; the lines show the time taken).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -79,9 +80,11 @@ for target in "${targets[@]}"; do
     FUZZ_SEED_DIR=$corpus "$program" -runs=0 "$corpus" >"$log" 2>&1 || true
     if [ -f "$corpus.dict" ]; then dict=(-dict="$corpus.dict"); fi
     status=0
+    started=$SECONDS
     # -timeout: an input running 30 s is a finding (a hang), not a stall of the whole run.
     "$program" "$corpus" "${dict[@]}" -max_total_time="$seconds" -print_final_stats=1 -seed="$seed" \
         -timeout=30 -artifact_prefix="$artifacts/" ${SOFTRAST_FUZZ_ARGS:-} >"$log" 2>&1 || status=$?
+    elapsed=$((SECONDS - started))
     runs=$(stat number_of_executed_units "$log")
     rate=$(stat average_exec_per_sec "$log")
     coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
@@ -93,7 +96,7 @@ for target in "${targets[@]}"; do
         cp "$file" "$findings_dir/"
         saved+=("$findings_dir/$(basename "$file")")
     done
-    line=$(printf '%-14s %4d s %13s executions (%s/s), cov %s, corpus %s, seed %s' "fuzz_$target" "$seconds" \
+    line=$(printf '%-14s %4d s %13s executions (%s/s), cov %s, corpus %s, seed %s' "fuzz_$target" "$elapsed" \
         "$(thousands "${runs:-0}")" "$(thousands "${rate:-0}")" "${coverage:-?}" "$corpus_size" "$seed")
     if [ ${#saved[@]} -gt 0 ] || [ $status -ne 0 ]; then
         found=$((found + 1))
@@ -111,9 +114,11 @@ for target in "${targets[@]}"; do
     fi
 done
 
+count="${#targets[@]} targets"
+[ ${#targets[@]} -gt 1 ] || count="1 target"
 if [ $found -eq 0 ]; then
-    echo "fuzz: $(thousands "$total") executions, ${#targets[@]} targets, nothing found"
+    echo "fuzz: $(thousands "$total") executions, $count, nothing found"
 else
-    echo "fuzz: $(thousands "$total") executions, ${#targets[@]} targets, FOUND something in $found (inputs in $findings_dir/)"
+    echo "fuzz: $(thousands "$total") executions, $count, FOUND something in $found (inputs in $findings_dir/)"
     exit 1
 fi
