@@ -60,7 +60,6 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/softrast-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 findings_dir=out/fuzz
-mkdir -p "$findings_dir"
 
 # stat KEY LOG: the value of libFuzzer's final "stat::KEY: N" line (-print_final_stats=1).
 stat() { sed -n "s/^stat::$1: *\([0-9]*\).*/\1/p" "$2" | tail -n 1; }
@@ -93,6 +92,7 @@ for target in "${targets[@]}"; do
     saved=()
     for file in "$artifacts"/*; do
         [ -e "$file" ] || continue
+        mkdir -p "$findings_dir"
         cp "$file" "$findings_dir/"
         saved+=("$findings_dir/$(basename "$file")")
     done
