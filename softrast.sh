@@ -2,10 +2,11 @@
 # softrast.sh — the README's quick-start commands.
 #   ./softrast.sh run                install what is missing, build, run the main job (demo scene)
 #   ./softrast.sh test               install what is missing, build, run every test (plain and sanitized)
-#   ./softrast.sh mutants [PATTERN]  plant each bug of tests/mutants/ in a copy of the tree, check
+#   ./softrast.sh mutants [PATTERN]  plant each bug of tests/mutants/ in a copy of the tree and check
 #                                    that the suite kills it (tests/mutants/run.sh)
-#   ./softrast.sh fuzz [SECONDS]     run every libFuzzer target for SECONDS each, default 60
-#                                    (tests/fuzz/run.sh)
+#   ./softrast.sh fuzz [SECONDS] [TARGET...]
+#                                    run every (or each named) libFuzzer target for SECONDS each,
+#                                    default 60 (tests/fuzz/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -73,7 +74,7 @@ fuzz)
     exec tests/fuzz/run.sh "$@"
     ;;
 *)
-    echo "usage: ./softrast.sh run | test | mutants [PATTERN] | fuzz [SECONDS]" >&2
+    echo "usage: ./softrast.sh run | test | mutants [PATTERN] | fuzz [SECONDS] [TARGET...]" >&2
     exit 2
     ;;
 esac
