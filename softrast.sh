@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# softrast.sh — the README's two quick-start commands.
-#   ./softrast.sh run    install what is missing, build, run the main job (demo scene)
-#   ./softrast.sh test   install what is missing, build, run every test (plain and sanitized)
+# softrast.sh — the README's quick-start commands.
+#   ./softrast.sh run                install what is missing, build, run the main job (demo scene)
+#   ./softrast.sh test               install what is missing, build, run every test (plain and sanitized)
+#   ./softrast.sh mutants [PATTERN]  plant each bug of tests/mutants/ in a copy of the tree and check
+#                                    that the suite kills it (tests/mutants/run.sh)
+#   ./softrast.sh fuzz [SECONDS] [TARGET...]
+#                                    run every (or each named) libFuzzer target for SECONDS each,
+#                                    default 60 (tests/fuzz/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(gcc pkg-config meson ninja-build libsdl2-dev libstb-dev libcriterion-dev libcjson-dev)
 
+# install_missing PACKAGE...: installs the missing ones as root, else prints the command and stops.
 install_missing() {
     local missing=() p
-    for p in "${packages[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -36,13 +42,13 @@ build() {
 
 case "${1:-}" in
 run)
-    install_missing
+    install_missing "${packages[@]}"
     build build -Dbuildtype=release -Dnative=true
     mkdir -p out
     ./build/src/app/softrast render --out out/demo.bmp
     ;;
 test)
-    install_missing
+    install_missing "${packages[@]}"
     build build -Dbuildtype=release -Dnative=true
     build build-sanitize -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
     log=$(mktemp)
@@ -56,8 +62,19 @@ test)
         /Synthesis: Tested:/ { passed += count("Passing"); failed += count("Failing") + count("Crashing"); skipped += count("Skipped") }
         END { printf "tests: %d passed, %d failed, %d skipped\n", passed, failed, skipped }' "$log"
     ;;
+mutants)
+    install_missing "${packages[@]}"
+    shift
+    exec tests/mutants/run.sh "$@"
+    ;;
+fuzz)
+    # libFuzzer needs clang and its runtime (Debian: libclang-rt-14-dev); only this command does.
+    install_missing "${packages[@]}" clang libclang-rt-14-dev
+    shift
+    exec tests/fuzz/run.sh "$@"
+    ;;
 *)
-    echo "usage: ./softrast.sh run|test" >&2
+    echo "usage: ./softrast.sh run | test | mutants [PATTERN] | fuzz [SECONDS] [TARGET...]" >&2
     exit 2
     ;;
 esac

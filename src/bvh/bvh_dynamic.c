@@ -163,9 +163,11 @@ static inline sr_aabb box_expand(sr_aabb b, float margin)
                      {b.max.x + margin, b.max.y + margin, b.max.z + margin}};
 }
 
-static inline bool float_is_finite(float x)
+/* int like the comparisons it is combined with: box_is_valid joins them with a branch-free `&`,
+ * which clang (-Wbitwise-instead-of-logical, an error with -Werror) refuses for bool operands. */
+static inline int float_is_finite(float x)
 {
-    return fabsf(x) <= FLT_MAX; /* false for infinities and NaN */
+    return fabsf(x) <= FLT_MAX; /* 0 for infinities and NaN */
 }
 
 /* Finite and min <= max on every axis (the comparisons are false for NaN). */
