@@ -12,22 +12,122 @@
 
 /* ---- rays ---- */
 
-/* The ray tests are geom's own sr_ray_aabb (Williams slab test with Ize's robust exit widening)
- * and sr_ray_triangle (watertight ray-space edge functions), both `static inline` in
- * softrast/geom.h so that they inline into the traversal loop: the BVH answers what a
- * brute-force loop over sr_ray_triangle answers, and never misses a box a ray grazes. One
- * limit, at the rounding level: a ray lying in the plane of triangles (t is then ill-defined and
- * sr_ray_triangle's t is rounding noise around the true value) can get a computed t just outside
- * the slab interval of the triangle's leaf box; that leaf may then be pruned in favour of another
- * hit whose t differs by that rounding noise (found by the fuzzer, tests/test_fuzz.c). */
+/* The ray tests are geom's own sr_ray_triangle (watertight ray-space edge functions, `static
+ * inline` in softrast/geom.h so that it inlines into the leaf loop) and the Williams slab test of
+ * sr_ray_aabb, run on node boxes grown by a per-ray margin (slab_origins below): the BVH answers
+ * exactly what a brute-force loop over sr_ray_triangle answers, bit for bit, for every ray.
+ *
+ * Why the margin: sr_ray_triangle's t is computed in the ray's sheared space from rounded
+ * coordinates, so the point o + t d it reports may lie a rounding outside the triangle's box.
+ * For a ray crossing a flat box at a small angle (or lying in its plane) that rounding, divided
+ * by a small direction component, is a large distance along the ray: the fuzzer's case
+ * (tests/test_fuzz.c, regressions/bvh_closest_hit_at_box_face) had three triangles in the plane
+ * x = 0, a ray starting in that plane, t = -1.95e-9, -1.66e-8 and 1.3e-8 from sr_ray_triangle
+ * and a slab interval of exactly [0, 0] for every leaf. Once the first triangle was found at
+ * -1.95e-9, the leaf of the closest one (-1.66e-8) was entered "after" the closest hit and
+ * pruned; elsewhere a leaf whose triangle sr_ray_triangle hits was missed by the slab test. */
 
-/* Entry distance of the ray into a node's box within [ray->tmin, ray->tmax], or INFINITY on a
- * miss. */
-static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray)
+/* ---- the margin ----
+ * Rounding of sr_ray_triangle, with u = 2^-24 and each float result r(1 + d) + e, |d| <= u,
+ * |e| <= 2^-150 where a product or quotient underflows (sums of floats are exact there). M_k
+ * bounds |p_k - o_k| over the tree's vertices (from the root box), Z is axis_z, D = |d_Z| the
+ * largest direction component, so |d_k / d_Z| <= 1. A hit means that the ray-space origin lies
+ * in the triangle of the *rounded* ray-space vertices (the edge functions are exact in double),
+ * at barycentrics l_i >= 0. The exact point Q = sum l_i p_i is in the triangle, hence in every
+ * box holding its vertices, and:
+ *  - a sheared coordinate a_i - s c_i, rounded, misses its exact value by at most
+ *    2.01u M_k + 4.01u M_Z + 2^-150 1.01 (M_Z + 1) (s = d_k / d_Z rounded, perhaps to a
+ *    subnormal); since sum l_i x'_i = 0, the ray passes that close to Q on axes x and y;
+ *  - the computed t misses the ray parameter of Q's depth by at most 3.01u M_Z / D
+ *    + 2^-150 1.01 (M_Z + 1) (the double arithmetic adds ~2^-50 relative), which moves the
+ *    point along axis k by that times |d_k|;
+ *  - the slab distance (b - o') (1/d) of a grown box errs by 3.01u (M_k + E_k) / |d_k| plus
+ *    2^-150 terms, i.e. by that times |d_k| in world units.
+ * A box grown by E_k on axis k with E_k >= 5.03u M_k + 7.03u M_Z + 2^-150 1.02 (M_k + M_Z + 2)
+ * (1 + D) therefore holds the point o + t d of every hit at t of a triangle inside it, with room
+ * for the slab test's own rounding: its computed entry is <= t and its exit >= t. The margin
+ * below, 2^-20 (M_k + M_Z) + 2^-148 (M_k + M_Z + 2) (1 + D), is more than twice that. So every
+ * leaf holding a hit is reached and never pruned before a hit closer than its own, and the
+ * traversal finds brute force's closest t.
+ *
+ * The growth costs nothing per node: the near faces are tested against an origin moved by E_k
+ * towards the far side, the far faces against one moved the other way, so the slab test keeps
+ * its instructions. The margin is about 2e-6 of the distance to the farthest vertex: on
+ * dragon_res3's primary rays the traversal does ~4% more work, and the margin's set-up adds
+ * ~16% instructions per ray (straight-line code beside a latency-bound walk). Box trees (the
+ * caller's own test) use no margin: their slab test is sr_ray_aabb's exactly. */
+
+/* The origins the slab test subtracts from a box's near and far faces, per axis: the ray's
+ * origin moved by the margin above (not moved for box trees). */
+typedef struct slab_origins {
+    float near[3], far[3];
+} slab_origins;
+
+/* In float, without branches (it runs once per ray, next to ~500 instructions of traversal on a
+ * typical mesh): the margin's two terms, the second with 2^-146 for 2^-148, plus 2^-22 |o_k|,
+ * which covers the rounding of o_k +- margin itself (at most u (|o_k| + margin)). The few float
+ * roundings here are relative u each, far inside the factor of two. The product is grouped so
+ * that no intermediate is subnormal: a subnormal operand costs a microcode assist of ~100
+ * cycles on common x86 cores, which measurably slowed every ray. A margin that overflows is
+ * infinite: the box grows without bound (never NaN, node boxes are finite). */
+static void slab_origins_make(const sr_bvh *bvh, const sr_ray *ray, slab_origins *out)
 {
-    const sr_aabb box = {node->min, node->max};
-    float t_near;
-    return sr_ray_aabb(ray, &box, &t_near, NULL) ? t_near : INFINITY;
+    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    if (!bvh->triangles) {
+        for (int k = 0; k < 3; k++)
+            out->near[k] = out->far[k] = origin[k];
+        return;
+    }
+    const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+    const float direction[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
+    const sr_bvh_node *root = &bvh->nodes[0];
+    const float low[3] = {root->min.x, root->min.y, root->min.z};
+    const float high[3] = {root->max.x, root->max.y, root->max.z};
+    float reach[3]; /* M_k */
+    for (int k = 0; k < 3; k++) {
+        const float below = fabsf(low[k] - origin[k]), above = fabsf(high[k] - origin[k]);
+        reach[k] = below > above ? below : above;
+    }
+    const float depth_reach = reach[ray->axis_z], largest = fabsf(direction[ray->axis_z]); /* M_Z, D */
+    for (int k = 0; k < 3; k++) {
+        /* 2^-20 (sum + 2^-126 (1 + D) (sum + 2)) + 2^-22 |o_k| */
+        const float sum = reach[k] + depth_reach;
+        const float margin =
+            0x1p-20f * (sum + 0x1p-126f * ((1.0f + largest) * (sum + 2.0f))) + 0x1p-22f * fabsf(origin[k]);
+        /* sr_ray_aabb's choice of faces: the near face is the max one when 1/d < 0 (-0 included) */
+        const bool negative = inv[k] < 0.0f;
+        const float ahead = origin[k] + margin, behind = origin[k] - margin;
+        out->near[k] = negative ? behind : ahead;
+        out->far[k] = negative ? ahead : behind;
+    }
+}
+
+/* Entry distance of the ray into a node's box (grown as `origins` say) within
+ * [ray->tmin, ray->tmax], or INFINITY on a miss: sr_ray_aabb's rules with two origins. */
+static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
+{
+    const sr_vec3 inv = ray->inv_direction;
+    const bool neg_x = inv.x < 0.0f, neg_y = inv.y < 0.0f, neg_z = inv.z < 0.0f;
+    const float near_x = ((neg_x ? node->max.x : node->min.x) - origins->near[0]) * inv.x;
+    const float far_x = ((neg_x ? node->min.x : node->max.x) - origins->far[0]) * inv.x;
+    const float near_y = ((neg_y ? node->max.y : node->min.y) - origins->near[1]) * inv.y;
+    const float far_y = ((neg_y ? node->min.y : node->max.y) - origins->far[1]) * inv.y;
+    const float near_z = ((neg_z ? node->max.z : node->min.z) - origins->near[2]) * inv.z;
+    const float far_z = ((neg_z ? node->min.z : node->max.z) - origins->far[2]) * inv.z;
+    float enter = ray->tmin;
+    enter = near_x > enter ? near_x : enter;
+    enter = near_y > enter ? near_y : enter;
+    enter = near_z > enter ? near_z : enter;
+    float leave = INFINITY;
+    leave = far_x < leave ? far_x : leave;
+    leave = far_y < leave ? far_y : leave;
+    leave = far_z < leave ? far_z : leave;
+    leave = sr_ray_aabb_widen_far(leave);
+    leave = leave < ray->tmax ? leave : ray->tmax;
+    if (!(enter <= leave && enter < INFINITY && leave > -INFINITY) ||
+        !(node->min.x <= node->max.x && node->min.y <= node->max.y && node->min.z <= node->max.z))
+        return INFINITY;
+    return enter;
 }
 
 /* Whether pair_entry may take its short path for this ray: tmin >= 0 (the exit widening can be
@@ -46,8 +146,9 @@ static inline bool ray_is_fast(const sr_ray *ray)
  * computes the same roundings as sr_ray_aabb, ignores NaN slab distances the same way (operand
  * order of MINPS/MAXPS: the second operand wins when either is NaN) and widens the exit
  * distance by the same factor (folded into 1/d when tmin >= 0, see pair_ray_make), so it hits
- * every box sr_ray_aabb hits, and at most a box that a rounding away (tests/test_bvh.c checks
- * both). Without SSE the scalar sr_ray_aabb is used twice. */
+ * every box box_entry hits (for box trees: every box sr_ray_aabb hits, and at most a box that a
+ * rounding away; tests/test_bvh.c checks both). The near lanes subtract the near origin of
+ * slab_origins, the far lanes the far one. Without SSE the scalar box_entry is used twice. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #if defined(__SSE4_1__)
@@ -56,7 +157,7 @@ static inline bool ray_is_fast(const sr_ray *ray)
 
 /* Per-ray constants of the pair test. */
 typedef struct pair_ray {
-    __m128 origin[3];        /* broadcast per axis */
+    __m128 origin[3];        /* per axis: (near origin, near origin, far origin, far origin) */
     __m128 inv_direction[3]; /* per axis: (1/d, 1/d, far lanes: see `widened`) */
     __m128 swap[3];          /* all bits set when the axis is entered through the box max (sign of 1/d) */
     __m128 tmin;
@@ -70,9 +171,8 @@ typedef struct pair_ray {
     bool widened;
 } pair_ray;
 
-static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
+static inline void pair_ray_make(const sr_ray *ray, const slab_origins *origins, pair_ray *pair)
 {
-    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
     const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
     /* Folding the widening into 1/d takes three dependent operations off every traversal step.
      * It is sound for exits at t >= 0: the computed exit (b - o) * (1/d (1 + 2^-21)) carries four
@@ -84,7 +184,8 @@ static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
     pair->widened = ray->tmin >= 0.0f; /* ray_is_fast is widened && finite */
     const float far_scale = pair->widened ? 1.0f + 0x1p-21f : 1.0f;
     for (int axis = 0; axis < 3; axis++) {
-        pair->origin[axis] = _mm_set1_ps(origin[axis]);
+        pair->origin[axis] =
+            _mm_setr_ps(origins->near[axis], origins->near[axis], origins->far[axis], origins->far[axis]);
         pair->inv_direction[axis] = _mm_setr_ps(inv[axis], inv[axis], inv[axis] * far_scale, inv[axis] * far_scale);
         /* sr_ray_aabb's choice: `inv < 0` (1 / -0 = -inf counts as negative) */
         pair->swap[axis] = _mm_cmplt_ps(_mm_set1_ps(inv[axis]), _mm_setzero_ps());
@@ -152,11 +253,13 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
 #else
 typedef struct pair_ray {
     const sr_ray *ray;
+    const slab_origins *origins;
 } pair_ray;
 
-static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
+static inline void pair_ray_make(const sr_ray *ray, const slab_origins *origins, pair_ray *pair)
 {
     pair->ray = ray;
+    pair->origins = origins;
 }
 
 static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2], bool fast)
@@ -164,8 +267,8 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
     (void)fast;
     sr_ray limited = *ray->ray;
     limited.tmax = t_limit;
-    t_entry[0] = box_entry(&pair[0], &limited);
-    t_entry[1] = box_entry(&pair[1], &limited);
+    t_entry[0] = box_entry(&pair[0], &limited, ray->origins);
+    t_entry[1] = box_entry(&pair[1], &limited, ray->origins);
     return (t_entry[0] != INFINITY) | (t_entry[1] != INFINITY) << 1;
 }
 #endif
@@ -280,10 +383,14 @@ ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, b
     stack_entry stack[SR_BVH_MAX_DEPTH];
     int top = 0;
     uint32_t node_index = 0;
-    if (bvh->primitive_count == 0 || box_entry(&nodes[0], ray) == INFINITY)
+    if (bvh->primitive_count == 0)
+        goto done;
+    slab_origins origins;
+    slab_origins_make(bvh, ray, &origins);
+    if (box_entry(&nodes[0], ray, &origins) == INFINITY)
         goto done;
     pair_ray pair;
-    pair_ray_make(ray, &pair);
+    pair_ray_make(ray, &origins, &pair);
     leaf_ray leaf;
     leaf_ray_make(ray, &leaf);
     for (;;) {
