@@ -86,7 +86,7 @@ static bool check_output_path(const char *option, const char *path, char error[S
         snprintf(error, SR_ARGS_ERROR_SIZE, "%s: '%s' is a folder, not a file", option, path);
         return false;
     }
-    char folder[4096];
+    char folder[SR_ARGS_PATH_SIZE];
     const char *slash = strrchr(path, '/');
     if (!slash) {
         strcpy(folder, ".");
