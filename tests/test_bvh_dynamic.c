@@ -377,7 +377,11 @@ static sr_frustum random_frustum(rng *r, float far_z)
     sr_vec3 target = sr_vec3_add(eye, rng_direction(r));
     sr_mat4 view =
         sr_mat4_look_at(eye, target, fabsf(target.y - eye.y) > 0.99f ? (sr_vec3){1, 0, 0} : (sr_vec3){0, 1, 0});
-    sr_mat4 projection = sr_mat4_perspective(rng_float(r, 0.5f, 1.5f), rng_float(r, 0.8f, 2.0f), 0.5f, far_z);
+    /* drawn in separate statements, in gcc's right-to-left order of the arguments they were:
+     * C leaves that order unspecified (clang goes left to right), and the data must not depend
+     * on the compiler */
+    const float aspect = rng_float(r, 0.8f, 2.0f), fov = rng_float(r, 0.5f, 1.5f);
+    sr_mat4 projection = sr_mat4_perspective(fov, aspect, 0.5f, far_z);
     return frustum_from(sr_mat4_mul(projection, view));
 }
 

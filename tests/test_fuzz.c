@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "fuzz/fuzz_targets.h"
+#include "png_builder.h"
 
 #include <softrast/bvh.h>
 #include <softrast/bvh_dynamic.h>
@@ -63,8 +64,8 @@ Test(fuzz, dynamic, .timeout = 600)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Regressions: what the targets found, each checked directly against the API (the targets skip
- * these known bugs, see FUZZ_SKIP_KNOWN_BUGS in tests/fuzz/fuzz_driver.h)                     */
+/* Regressions: what the targets found, each checked directly against the API. The targets
+ * check everything in every build: a bug they find fails `fuzz` until it is fixed.            */
 
 Test(regressions, obj_normalize_near_flt_max)
 {
@@ -169,6 +170,49 @@ Test(regressions, texture_truncated_file_refused)
     }
 }
 
+Test(regressions, texture_png_invalid_distance_code_refused)
+{
+    /* src/raster/texture.c through Debian's stb_image 2.27: its inflate takes the deflate
+     * distance symbols 30 and 31, which RFC 1951 3.2.6 says never occur, as distance 0 and
+     * copies bytes of its output buffer that were never written, so the texels came from
+     * uninitialised heap memory (the fuzzer's inputs: 4x3 RGBA PNGs with a few IDAT bytes
+     * changed). Here a 4x1 grey PNG whose fixed-Huffman block holds the filter byte, one pixel
+     * and a copy of 3 bytes at distance symbol 30 (or 31): exactly the 5 bytes the image needs,
+     * which stb decoded "successfully". The PNG's deflate data is now walked by a strict decoder
+     * first, and the load is refused with a message naming the file. */
+    for (int symbol = 30; symbol <= 31; symbol++) {
+        png_bits idat = {.size = 0};
+        png_bits_put_zlib_header(&idat);
+        png_bits_put(&idat, 1, 1);              /* final block */
+        png_bits_put(&idat, 1, 2);              /* fixed Huffman codes */
+        png_bits_put_fixed_symbol(&idat, 0);    /* filter: none */
+        png_bits_put_fixed_symbol(&idat, 0x40); /* first pixel */
+        png_bits_put_fixed_symbol(&idat, 257);  /* length 3 */
+        png_bits_put_fixed_distance(&idat, symbol);
+        png_bits_put_fixed_symbol(&idat, 256); /* end of block */
+        const unsigned char intended[5] = {0, 0x40, 0x40, 0x40, 0x40};
+        png_bits_put_adler32(&idat, png_adler32(intended, sizeof intended));
+        unsigned char file[256];
+        size_t size = png_make(file, 4, 1, 0, &idat, 0, false);
+        char path[] = "/tmp/softrast-regression-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert(fd >= 0);
+        cr_assert_eq(write(fd, file, size), (ssize_t)size);
+        close(fd);
+        sr_texture *texture = NULL;
+        sr_error err = {0};
+        sr_status status = sr_texture_load(path, &texture, &err);
+        unlink(path);
+        cr_expect_eq(status, SR_ERROR_PARSE, "distance symbol %d: %s (%s)", symbol, sr_status_name(status),
+                     status == SR_OK ? "loaded" : err.message);
+        cr_expect(status == SR_OK || strstr(err.message, path) != NULL, "the message must name the file: %s",
+                  err.message);
+        cr_expect(status == SR_OK || strstr(err.message, symbol == 30 ? "distance symbol 30" : "distance symbol 31"),
+                  "the message must say what is wrong: %s", err.message);
+        sr_texture_destroy(texture);
+    }
+}
+
 Test(regressions, geom_ray_obb_huge_direction)
 {
     /* src/geom/intersect.c: sr_ray_obb rotates the direction into the box frame and refuses the
@@ -198,13 +242,49 @@ Test(regressions, geom_grow_ignores_signalling_nan)
               (double)grown.max.y);
 }
 
+/* Brute force over sr_ray_triangle: whether the ray hits any of `count` triangles (9 floats
+ * each), and the smallest t. */
+static bool brute_force_closest(const float (*triangles)[9], int count, const sr_ray *ray, float *best)
+{
+    bool any = false;
+    *best = INFINITY;
+    for (int i = 0; i < count; i++) {
+        const float *p = triangles[i];
+        sr_triangle_hit hit;
+        if (sr_ray_triangle(ray, (sr_vec3){p[0], p[1], p[2]}, (sr_vec3){p[3], p[4], p[5]}, (sr_vec3){p[6], p[7], p[8]},
+                            &hit)) {
+            any = true;
+            *best = fminf(*best, hit.t);
+        }
+    }
+    return any;
+}
+
+/* The BVH's answers for `ray` equal brute force's exactly (bvh.h): hit or miss, closest t bit
+ * for bit, any-hit. */
+static void expect_brute_force_answer(const sr_bvh *bvh, const float (*triangles)[9], int count, const sr_ray *ray,
+                                      const char *what)
+{
+    float best;
+    bool any = brute_force_closest(triangles, count, ray, &best);
+    cr_assert(any, "%s: the case needs a ray that sr_ray_triangle says hits", what);
+    sr_bvh_hit hit;
+    bool found = sr_bvh_query_ray(bvh, ray, &hit);
+    cr_expect(found, "%s: the BVH misses, brute force hits at t %a", what, (double)best);
+    cr_expect(!found || memcmp(&hit.t, &best, sizeof best) == 0, "%s: BVH closest t %a (triangle %u), brute force %a",
+              what, (double)hit.t, hit.primitive, (double)best);
+    cr_expect(sr_bvh_query_ray_any(bvh, ray, NULL), "%s: the any-hit query misses", what);
+}
+
 Test(regressions, bvh_closest_hit_at_box_face)
 {
     /* src/bvh/bvh_query.c: three triangles in the plane x = 0 (each a leaf), a ray starting in
      * that plane (tmin = -inf). sr_ray_triangle gives t = -1.95e-9, -1.66e-8 and 1.3e-8 (the
-     * exact t is 0); the nodes' slab entry is exactly 0, so once the first triangle is found at
-     * -1.95e-9 the node of the second (-1.66e-8, the closest) is pruned. bvh.h now documents
-     * that in-plane rays agree with brute force only up to that rounding; this checks it. */
+     * exact t is 0: the rounding of the sheared ray space); every leaf's slab interval is
+     * exactly [0, 0]. Once the first triangle was found at -1.95e-9 the leaf of the closest one
+     * (-1.66e-8) was entered "after" that hit and pruned, and with tmax = -1e-9 (below every
+     * slab entry) the BVH missed all three. The node boxes are now tested with a margin that
+     * covers the triangle test's rounding, and the answer is brute force's bit for bit. */
     const float positions[3][9] = {
         {0, 0, 0, 0, 0, 7, 0, -16, 7}, {0, 0, 0, 0, 0, 7.125f, 0, -16, 7}, {0, 0, 0, 0, 0, 7.25f, 0, -16, 7}};
     sr_bvh_triangles input = {.positions = &positions[0][0], .vertex_count = 9, .triangle_count = 3};
@@ -212,24 +292,31 @@ Test(regressions, bvh_closest_hit_at_box_face)
     sr_error err = {0};
     cr_assert_eq(sr_bvh_build_triangles(&(sr_bvh_desc){.max_leaf_size = 1}, &input, &bvh, &err), SR_OK, "%s",
                  err.message);
-    sr_ray ray = sr_ray_make((sr_vec3){-0.0f, 0.0f, 0.03125f}, (sr_vec3){0.0234375f, 0.046875f, 0.0703125f}, -INFINITY,
-                             INFINITY);
-    float best = INFINITY;
-    for (int i = 0; i < 3; i++) {
-        const float *p = positions[i];
-        sr_triangle_hit hit;
-        if (sr_ray_triangle(&ray, (sr_vec3){p[0], p[1], p[2]}, (sr_vec3){p[3], p[4], p[5]}, (sr_vec3){p[6], p[7], p[8]},
-                            &hit))
-            best = fminf(best, hit.t);
-    }
-    sr_bvh_hit hit;
-    cr_assert(sr_bvh_query_ray(bvh, &ray, &hit));
-    /* The ray lies in the triangles' plane: the exact t is 0 and every computed t is rounding
-     * noise. bvh.h promises brute force's t up to that rounding, not bit for bit: a few float
-     * ulps of the scene's extent (16) measured along the direction. */
-    float direction_length = sr_vec3_length(ray.direction);
-    cr_expect(fabsf(hit.t - best) <= 1e-6f * 16.0f / direction_length, "BVH closest t %a (triangle %u), brute force %a",
-              (double)hit.t, hit.primitive, (double)best);
+    const sr_vec3 origin = {-0.0f, 0.0f, 0.03125f}, direction = {0.0234375f, 0.046875f, 0.0703125f};
+    sr_ray ray = sr_ray_make(origin, direction, -INFINITY, INFINITY);
+    expect_brute_force_answer(bvh, positions, 3, &ray, "tmax +inf");
+    ray = sr_ray_make(origin, direction, -INFINITY, -1e-9f);
+    expect_brute_force_answer(bvh, positions, 3, &ray, "tmax -1e-9");
+    sr_bvh_destroy(bvh);
+}
+
+Test(regressions, bvh_hit_where_the_shear_underflows)
+{
+    /* src/bvh/bvh_query.c: a ray from z = -1e34 along -z (tmin = -inf) with direction x and y
+     * components near 1e-36: its ray-space shears d_x / d_z and d_y / d_z underflow to (or
+     * below) the smallest subnormal, so sr_ray_triangle's sheared coordinates are off by up to
+     * 2^-150 * 1e34 ~ 7e-12. The ray passes 2.3e-12 below the edge y = 0 of the triangle, which
+     * sr_ray_triangle reports as a hit at t = -9.67e25 (the octahedron face the fuzzer met);
+     * the slab test, right about the exact ray, missed the triangle's box, so the BVH missed
+     * what brute force hits. The margin covers subnormal shears too. */
+    const float triangle[1][9] = {{1, 0, 0, -1, 0, 0, 0, 1, 0}};
+    sr_bvh_triangles input = {.positions = &triangle[0][0], .vertex_count = 3, .triangle_count = 1};
+    sr_bvh *bvh = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_bvh_build_triangles(NULL, &input, &bvh, &err), SR_OK, "%s", err.message);
+    sr_ray ray = sr_ray_make((sr_vec3){0x1.fp-142f, 0.0f, -0x1.00004p+113f},
+                             (sr_vec3){0x1.0802p-119f, 0x1.f01p-126f, -0x1.999a02p+26f}, -INFINITY, INFINITY);
+    expect_brute_force_answer(bvh, triangle, 1, &ray, "subnormal shear");
     sr_bvh_destroy(bvh);
 }
 

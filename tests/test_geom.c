@@ -383,7 +383,11 @@ Test(plane, helpers)
     cr_assert(zero.normal.x == 0 && zero.d == 4, "zero normal returned unchanged");
     rng r = {5};
     for (int i = 0; i < 1000; i++) {
-        dvec normal = dv_scale(rng_direction(&r), rng_range(&r, 0.1, 10));
+        /* drawn in separate statements, in gcc's right-to-left order of the arguments they were:
+         * C leaves that order unspecified (clang goes left to right), and the data must not
+         * depend on the compiler */
+        const double length = rng_range(&r, 0.1, 10);
+        dvec normal = dv_scale(rng_direction(&r), length);
         sr_vec3 point = rng_vec3(&r, -10, 10), query = rng_vec3(&r, -10, 10);
         sr_plane q = sr_plane_normalize(sr_plane_from_point_normal(point, to_float(normal)));
         dvec nn = dv(q.normal);

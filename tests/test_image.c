@@ -19,6 +19,8 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include "png_builder.h"
+
 /* ---- Temporary folder and file helpers (test process only) ----------------------------------- */
 
 static char temp_dir[256];
@@ -886,6 +888,285 @@ Test(image, texture_load_refuses_png_chunk_longer_than_the_file)
     cr_assert_eq(load_bytes("iend.png", "\x89PNG\r\n\x1a\n\0\0\0\0IEND\xae\x42\x60\x82", 20, &texture, &err),
                  SR_ERROR_PARSE);
     cr_assert_not_null(strstr(err.message, "IHDR"), "%s", err.message);
+}
+
+/* ---- PNG image data: the deflate walk before stb_image (src/raster/deflate.c) ------------------ */
+
+/* The 4x3 grey image of these tests, as the scanlines the deflate data holds (filter byte 0,
+ * then four samples): 10 20 30 40, the same row again, 7 7 7 7. */
+enum { DEFLATE_WIDTH = 4, DEFLATE_HEIGHT = 3 };
+static const unsigned char grey_rows[15] = {0, 10, 20, 30, 40, 0, 10, 20, 30, 40, 0, 7, 7, 7, 7};
+
+/* A literal/length or distance symbol through a code of known lengths. */
+static void put_symbol(png_bits *b, const uint8_t *lengths, int n, int symbol)
+{
+    uint32_t codes[288] = {0};
+    png_canonical_codes(lengths, n, codes);
+    cr_assert_gt(lengths[symbol], 0, "symbol %d has no code", symbol);
+    png_bits_put_code(b, codes[symbol], lengths[symbol]);
+}
+
+/* The image with back-references in a fixed-Huffman block: row 2 copies row 1 (length 5 at
+ * distance 5: distance symbol 4 with one extra bit 0), row 3 is a 7 then a copy of length 3 at
+ * distance 1. */
+static void put_fixed_block(png_bits *b, bool final)
+{
+    png_bits_put(b, final, 1);
+    png_bits_put(b, 1, 2);
+    for (int i = 0; i < 5; i++)
+        png_bits_put_fixed_symbol(b, grey_rows[i]);
+    png_bits_put_fixed_symbol(b, 259);
+    png_bits_put_fixed_distance(b, 4);
+    png_bits_put(b, 0, 1);
+    png_bits_put_fixed_symbol(b, 0);
+    png_bits_put_fixed_symbol(b, 7);
+    png_bits_put_fixed_symbol(b, 257);
+    png_bits_put_fixed_distance(b, 0);
+    png_bits_put_fixed_symbol(b, 256);
+}
+
+/* A stored block of `size` bytes; `broken`: NLEN is not the complement of LEN. */
+static void put_stored_block(png_bits *b, bool final, const unsigned char *data, size_t size, bool broken)
+{
+    png_bits_put(b, final, 1);
+    png_bits_put(b, 0, 2);
+    const unsigned char lengths[4] = {(unsigned char)size, (unsigned char)(size >> 8),
+                                      (unsigned char)(~size ^ (broken ? 1u : 0u)), (unsigned char)(~size >> 8)};
+    png_bits_put_bytes(b, lengths, sizeof lengths);
+    png_bits_put_bytes(b, data, size);
+}
+
+/* The image in a dynamic block: literal/length lengths 3 for 0, 7, 10, 20, 30, 40 and 256,
+ * 4 for 257 and 259 (a complete code, HLIT = 260); distance lengths 1 for symbols 0 and 4
+ * (HDIST = 5); the code-length code uses 0, 3, 17 (two bits), 18 (three), 1, 4 (four). */
+static void put_dynamic_block(png_bits *b)
+{
+    uint8_t lengths[260 + 5] = {0};
+    const int short_codes[7] = {0, 7, 10, 20, 30, 40, 256};
+    for (int i = 0; i < 7; i++)
+        lengths[short_codes[i]] = 3;
+    lengths[257] = lengths[259] = 4;
+    uint8_t *distance_lengths = lengths + 260;
+    distance_lengths[0] = distance_lengths[4] = 1;
+    uint8_t length_code_lengths[19] = {0};
+    length_code_lengths[0] = length_code_lengths[3] = length_code_lengths[17] = 2;
+    length_code_lengths[18] = 3;
+    length_code_lengths[1] = length_code_lengths[4] = 4;
+    /* runs of zeros: 17 for 3..10 (extra = run - 3), 18 for 11..138 (extra = run - 11) */
+    const png_length_symbol sequence[] = {{3, 0}, {17, 3}, {3, 0}, {0, 0},  {0, 0}, {3, 0},    {17, 6},
+                                          {3, 0}, {17, 6}, {3, 0}, {17, 6}, {3, 0}, {18, 127}, {18, 66},
+                                          {3, 0}, {4, 0},  {0, 0}, {4, 0},  {1, 0}, {17, 0},   {1, 0}};
+    png_bits_put(b, 1, 1);
+    png_bits_put(b, 2, 2);
+    png_bits_put_dynamic_header(b, 260, 5, length_code_lengths, sequence, sizeof sequence / sizeof sequence[0]);
+    for (int i = 0; i < 5; i++)
+        put_symbol(b, lengths, 260, grey_rows[i]);
+    put_symbol(b, lengths, 260, 259);
+    put_symbol(b, distance_lengths, 5, 4);
+    png_bits_put(b, 0, 1);
+    put_symbol(b, lengths, 260, 0);
+    put_symbol(b, lengths, 260, 7);
+    put_symbol(b, lengths, 260, 257);
+    put_symbol(b, distance_lengths, 5, 0);
+    put_symbol(b, lengths, 260, 256);
+}
+
+Test(image, png_image_data_valid_streams_load_exactly)
+{
+    // Each stream holds grey_rows. stb_image decoding each file to those pixels is the
+    // independent check that the hand-made stream is valid; sr_texture_load must accept it
+    // and hold the same texels.
+    enum { FIXED, STORED_SPLIT, DYNAMIC_SPLIT, STORED_THEN_FIXED, APPLE_RAW, CASES };
+    const char *names[CASES] = {"fixed", "stored, two IDAT chunks", "dynamic, two IDAT chunks", "stored then fixed",
+                                "CgBI raw deflate"};
+    for (int c = 0; c < CASES; c++) {
+        png_bits idat = {.size = 0};
+        if (c != APPLE_RAW)
+            png_bits_put_zlib_header(&idat);
+        size_t split = 0;
+        if (c == FIXED || c == APPLE_RAW) {
+            put_fixed_block(&idat, true);
+        } else if (c == STORED_SPLIT) {
+            put_stored_block(&idat, true, grey_rows, sizeof grey_rows, false);
+            split = 9; // inside the stored bytes
+        } else if (c == DYNAMIC_SPLIT) {
+            put_dynamic_block(&idat);
+            split = 7; // inside the code lengths
+        } else {
+            // an empty non-final stored block, then the image
+            put_stored_block(&idat, false, grey_rows, 0, false);
+            put_fixed_block(&idat, true);
+        }
+        if (c != APPLE_RAW)
+            png_bits_put_adler32(&idat, png_adler32(grey_rows, sizeof grey_rows));
+        unsigned char file[4096 + 100];
+        size_t size = png_make(file, DEFLATE_WIDTH, DEFLATE_HEIGHT, 0, &idat, split, c == APPLE_RAW);
+
+        int width = 0, height = 0, channels = 0;
+        unsigned char *reference = stbi_load_from_memory(file, (int)size, &width, &height, &channels, 4);
+        cr_assert_not_null(reference, "%s: stb_image refuses the test's own stream: %s", names[c],
+                           stbi_failure_reason());
+        sr_texture *texture = NULL;
+        sr_error err = {0};
+        cr_assert_eq(load_bytes("deflate.png", file, size, &texture, &err), SR_OK, "%s: %s", names[c], err.message);
+        cr_assert(texture->width == DEFLATE_WIDTH && texture->height == DEFLATE_HEIGHT, "%s", names[c]);
+        for (int y = 0; y < DEFLATE_HEIGHT; y++)
+            for (int x = 0; x < DEFLATE_WIDTH; x++) {
+                const unsigned grey = grey_rows[y * 5 + 1 + x];
+                uint32_t expected = pack(grey, grey, grey, 255), decoded;
+                memcpy(&decoded, reference + 4 * (y * DEFLATE_WIDTH + x), sizeof decoded);
+                cr_assert_eq(decoded, expected, "%s: stb_image decodes texel (%d, %d) as %08x", names[c], x, y,
+                             decoded);
+                cr_assert_eq(texture->texels[y * DEFLATE_WIDTH + x], expected, "%s: texel (%d, %d)", names[c], x, y);
+            }
+        stbi_image_free(reference);
+        sr_texture_destroy(texture);
+    }
+}
+
+/* A dynamic block header with the code-length code "0..15 in four bits" (complete, no repeat
+ * symbols) and one length per symbol: `count` literal/length lengths of `value` (EOB's set to
+ * `end_of_block`), then one distance code of length 1. */
+static void put_uniform_dynamic_header(png_bits *b, int count, int value, int end_of_block)
+{
+    uint8_t length_code_lengths[19] = {0};
+    memset(length_code_lengths, 4, 16);
+    png_length_symbol sequence[300];
+    for (int i = 0; i < count; i++)
+        sequence[i] = (png_length_symbol){i == 256 ? end_of_block : value, 0};
+    sequence[count] = (png_length_symbol){1, 0};
+    png_bits_put(b, 1, 1);
+    png_bits_put(b, 2, 2);
+    png_bits_put_dynamic_header(b, count, 1, length_code_lengths, sequence, count + 1);
+}
+
+Test(image, png_image_data_refused_as_a_strict_inflate_refuses)
+{
+    // Streams a strict decoder (zlib's inflate) refuses, each for one reason, each refused with
+    // a message naming the file (load_bytes checks) and the reason. stb_image 2.27 decodes some
+    // of them (symbols 286 and 287, truncated data, incomplete codes, 2^16 windows) and, for
+    // distance symbols 30 and 31, from memory it never wrote (tests/test_fuzz.c).
+    enum {
+        LITERAL_286,
+        LITERAL_287,
+        DISTANCE_30,
+        DISTANCE_31,
+        TOO_FAR_BACK,
+        TRUNCATED,
+        BLOCK_TYPE_3,
+        STORED_LENGTH,
+        HEADER_CHECK,
+        HEADER_METHOD,
+        HEADER_WINDOW,
+        HEADER_DICTIONARY,
+        TOO_MANY_LITERALS,
+        TOO_MANY_DISTANCES,
+        INCOMPLETE,
+        OVER_SUBSCRIBED,
+        NO_END_OF_BLOCK,
+        REPEAT_FIRST,
+        INCOMPLETE_LENGTH_CODE,
+        CASES
+    };
+    const char *phrases[CASES] = {"symbol 286",
+                                  "symbol 287",
+                                  "distance symbol 30",
+                                  "distance symbol 31",
+                                  "too far back",
+                                  "ends inside a deflate block",
+                                  "reserved type 3",
+                                  "length check",
+                                  "check wrong",
+                                  "method 7",
+                                  "window 2^16",
+                                  "preset dictionary",
+                                  "more than 286",
+                                  "more than 30 distance",
+                                  "incomplete literal/length",
+                                  "over-subscribed or incomplete literal/length",
+                                  "no end-of-block",
+                                  "before the first",
+                                  "code-length code"};
+    for (int c = 0; c < CASES; c++) {
+        png_bits idat = {.size = 0};
+        static const unsigned char headers[4][2] = {{0x78, 0x9d}, {0x77, 0x09}, {0x88, 0x1c}, {0x78, 0x20}};
+        if (c >= HEADER_CHECK && c <= HEADER_DICTIONARY) {
+            png_bits_put_bytes(&idat, headers[c - HEADER_CHECK], 2);
+            put_fixed_block(&idat, true);
+        } else {
+            png_bits_put_zlib_header(&idat);
+        }
+        if (c <= TOO_FAR_BACK) {
+            png_bits_put(&idat, 1, 1);
+            png_bits_put(&idat, 1, 2);
+            png_bits_put_fixed_symbol(&idat, 0);
+            if (c == LITERAL_286 || c == LITERAL_287) {
+                png_bits_put_fixed_symbol(&idat, c == LITERAL_286 ? 286 : 287);
+            } else {
+                png_bits_put_fixed_symbol(&idat, 257); // length 3
+                png_bits_put_fixed_distance(&idat, c == DISTANCE_30 ? 30 : c == DISTANCE_31 ? 31 : 1);
+            }
+            png_bits_put_fixed_symbol(&idat, 256);
+        } else if (c == TRUNCATED) {
+            put_fixed_block(&idat, true);
+            idat.size = 2 + 4; // the zlib header and the first row's literals, no end of block
+        } else if (c == BLOCK_TYPE_3) {
+            png_bits_put(&idat, 1, 1);
+            png_bits_put(&idat, 3, 2);
+        } else if (c == STORED_LENGTH) {
+            put_stored_block(&idat, true, grey_rows, sizeof grey_rows, true);
+        } else if (c == TOO_MANY_LITERALS || c == TOO_MANY_DISTANCES) {
+            uint8_t length_code_lengths[19] = {0};
+            memset(length_code_lengths, 4, 16);
+            png_bits_put(&idat, 1, 1);
+            png_bits_put(&idat, 2, 2);
+            png_bits_put_dynamic_header(&idat, c == TOO_MANY_LITERALS ? 287 : 257, c == TOO_MANY_LITERALS ? 1 : 31,
+                                        length_code_lengths, NULL, 0);
+        } else if (c == INCOMPLETE) {
+            put_uniform_dynamic_header(&idat, 257, 9, 9); // 257 codes of 9 bits fill 257/512
+        } else if (c == OVER_SUBSCRIBED) {
+            put_uniform_dynamic_header(&idat, 257, 8, 8); // 257 codes of 8 bits need 257/256
+        } else if (c == NO_END_OF_BLOCK) {
+            put_uniform_dynamic_header(&idat, 257, 8, 0); // 256 literals fill the code, no 256
+        } else if (c == REPEAT_FIRST) {
+            uint8_t length_code_lengths[19] = {0};
+            memset(length_code_lengths, 4, 15); // 0..14 in four bits, 15 and 16 in five
+            length_code_lengths[15] = length_code_lengths[16] = 5;
+            const png_length_symbol sequence[1] = {{16, 0}};
+            png_bits_put(&idat, 1, 1);
+            png_bits_put(&idat, 2, 2);
+            png_bits_put_dynamic_header(&idat, 257, 1, length_code_lengths, sequence, 1);
+        } else if (c == INCOMPLETE_LENGTH_CODE) {
+            uint8_t length_code_lengths[19] = {0};
+            memset(length_code_lengths, 5, 16); // 16 codes of 5 bits fill half the code
+            png_bits_put(&idat, 1, 1);
+            png_bits_put(&idat, 2, 2);
+            png_bits_put_dynamic_header(&idat, 257, 1, length_code_lengths, NULL, 0);
+        }
+        if (c != TRUNCATED)
+            png_bits_put_adler32(&idat, png_adler32(grey_rows, sizeof grey_rows));
+        unsigned char file[4096 + 100];
+        size_t size = png_make(file, DEFLATE_WIDTH, DEFLATE_HEIGHT, 0, &idat, 0, false);
+        sr_texture *texture = NULL;
+        sr_error err = {0};
+        sr_status status = load_bytes("deflate.png", file, size, &texture, &err);
+        cr_expect_eq(status, SR_ERROR_PARSE, "case %d (%s): %s", c, phrases[c],
+                     status == SR_OK ? "loaded" : err.message);
+        cr_expect(status == SR_OK || strstr(err.message, phrases[c]) != NULL, "case %d: the message must say %s: %s", c,
+                  phrases[c], err.message);
+        sr_texture_destroy(texture);
+    }
+
+    // No IDAT chunk at all.
+    png_bits empty = {.size = 0};
+    unsigned char file[128];
+    size_t size = png_make(file, DEFLATE_WIDTH, DEFLATE_HEIGHT, 0, &empty, 0, false);
+    size_t idat = 8 + 25; // drop the (empty) IDAT chunk: signature, IHDR, then IEND
+    memmove(file + idat, file + idat + 12, size - idat - 12);
+    sr_texture *texture = NULL;
+    sr_error err = {0};
+    cr_assert_eq(load_bytes("no-idat.png", file, size - 12, &texture, &err), SR_ERROR_PARSE);
+    cr_assert_not_null(strstr(err.message, "no image data"), "%s", err.message);
 }
 
 Test(image, texture_load_refuses_other_formats_stb_decodes)

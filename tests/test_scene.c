@@ -3,9 +3,11 @@
 #include <criterion/criterion.h>
 #include <softrast/scene.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static sr_mesh *parse_ok(const char *text)

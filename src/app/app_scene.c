@@ -82,7 +82,7 @@ bool sr_app_check_output_path(const char *option, const char *path, char error[S
         snprintf(error, SR_ARGS_ERROR_SIZE, "%s: '%s' is a folder, not a file", option, path);
         return false;
     }
-    char folder[4096];
+    char folder[SR_ARGS_PATH_SIZE];
     const char *slash = strrchr(path, '/');
     if (!slash) {
         strcpy(folder, ".");

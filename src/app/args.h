@@ -6,7 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SR_ARGS_ERROR_SIZE 256
+/// The longest path the program handles, in bytes with the terminating NUL (Linux's PATH_MAX).
+#define SR_ARGS_PATH_SIZE 4096
+/// Room for an argument error naming two paths of up to SR_ARGS_PATH_SIZE and its own text (a
+/// message may name a file and its folder), so that no message is ever cut short.
+#define SR_ARGS_ERROR_SIZE (2 * SR_ARGS_PATH_SIZE + 256)
 
 /// "WxH" with 1 <= W, H <= max_side, e.g. "1280x720".
 bool sr_args_parse_size(const char *option, const char *text, int max_side, int *width, int *height,

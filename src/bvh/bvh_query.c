@@ -12,23 +12,228 @@
 
 /* ---- rays ---- */
 
-/* The ray tests are geom's own sr_ray_aabb (Williams slab test with Ize's robust exit widening)
- * and sr_ray_triangle (watertight ray-space edge functions), both `static inline` in
- * softrast/geom.h so that they inline into the traversal loop: the BVH answers what a
- * brute-force loop over sr_ray_triangle answers, and never misses a box a ray grazes. One
- * limit, at the rounding level: a ray lying in the plane of triangles (t is then ill-defined and
- * sr_ray_triangle's t is rounding noise around the true value) can get a computed t just outside
- * the slab interval of the triangle's leaf box; that leaf may then be pruned in favour of another
- * hit whose t differs by that rounding noise (found by the fuzzer, tests/test_fuzz.c). */
+/* The ray tests are geom's own sr_ray_triangle (watertight ray-space edge functions, `static
+ * inline` in softrast/geom.h so that it inlines into the leaf loop) and the Williams slab test of
+ * sr_ray_aabb, run on node boxes grown by a per-ray margin (slab_origins below): the BVH answers
+ * exactly what a brute-force loop over sr_ray_triangle answers, bit for bit, for every ray.
+ *
+ * Why the margin: sr_ray_triangle's t is computed in the ray's sheared space from rounded
+ * coordinates, so the point o + t d it reports may lie a rounding outside the triangle's box.
+ * For a ray crossing a flat box at a small angle (or lying in its plane) that rounding, divided
+ * by a small direction component, is a large distance along the ray: the fuzzer's case
+ * (tests/test_fuzz.c, regressions/bvh_closest_hit_at_box_face) had three triangles in the plane
+ * x = 0, a ray starting in that plane, t = -1.95e-9, -1.66e-8 and 1.3e-8 from sr_ray_triangle
+ * and a slab interval of exactly [0, 0] for every leaf. Once the first triangle was found at
+ * -1.95e-9, the leaf of the closest one (-1.66e-8) was entered "after" the closest hit and
+ * pruned; elsewhere a leaf whose triangle sr_ray_triangle hits was missed by the slab test. */
 
-/* Entry distance of the ray into a node's box within [ray->tmin, ray->tmax], or INFINITY on a
- * miss. */
-static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray)
+/* ---- the margin ----
+ * Rounding of sr_ray_triangle, with u = 2^-24 and each float result r(1 + d) + e, |d| <= u,
+ * |e| <= 2^-150 where a product or quotient underflows (sums of floats are exact there). M_k
+ * bounds |p_k - o_k| over the tree's vertices (from the root box), Z is axis_z, D = |d_Z| the
+ * largest direction component, so |d_k / d_Z| <= 1. A hit means that the ray-space origin lies
+ * in the triangle of the *rounded* ray-space vertices (the edge functions are exact in double),
+ * at barycentrics l_i >= 0. The exact point Q = sum l_i p_i is in the triangle, hence in every
+ * box holding its vertices, and:
+ *  - a sheared coordinate a_i - s c_i, rounded, misses its exact value by at most
+ *    2.01u M_k + 4.01u M_Z + 2^-150 1.01 (M_Z + 1) (s = d_k / d_Z rounded, perhaps to a
+ *    subnormal); since sum l_i x'_i = 0, the ray passes that close to Q on axes x and y;
+ *  - the computed t misses the ray parameter of Q's depth by at most 3.01u M_Z / D
+ *    + 2^-150 1.01 (M_Z + 1) (the double arithmetic adds ~2^-50 relative), which moves the
+ *    point along axis k by that times |d_k|;
+ *  - the slab distance (b - o') (1/d) of a grown box errs by 3.01u (M_k + E_k) / |d_k| plus
+ *    2^-150 terms, i.e. by that times |d_k| in world units.
+ * A box grown by E_k on axis k with E_k >= 5.03u M_k + 7.03u M_Z + 2^-150 1.02 (M_k + M_Z + 2)
+ * (1 + D) therefore holds the point o + t d of every hit at t of a triangle inside it, with room
+ * for the slab test's own rounding: its computed entry is <= t and its exit >= t. The margin
+ * below is more than twice that. So every leaf holding a hit is reached and never pruned before
+ * a hit closer than its own, and the traversal finds brute force's closest t.
+ *
+ * The growth costs nothing per node: the near faces are tested against an origin moved by E_k
+ * towards the far side, the far faces against one moved the other way, so the slab test keeps
+ * its instructions. The margin is about 4e-6 of the distance to the farthest vertex. Measured
+ * on the primary rays of `softrast bench bvh` (CPU time of 31 runs, best of three): +8% on
+ * teapot.obj, +5% on bunny.obj, +2% on dragon_res3.obj, mostly the per-ray set-up. Box trees
+ * (the caller's own test) use no margin: their slab test is sr_ray_aabb's exactly. */
+
+/* traverse and the per-ray set-up below are inlined into each call: with `mode` a constant
+ * there, the leaf loop carries no mode tests and no register spills (left to itself, gcc made one
+ * out-of-line copy testing `mode` per triangle and spilling registers around leaves), and the
+ * grown origins stay in registers. GNU attribute, also understood by Clang. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
+/* The margin, one for the three axes, with R = max_k M_k, O_k = |o_k|:
+ *     E_k = 2^-18 R + 2^-100 max(1, 2^-46 (1 + D)) + 2^-22 O_k.
+ * Twice the bound above is at most 24.2u R + 2^-148 (2 R + 2)(1 + D) <= 2^-18 R + 2^-146 (1 + D)
+ * (as M_k, M_Z <= R and 1 + D <= 2^128), which the first two terms cover; 2^-22 O_k covers the
+ * rounding of o_k +- E_k itself (at most u (O_k + E_k)). The few float roundings here are
+ * relative u each, inside the factor of two. No operand is subnormal (2^-146 (1 + D) itself
+ * would be, for every ordinary ray, and a subnormal operand costs a microcode assist of ~100
+ * cycles on common x86 cores). A margin that overflows is infinite: the box grows without bound
+ * (never NaN, node boxes are finite).
+ *
+ * Every traversal step waits for the grown origins, so their computation is short: the second
+ * and third terms do not depend on R, the ray's fields are read one by one (a 16-byte load over
+ * the separate stores that made the ray stalls until they retire), and with SSE the origins stay
+ * in vector registers from here to the box tests. (Measured on dragon_res3's primary rays: a
+ * first version, with the per-axis margin of the analysis computed in scalar code through
+ * memory, cost a third of the ray throughput.) */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+
+/* Lanes x, y, z of the origins the slab test subtracts from a box's near and far faces (lane 3
+ * unused): the ray's origin moved by the margin above, or not moved for box trees. */
+typedef struct slab_origins {
+    __m128 near, far;
+} slab_origins;
+
+/* The largest of lanes x, y, z (lane 3 must not be larger), in every lane. */
+static inline __m128 largest_lane(__m128 v)
 {
-    const sr_aabb box = {node->min, node->max};
-    float t_near;
-    return sr_ray_aabb(ray, &box, &t_near, NULL) ? t_near : INFINITY;
+    v = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
 }
+
+static inline __m128 select_ps(__m128 mask, __m128 if_set, __m128 if_clear)
+{
+#if defined(__SSE4_1__)
+    return _mm_blendv_ps(if_clear, if_set, mask);
+#else
+    return _mm_or_ps(_mm_and_ps(mask, if_set), _mm_andnot_ps(mask, if_clear));
+#endif
+}
+
+/* A node's box as two vectors, lane 3 (an integer, as a float a subnormal) cleared before use. */
+static inline void node_bounds(const sr_bvh_node *node, __m128 *low, __m128 *high)
+{
+    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+    *low = _mm_and_ps(xyz, _mm_loadu_ps(&node->min.x));
+    *high = _mm_and_ps(xyz, _mm_loadu_ps(&node->max.x));
+}
+
+ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_ray *ray)
+{
+    const __m128 origin = _mm_setr_ps(ray->origin.x, ray->origin.y, ray->origin.z, 0.0f);
+    if (!bvh->triangles)
+        return (slab_origins){origin, origin};
+    __m128 low, high;
+    node_bounds(&bvh->nodes[0], &low, &high);
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    const __m128 reach = largest_lane(
+        _mm_max_ps(_mm_andnot_ps(sign, _mm_sub_ps(low, origin)), _mm_andnot_ps(sign, _mm_sub_ps(high, origin))));
+    const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
+    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float scaled = 0x1p-46f * (1.0f + speed);
+    const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * (scaled > 1.0f ? scaled : 1.0f)),
+                                   _mm_mul_ps(_mm_set1_ps(0x1p-22f), _mm_andnot_ps(sign, origin)));
+    const __m128 margin = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(0x1p-18f), reach), rest);
+    const __m128 ahead = _mm_add_ps(origin, margin), behind = _mm_sub_ps(origin, margin);
+    /* sr_ray_aabb's choice of faces: the near face is the max one when 1/d < 0 (-0 included) */
+    const __m128 negative = _mm_cmplt_ps(
+        _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f), _mm_setzero_ps());
+    return (slab_origins){select_ps(negative, behind, ahead), select_ps(negative, ahead, behind)};
+}
+
+/* Entry distance of the ray into a node's box (grown as `origins` say) within
+ * [ray->tmin, ray->tmax], or INFINITY on a miss: sr_ray_aabb's operations and rules with two
+ * origins, three axes at once (MAXSS/MINSS keep their second operand when the first is NaN, as
+ * `x > acc ? x : acc` does). Used for the root, whose box is never empty. */
+ALWAYS_INLINE float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    const __m128 negative = _mm_cmplt_ps(inv, _mm_setzero_ps());
+    __m128 low, high;
+    node_bounds(node, &low, &high);
+    const __m128 near = _mm_mul_ps(_mm_sub_ps(select_ps(negative, high, low), origins->near), inv);
+    const __m128 far = _mm_mul_ps(_mm_sub_ps(select_ps(negative, low, high), origins->far), inv);
+    __m128 enter = _mm_max_ss(near, _mm_set_ss(ray->tmin));
+    enter = _mm_max_ss(_mm_shuffle_ps(near, near, _MM_SHUFFLE(1, 1, 1, 1)), enter);
+    enter = _mm_max_ss(_mm_shuffle_ps(near, near, _MM_SHUFFLE(2, 2, 2, 2)), enter);
+    __m128 leave = _mm_min_ss(far, _mm_set_ss(INFINITY));
+    leave = _mm_min_ss(_mm_shuffle_ps(far, far, _MM_SHUFFLE(1, 1, 1, 1)), leave);
+    leave = _mm_min_ss(_mm_shuffle_ps(far, far, _MM_SHUFFLE(2, 2, 2, 2)), leave);
+    const float t_enter = _mm_cvtss_f32(enter);
+    float t_leave = sr_ray_aabb_widen_far(_mm_cvtss_f32(leave));
+    t_leave = t_leave < ray->tmax ? t_leave : ray->tmax;
+    return t_enter <= t_leave && t_enter < INFINITY && t_leave > -INFINITY ? t_enter : INFINITY;
+}
+#else
+/* Lanes x, y, z of the origins the slab test subtracts from a box's near and far faces: the
+ * ray's origin moved by the margin above, or not moved for box trees. */
+typedef struct slab_origins {
+    float near[3], far[3];
+} slab_origins;
+
+ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_ray *ray)
+{
+    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+    slab_origins out;
+    if (!bvh->triangles) {
+        for (int k = 0; k < 3; k++)
+            out.near[k] = out.far[k] = origin[k];
+        return out;
+    }
+    const sr_bvh_node *root = &bvh->nodes[0];
+    const float low[3] = {root->min.x, root->min.y, root->min.z};
+    const float high[3] = {root->max.x, root->max.y, root->max.z};
+    float reach = 0.0f; /* R */
+    for (int k = 0; k < 3; k++) {
+        const float below = fabsf(low[k] - origin[k]), above = fabsf(high[k] - origin[k]);
+        const float farther = below > above ? below : above;
+        reach = farther > reach ? farther : reach;
+    }
+    const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
+    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float scaled = 0x1p-46f * (1.0f + speed);
+    const float rest = 0x1p-100f * (scaled > 1.0f ? scaled : 1.0f);
+    for (int k = 0; k < 3; k++) {
+        const float margin = 0x1p-18f * reach + (rest + 0x1p-22f * fabsf(origin[k]));
+        /* sr_ray_aabb's choice of faces: the near face is the max one when 1/d < 0 (-0 included) */
+        const bool negative = inv[k] < 0.0f;
+        const float ahead = origin[k] + margin, behind = origin[k] - margin;
+        out.near[k] = negative ? behind : ahead;
+        out.far[k] = negative ? ahead : behind;
+    }
+    return out;
+}
+
+/* Entry distance of the ray into a node's box (grown as `origins` say) within
+ * [ray->tmin, ray->tmax], or INFINITY on a miss: sr_ray_aabb's operations and rules with two
+ * origins. */
+static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
+{
+    const sr_vec3 inv = ray->inv_direction;
+    const bool neg_x = inv.x < 0.0f, neg_y = inv.y < 0.0f, neg_z = inv.z < 0.0f;
+    const float near_x = ((neg_x ? node->max.x : node->min.x) - origins->near[0]) * inv.x;
+    const float far_x = ((neg_x ? node->min.x : node->max.x) - origins->far[0]) * inv.x;
+    const float near_y = ((neg_y ? node->max.y : node->min.y) - origins->near[1]) * inv.y;
+    const float far_y = ((neg_y ? node->min.y : node->max.y) - origins->far[1]) * inv.y;
+    const float near_z = ((neg_z ? node->max.z : node->min.z) - origins->near[2]) * inv.z;
+    const float far_z = ((neg_z ? node->min.z : node->max.z) - origins->far[2]) * inv.z;
+    float enter = ray->tmin;
+    enter = near_x > enter ? near_x : enter;
+    enter = near_y > enter ? near_y : enter;
+    enter = near_z > enter ? near_z : enter;
+    float leave = INFINITY;
+    leave = far_x < leave ? far_x : leave;
+    leave = far_y < leave ? far_y : leave;
+    leave = far_z < leave ? far_z : leave;
+    leave = sr_ray_aabb_widen_far(leave);
+    leave = leave < ray->tmax ? leave : ray->tmax;
+    if (!(enter <= leave && enter < INFINITY && leave > -INFINITY) ||
+        !(node->min.x <= node->max.x && node->min.y <= node->max.y && node->min.z <= node->max.z))
+        return INFINITY;
+    return enter;
+}
+#endif
 
 /* Whether pair_entry may take its short path for this ray: tmin >= 0 (the exit widening can be
  * folded into 1/d) and every 1/d finite (no NaN slab distance). Decided once per ray; each
@@ -46,17 +251,13 @@ static inline bool ray_is_fast(const sr_ray *ray)
  * computes the same roundings as sr_ray_aabb, ignores NaN slab distances the same way (operand
  * order of MINPS/MAXPS: the second operand wins when either is NaN) and widens the exit
  * distance by the same factor (folded into 1/d when tmin >= 0, see pair_ray_make), so it hits
- * every box sr_ray_aabb hits, and at most a box that a rounding away (tests/test_bvh.c checks
- * both). Without SSE the scalar sr_ray_aabb is used twice. */
+ * every box box_entry hits (for box trees: every box sr_ray_aabb hits, and at most a box that a
+ * rounding away; tests/test_bvh.c checks both). The near lanes subtract the near origin of
+ * slab_origins, the far lanes the far one. Without SSE the scalar box_entry is used twice. */
 #if defined(__SSE2__)
-#include <emmintrin.h>
-#if defined(__SSE4_1__)
-#include <smmintrin.h>
-#endif
-
 /* Per-ray constants of the pair test. */
 typedef struct pair_ray {
-    __m128 origin[3];        /* broadcast per axis */
+    __m128 origin[3];        /* per axis: (near origin, near origin, far origin, far origin) */
     __m128 inv_direction[3]; /* per axis: (1/d, 1/d, far lanes: see `widened`) */
     __m128 swap[3];          /* all bits set when the axis is entered through the box max (sign of 1/d) */
     __m128 tmin;
@@ -70,10 +271,12 @@ typedef struct pair_ray {
     bool widened;
 } pair_ray;
 
-static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
+static inline void pair_ray_make(const sr_ray *ray, const slab_origins *origins, pair_ray *pair)
 {
-    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
     const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+    pair->origin[0] = _mm_shuffle_ps(origins->near, origins->far, _MM_SHUFFLE(0, 0, 0, 0));
+    pair->origin[1] = _mm_shuffle_ps(origins->near, origins->far, _MM_SHUFFLE(1, 1, 1, 1));
+    pair->origin[2] = _mm_shuffle_ps(origins->near, origins->far, _MM_SHUFFLE(2, 2, 2, 2));
     /* Folding the widening into 1/d takes three dependent operations off every traversal step.
      * It is sound for exits at t >= 0: the computed exit (b - o) * (1/d (1 + 2^-21)) carries four
      * roundings of at most u = 2^-24 each, so it is at least the exact exit times
@@ -84,7 +287,6 @@ static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
     pair->widened = ray->tmin >= 0.0f; /* ray_is_fast is widened && finite */
     const float far_scale = pair->widened ? 1.0f + 0x1p-21f : 1.0f;
     for (int axis = 0; axis < 3; axis++) {
-        pair->origin[axis] = _mm_set1_ps(origin[axis]);
         pair->inv_direction[axis] = _mm_setr_ps(inv[axis], inv[axis], inv[axis] * far_scale, inv[axis] * far_scale);
         /* sr_ray_aabb's choice: `inv < 0` (1 / -0 = -inf counts as negative) */
         pair->swap[axis] = _mm_cmplt_ps(_mm_set1_ps(inv[axis]), _mm_setzero_ps());
@@ -152,11 +354,13 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
 #else
 typedef struct pair_ray {
     const sr_ray *ray;
+    const slab_origins *origins;
 } pair_ray;
 
-static inline void pair_ray_make(const sr_ray *ray, pair_ray *pair)
+static inline void pair_ray_make(const sr_ray *ray, const slab_origins *origins, pair_ray *pair)
 {
     pair->ray = ray;
+    pair->origins = origins;
 }
 
 static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float t_limit, float t_entry[2], bool fast)
@@ -164,8 +368,8 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
     (void)fast;
     sr_ray limited = *ray->ray;
     limited.tmax = t_limit;
-    t_entry[0] = box_entry(&pair[0], &limited);
-    t_entry[1] = box_entry(&pair[1], &limited);
+    t_entry[0] = box_entry(&pair[0], &limited, ray->origins);
+    t_entry[1] = box_entry(&pair[1], &limited, ray->origins);
     return (t_entry[0] != INFINITY) | (t_entry[1] != INFINITY) << 1;
 }
 #endif
@@ -255,16 +459,6 @@ typedef struct stack_entry {
 
 typedef enum ray_mode { MODE_CLOSEST, MODE_ANY, MODE_CUSTOM } ray_mode;
 
-/* traverse is inlined into each of its three calls: with `mode` a constant there, the leaf loop
- * carries no mode tests and no register spills (left to itself, gcc made one out-of-line copy
- * testing `mode` per triangle and spilling registers around leaves). GNU attribute, also
- * understood by Clang. */
-#if defined(__GNUC__)
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE static inline
-#endif
-
 /* The one ray traversal (Wald's front-to-back order): at an interior node both children's boxes
  * are tested, the nearer is visited next and the farther pushed with its entry distance; a
  * popped node whose entry lies beyond the closest hit so far is dropped. `ray` is the query's
@@ -280,10 +474,13 @@ ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, b
     stack_entry stack[SR_BVH_MAX_DEPTH];
     int top = 0;
     uint32_t node_index = 0;
-    if (bvh->primitive_count == 0 || box_entry(&nodes[0], ray) == INFINITY)
+    if (bvh->primitive_count == 0)
+        goto done;
+    const slab_origins origins = slab_origins_make(bvh, ray);
+    if (box_entry(&nodes[0], ray, &origins) == INFINITY)
         goto done;
     pair_ray pair;
-    pair_ray_make(ray, &pair);
+    pair_ray_make(ray, &origins, &pair);
     leaf_ray leaf;
     leaf_ray_make(ray, &leaf);
     for (;;) {

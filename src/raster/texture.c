@@ -13,6 +13,8 @@
 // Debian's libstb already holds the implementation: include the declarations only (STYLE.md).
 #include <stb_image.h>
 
+#include "deflate.h"
+
 sr_status sr_texture_create(const sr_texture_desc *desc, sr_texture **out, sr_error *err)
 {
     if (out)
@@ -50,16 +52,16 @@ sr_status sr_texture_create(const sr_texture_desc *desc, sr_texture **out, sr_er
  * its JPEG loader decodes components that no scan covers, and Huffman or quantisation tables
  * that no segment defined, from uninitialised heap memory. The checks below refuse (or, for
  * the PNG palette, make defined) every such case found by reading stb_image 2.27 and by
- * fuzzing, so that an accepted file decodes to the same texels every time, with one exception.
+ * fuzzing, so that an accepted file decodes to the same texels every time. Its inflate also
+ * takes the invalid deflate distance symbols 30 and 31 (RFC 1951 3.2.6) as distance 0 and
+ * copies bytes of its output buffer that were never written, so a PNG whose image data uses
+ * them decoded partly from uninitialised heap memory: the PNG's deflate stream is walked by a
+ * strict decoder of our own (deflate.c) first, which refuses that and everything else zlib's
+ * inflate refuses.
  *
- * What remains: corrupt compressed data that stb_image decodes without error (a damaged
- * deflate or Huffman stream) cannot be detected without a second decoder; stb then reads
- * zeros past the end of the data it was given, so the texels are wrong but deterministic.
- * The exception: stb_image 2.27's inflate takes the invalid deflate distance codes 30 and 31
- * (RFC 1951 3.2.6) as distance 0 and copies bytes of its output buffer that were never
- * written, so a corrupt PNG can still decode partly from uninitialised heap memory. Later
- * stb_image releases refuse these codes; catching them here would take a deflate decoder of
- * our own (or zlib). */
+ * What remains: a JPEG's damaged Huffman data that stb_image decodes without error cannot be
+ * detected without a second decoder; stb then reads zeros past the end of the data it was
+ * given, so the texels are wrong but deterministic. */
 
 /* Files over 1 GiB are refused before reading: the largest texture (SR_MAX_IMAGE_SIDE squared
  * RGBA8 texels) is 1 GiB, stbi_load_from_memory takes an int length, and reading a file of
@@ -202,8 +204,42 @@ static void chunk_type_text(const unsigned char *type, char text[5])
     text[4] = '\0';
 }
 
+/* The image data of a PNG whose chunk list check_png has walked: the IDAT chunks' data, joined
+ * in file order as stb_image joins them, must be a valid zlib stream (a raw deflate stream in
+ * Apple's CgBI files, which stb_image then inflates without the zlib header). */
+static sr_status check_png_image_data(const char *path, const unsigned char *data, sr_error *err)
+{
+    size_t total = 0;
+    bool apple = false;
+    for (size_t offset = 8; memcmp(data + offset + 4, "IEND", 4) != 0; offset += 12 + (size_t)be32(data + offset)) {
+        if (memcmp(data + offset + 4, "IDAT", 4) == 0)
+            total += be32(data + offset);
+        apple = apple || memcmp(data + offset + 4, "CgBI", 4) == 0;
+    }
+    if (total == 0)
+        return sr_error_set(err, SR_ERROR_PARSE, "%s: malformed PNG: no image data (IDAT chunk) before IEND", path);
+    unsigned char *joined = sr_alloc(total);
+    if (!joined)
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes of PNG image data", path,
+                            total);
+    size_t at = 0;
+    for (size_t offset = 8; memcmp(data + offset + 4, "IEND", 4) != 0; offset += 12 + (size_t)be32(data + offset)) {
+        if (memcmp(data + offset + 4, "IDAT", 4) == 0) {
+            memcpy(joined + at, data + offset + 8, be32(data + offset));
+            at += be32(data + offset);
+        }
+    }
+    char reason[160];
+    bool valid = sr_raster_deflate_check(joined, total, !apple, reason, sizeof reason);
+    sr_free(joined);
+    if (!valid)
+        return sr_error_set(err, SR_ERROR_PARSE, "%s: malformed PNG: the image data (IDAT) %s", path, reason);
+    return SR_OK;
+}
+
 /* PNG (ISO 15948): the chunk list must hold IHDR first (after Apple's CgBI chunk, which
- * stb_image understands) and IEND, and every chunk must fit in the file. An indexed image
+ * stb_image understands) and IEND, and every chunk must fit in the file, and the image data
+ * must be a valid zlib stream (check_png_image_data). An indexed image
  * whose PLTE holds fewer entries than its bit depth can address gets the missing entries as
  * opaque black, written into the buffer (SPARE_BYTES of room after `*size`): stb_image expands
  * such indices from its own uninitialised stack array, and an index no entry covers is an
@@ -245,6 +281,9 @@ static sr_status check_png(const char *path, unsigned char *data, size_t *size, 
         }
         offset += 12 + (size_t)length;
     }
+    sr_status status = check_png_image_data(path, data, err);
+    if (status != SR_OK)
+        return status;
 
     // Colour type 3 is indexed; stb_image itself refuses palettes of other sizes or depths.
     if (colour_type != 3 || palette_offset == 0 || (depth != 1 && depth != 2 && depth != 4 && depth != 8))

@@ -3,21 +3,19 @@
  * duplicates, degenerate and exponentially spread shapes), with raw build options, then queried
  * by rays, boxes, spheres and frustums.
  *
- * Every answer is compared with a brute-force loop over the same primitives: the closest hit
- * with sr_ray_triangle over all triangles (bvh.h: the closest hit "as sr_ray_triangle"; up to
- * the rounding of t where FUZZ_SKIP_KNOWN_BUGS allows it, and only for rays and scenes of sane
- * magnitudes, see is_well_scaled), any hit, the closest hit through a caller's test
- * (sr_ray_aabb over boxes, exact), and the exact sets of primitives an overlap query must
- * report once each. Bad options and out-of-range indices
- * must be refused with an error; the tree itself must be well formed (every kept primitive in
- * exactly one leaf, node boxes holding their contents, depth within SR_BVH_MAX_DEPTH). Inputs
- * starting with FUZZ_ALLOCATION_FAILURE_MARK build with failing allocations.
- * Knows nothing of the driver that calls it. */
+ * Every answer is compared with a brute-force loop over the same primitives, exactly and for
+ * every ray and scene, whatever their magnitudes: the closest hit with sr_ray_triangle over all
+ * triangles (bvh.h: the same hit or miss, brute force's t bit for bit, the reported triangle's
+ * own t, u, v), any hit, the closest hit through a caller's test (sr_ray_triangle over
+ * triangles, sr_ray_aabb over boxes), and the exact sets of primitives an overlap query must
+ * report once each. Bad options and out-of-range indices must be refused with an error; the tree itself must be well
+ * formed (every kept primitive in exactly one leaf, node boxes holding their contents, depth within SR_BVH_MAX_DEPTH).
+ * Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK build with failing allocations. Knows nothing of the driver that
+ * calls it. */
 #include "fuzz_targets.h"
 
 #include <softrast/bvh.h>
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,24 +34,7 @@ typedef struct scene {
     sr_aabb boxes[MAX_TRIANGLES];
     bool kept[MAX_TRIANGLES]; /* primitives the build must keep (finite, non-empty) */
     sr_aabb bounds[MAX_TRIANGLES];
-    bool well_scaled; /* every kept coordinate is 0 or has a magnitude in [1e-15, 1e15] */
 } scene;
-
-/* Magnitudes where float rounding keeps a ray's ray-space shear (direction ratios) and slab
- * distances meaningful. Beyond them sr_ray_triangle and sr_ray_aabb can disagree: with the
- * origin 1e34 away and direction components of 1e-36, the shear underflows to subnormals and
- * the triangle test answers up to 1e-12 off the triangle, where the box test knows better.
- * There the closest-hit comparison is not meaningful; every other check still runs. */
-static bool is_well_scaled(float x)
-{
-    float magnitude = fabsf(x);
-    return magnitude == 0.0f || (magnitude >= 1e-15f && magnitude <= 1e15f);
-}
-
-static bool vec3_well_scaled(sr_vec3 v)
-{
-    return is_well_scaled(v.x) && is_well_scaled(v.y) && is_well_scaled(v.z);
-}
 
 static void triangle_of(const scene *s, size_t i, sr_vec3 v[3])
 {
@@ -167,50 +148,6 @@ static bool intersect_box(void *user, uint32_t primitive, const sr_ray *ray, sr_
     return true;
 }
 
-/* A few ulps of the ray-space depths over |direction|: the rounding of sr_ray_triangle's t. */
-static float tie_tolerance(const scene *s, const sr_ray *ray)
-{
-    float extent = 0.0f;
-    for (size_t i = 0; i < s->count; i++) {
-        if (!s->kept[i])
-            continue;
-        sr_vec3 v[3];
-        triangle_of(s, i, v);
-        for (int k = 0; k < 3; k++) {
-            sr_vec3 d = sr_vec3_sub(v[k], ray->origin);
-            extent = fmaxf(extent, fmaxf(fabsf(d.x), fmaxf(fabsf(d.y), fabsf(d.z))));
-        }
-    }
-    float speed = fmaxf(fabsf(ray->direction.x), fmaxf(fabsf(ray->direction.y), fabsf(ray->direction.z)));
-    return 64.0f * FLT_EPSILON * extent / speed;
-}
-
-/* Whether brute force's hit of triangle i is one the BVH may miss through rounding: its t
- * within the tolerance of tmin or tmax, or (Möller–Trumbore in double) the ray crossing the
- * triangle's plane within 1e-4 (in barycentric units) of an edge or outside it, or seeing the
- * triangle nearly edge-on. There the node boxes' slab test, exact to a relative 2^-21 of t, can
- * rightly say the ray passes outside while sr_ray_triangle's edge tests round to a hit. */
-static bool marginal_hit(const scene *s, size_t i, const sr_ray *ray, float t, float tolerance)
-{
-    if (t - ray->tmin <= tolerance || ray->tmax - t <= tolerance)
-        return true;
-    sr_vec3 v[3];
-    triangle_of(s, i, v);
-    double e1[3] = {(double)v[1].x - v[0].x, (double)v[1].y - v[0].y, (double)v[1].z - v[0].z};
-    double e2[3] = {(double)v[2].x - v[0].x, (double)v[2].y - v[0].y, (double)v[2].z - v[0].z};
-    double d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
-    double o[3] = {(double)ray->origin.x - v[0].x, (double)ray->origin.y - v[0].y, (double)ray->origin.z - v[0].z};
-    double p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
-    double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-    double scale = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]) * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-    if (!(fabs(det) > 1e-6 * scale))
-        return true;
-    double q[3] = {o[1] * e1[2] - o[2] * e1[1], o[2] * e1[0] - o[0] * e1[2], o[0] * e1[1] - o[1] * e1[0]};
-    double u = (o[0] * p[0] + o[1] * p[1] + o[2] * p[2]) / det;
-    double w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) / det;
-    return fmin(u, fmin(w, 1.0 - u - w)) <= 1e-4;
-}
-
 static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
 {
     /* brute force over every kept primitive */
@@ -240,16 +177,6 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
             best = brute_t[i] < best ? brute_t[i] : best;
         }
     }
-    /* Known bug (regressions/bvh_closest_hit_at_box_face): the node boxes' slab test and
-     * sr_ray_triangle round differently. The BVH may then rank hits within tie_tolerance of each
-     * other differently from brute force, and miss marginal hits (see marginal_hit). */
-    float tolerance = FUZZ_KNOWN_BUGS_SKIPPED && !s->boxes_mode ? tie_tolerance(s, ray) : 0.0f;
-    bool all_marginal = any;
-    for (size_t i = 0; i < s->count && all_marginal && tolerance > 0.0f; i++)
-        if (brute_hit[i])
-            all_marginal = marginal_hit(s, i, ray, brute_t[i], tolerance);
-    bool compare = s->well_scaled && vec3_well_scaled(ray->origin) && vec3_well_scaled(ray->direction) &&
-                   (isinf(ray->tmax) || is_well_scaled(ray->tmax));
     /* bvh_query.c refuses rays with a zero direction; sr_ray_aabb treats them as points */
     bool zero_direction = ray->direction.x == 0.0f && ray->direction.y == 0.0f && ray->direction.z == 0.0f;
     if (s->boxes_mode && zero_direction)
@@ -258,8 +185,8 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
     if (!s->boxes_mode) {
         sr_bvh_hit hit;
         bool found = sr_bvh_query_ray(bvh, ray, &hit);
-        FUZZ_CHECK(found == any || !compare || all_marginal, "closest-hit query %s, brute force %s (best t %g)",
-                   found ? "hit" : "missed", any ? "hits" : "misses", (double)best);
+        FUZZ_CHECK(found == any, "closest-hit query %s, brute force %s (best t %g)", found ? "hit" : "missed",
+                   any ? "hits" : "misses", (double)best);
         if (found) {
             uint32_t p = hit.primitive;
             FUZZ_CHECK(p < s->count && brute_hit[p], "closest hit reports primitive %u, which the ray misses", p);
@@ -268,17 +195,9 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
                     memcmp(&hit.v, &brute_v[p], sizeof hit.v) == 0,
                 "primitive %u reported at (t %g, u %g, v %g), sr_ray_triangle says (%g, %g, %g)", p, (double)hit.t,
                 (double)hit.u, (double)hit.v, (double)brute_t[p], (double)brute_u[p], (double)brute_v[p]);
-            /* Every triangle that brute force hits clearly before the reported one is a miss of
-             * the BVH: allowed only within the tolerance (e.g. a triangle in a node's face plane
-             * hit a few ulps before the node's entry) or for a marginal hit. */
-            for (size_t i = 0; i < s->count && compare; i++)
-                FUZZ_CHECK(!brute_hit[i] || brute_t[i] >= hit.t - tolerance ||
-                               marginal_hit(s, i, ray, brute_t[i], tolerance),
-                           "closest hit t %.9g (primitive %u) but brute force hits primitive %zu at t %.9g",
-                           (double)hit.t, p, i, (double)brute_t[i]);
-            FUZZ_CHECK(hit.t == best || !compare || FUZZ_KNOWN_BUGS_SKIPPED,
-                       "closest hit t %.9g (primitive %u) but brute force finds t %.9g", (double)hit.t, p,
-                       (double)best);
+            /* bvh.h: exactly brute force's closest t, for every ray */
+            FUZZ_CHECK(hit.t == best, "closest hit t %.9g (primitive %u) but brute force finds t %.9g", (double)hit.t,
+                       p, (double)best);
             float length = sr_vec3_length(hit.normal);
             FUZZ_CHECK(sr_vec3_is_finite(hit.normal) && (length == 0.0f || fabsf(length - 1.0f) < 1e-3f),
                        "hit normal (%g %g %g)", (double)hit.normal.x, (double)hit.normal.y, (double)hit.normal.z);
@@ -289,8 +208,8 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
 
         sr_bvh_hit any_hit;
         bool any_found = sr_bvh_query_ray_any(bvh, ray, &any_hit);
-        FUZZ_CHECK(any_found == any || !compare || all_marginal, "any-hit query %s, brute force %s",
-                   any_found ? "hit" : "missed", any ? "hits" : "misses");
+        FUZZ_CHECK(any_found == any, "any-hit query %s, brute force %s", any_found ? "hit" : "missed",
+                   any ? "hits" : "misses");
         if (any_found)
             FUZZ_CHECK(any_hit.primitive < s->count && brute_hit[any_hit.primitive] &&
                            memcmp(&any_hit.t, &brute_t[any_hit.primitive], sizeof any_hit.t) == 0,
@@ -563,18 +482,6 @@ static void run_input(fuzz_reader r, bool failing)
     }
     FUZZ_CHECK(status == SR_OK && bvh, "valid build failed: %s", err.message);
     check_structure(bvh, s);
-    s->well_scaled = true;
-    for (size_t i = 0; i < s->count; i++) {
-        if (!s->kept[i])
-            continue;
-        if (s->boxes_mode) {
-            s->well_scaled = s->well_scaled && vec3_well_scaled(s->boxes[i].min) && vec3_well_scaled(s->boxes[i].max);
-            continue;
-        }
-        sr_vec3 v[3];
-        triangle_of(s, i, v);
-        s->well_scaled = s->well_scaled && vec3_well_scaled(v[0]) && vec3_well_scaled(v[1]) && vec3_well_scaled(v[2]);
-    }
 
     for (int query = 0; query < 16 && !fuzz_reader_done(&r); query++) {
         uint8_t what = fuzz_read_u8(&r) % 4;

@@ -77,16 +77,6 @@ _Noreturn void fuzz_fail(const char *file, int line, const char *condition, cons
             fuzz_fail(__FILE__, __LINE__, #condition, __VA_ARGS__);                                                    \
     } while (0)
 
-/// Bugs already found and reported are covered by the `regressions` tests of tests/test_fuzz.c.
-/// Built with -DFUZZ_SKIP_KNOWN_BUGS (tests/fuzz/meson.build does), the targets step around them
-/// so that fuzzing keeps finding new ones; each skip names its regression test. Remove a skip
-/// when its bug is fixed.
-#ifdef FUZZ_SKIP_KNOWN_BUGS
-#define FUZZ_KNOWN_BUGS_SKIPPED true
-#else
-#define FUZZ_KNOWN_BUGS_SKIPPED false
-#endif
-
 /* ------------------------------------------------------------------------------------------ */
 /* Seeds and targets                                                                           */
 

@@ -4,13 +4,14 @@
  *
  * raster.h has no in-memory loader, so the "file" mode writes the bytes to a temporary file
  * once per input and loads it with sr_texture_load. A loaded texture must have the size and
- * exactly the pixels stb_image decodes from the same bytes (sr_texture_load refuses the files
- * stb 2.27 would decode from uninitialised memory, so both decodes are defined; palette
- * entries an indexed PNG lacks are opaque black in the texture). One known exception, skipped
- * with FUZZ_SKIP_KNOWN_BUGS: a PNG whose deflate data uses the invalid distance codes 30 or 31
- * (see load_from_bytes). A size over SR_MAX_IMAGE_SIDE must be refused before decoding. Samples must be finite and in
- * [0, 1]; nearest sampling must return one of the texels exactly (texel (0, 0) for NaN coordinates), bilinear a value
- * between the smallest and largest texel of each channel. Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK run with
+ * exactly the pixels stb_image decodes from the same bytes, for every format (sr_texture_load
+ * refuses the files stb 2.27 would decode from uninitialised memory, so both decodes are
+ * defined: palette entries an indexed PNG lacks are opaque black in the texture, and PNG image
+ * data that a strict inflate refuses, such as the invalid distance symbols 30 and 31 that stb
+ * copies never-written bytes for, is refused). A size over SR_MAX_IMAGE_SIDE must be refused
+ * before decoding. Samples must be finite and in [0, 1]; nearest sampling must return one of
+ * the texels exactly (texel (0, 0) for NaN coordinates), bilinear a value between the smallest
+ * and largest texel of each channel. Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK run with
  * failing allocations. Knows nothing of the driver that calls it. */
 #include "fuzz_targets.h"
 
@@ -94,19 +95,6 @@ static sr_texture *load_from_bytes(const uint8_t *data, size_t size)
     /* The same bytes through stb_image directly: the texture must hold exactly those pixels. */
     int ref_width = 0, ref_height = 0, ref_channels = 0;
     unsigned char *pixels = stbi_load_from_memory(data, (int)size, &ref_width, &ref_height, &ref_channels, 4);
-    /* Known bug, no regression test yet (src/raster/texture.c, "What remains"): stb_image 2.27
-     * takes the invalid deflate distance codes 30 and 31 as distance 0 and copies never-written
-     * bytes of its output buffer, so a corrupt PNG can decode from uninitialised memory (texels
-     * differ from one decode to the next, or a filter byte read from there is refused as
-     * invalid). The fuzzer's inputs were 4x3 RGBA PNGs with a few IDAT bytes changed. For PNGs
-     * only the size is compared. */
-    bool png = size >= 8 && memcmp(data, "\x89PNG", 4) == 0;
-    if (FUZZ_KNOWN_BUGS_SKIPPED && png) {
-        FUZZ_CHECK(!pixels || (ref_width == texture->width && ref_height == texture->height),
-                   "loaded %dx%d, stb_image says %dx%d", texture->width, texture->height, ref_width, ref_height);
-        stbi_image_free(pixels);
-        return texture;
-    }
     FUZZ_CHECK(pixels != NULL, "sr_texture_load accepted a file stb_image refuses: %s", stbi_failure_reason());
     FUZZ_CHECK(ref_width == texture->width && ref_height == texture->height, "loaded %dx%d, stb_image says %dx%d",
                texture->width, texture->height, ref_width, ref_height);

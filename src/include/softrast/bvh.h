@@ -138,13 +138,16 @@ typedef struct sr_bvh_hit {
 /// with its watertightness rule). Returns true on a hit. `hit` is always filled (a miss has
 /// primitive SR_BVH_NO_HIT and t = +infinity). A box tree or an empty tree reports no hit. Rays
 /// with NaN components or a zero direction hit nothing. `ray` must be made by sr_ray_make (the
-/// triangle test reads its ray-space fields). Thread-safe on a const tree. The hit is the
-/// brute-force closest hit over sr_ray_triangle, except for rays lying in the plane of the hit
-/// triangles, where t may differ from brute force's by the rounding of the triangle test.
+/// triangle test reads its ray-space fields). Thread-safe on a const tree. The hit is exactly
+/// the brute-force closest hit over sr_ray_triangle for every ray: the same hit or miss and the
+/// same t bit for bit (with the reported triangle's own u and v; of triangles hit at that very
+/// t, any one may be reported). Node boxes are tested with a margin that covers the rounding of
+/// sr_ray_triangle's t (see bvh_query.c), so a ray grazing or lying in a face is no exception.
 bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit);
 
 /// Any hit (occlusion) of a triangle tree: stops at the first triangle hit in
-/// [ray->tmin, ray->tmax]; `hit` (may be NULL) gets that triangle's t, u, v. Thread-safe.
+/// [ray->tmin, ray->tmax]; `hit` (may be NULL) gets that triangle's t, u, v. Hits exactly when
+/// brute force over sr_ray_triangle hits. Thread-safe.
 bool sr_bvh_query_ray_any(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit);
 
 /// Intersects one primitive for sr_bvh_query_ray_custom. `ray->tmax` is the closest t found so

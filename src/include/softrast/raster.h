@@ -102,7 +102,9 @@ sr_status sr_texture_create(const sr_texture_desc *desc, sr_texture **out, sr_er
 /// sr_texture_destroy. Errors name the file and what is wrong: SR_ERROR_IO (cannot open or
 /// read), SR_ERROR_UNSUPPORTED (another format stb_image knows, such as PPM or GIF; a side over
 /// SR_MAX_IMAGE_SIDE; a file over 1 GiB), SR_ERROR_PARSE (malformed or truncated: the file's
-/// structure is checked before decoding).
+/// structure is checked before decoding, and a PNG's compressed image data is checked as a
+/// strict inflate would, since stb_image 2.27 decodes some invalid deflate data from memory it
+/// never wrote). SR_ERROR_OUT_OF_MEMORY names the file too.
 sr_status sr_texture_load(const char *path, sr_texture **out, sr_error *err);
 void sr_texture_destroy(sr_texture *texture);
 
