@@ -45,6 +45,8 @@ static void print_usage(FILE *out)
             "                        wheel N [X Y]          N notches, positive zooms in\n"
             "                        key NAME               an SDL key name: B, Home, Tab, [, Escape\n"
             "                        resize W H             wait FRAMES (draw FRAMES frames)\n"
+            "                        sleep MS               let MS milliseconds pass (the scene file\n"
+            "                                               is watched meanwhile)\n"
             "                        save PATH              the frame as .bmp or .png\n"
             "                        print-pick             the last click's pick as JSON, the\n"
             "                                               fields of softrast pick\n"

@@ -133,7 +133,7 @@ void viewer_pump(sr_viewer *viewer, int wait_ms)
 
 /* What happens with time rather than input: a finished load, a changed scene file, a message
  * that expires. */
-static void periodic(sr_viewer *viewer)
+void viewer_periodic(sr_viewer *viewer)
 {
     bool loading = viewer_load_poll(viewer);
     uint32_t ticks = SDL_GetTicks();
@@ -463,7 +463,7 @@ bool sr_viewer_frame(sr_viewer *viewer, sr_debug_list *extra, sr_error *err)
     if (viewer->quit)
         return false;
     viewer_pump(viewer, 0);
-    periodic(viewer);
+    viewer_periodic(viewer);
     if (extra != viewer->last_extra) {
         viewer->last_extra = extra;
         viewer->dirty = true;
@@ -472,7 +472,7 @@ bool sr_viewer_frame(sr_viewer *viewer, sr_debug_list *extra, sr_error *err)
     if (!viewer->quit && !needed) {
         // Nothing to draw: wait for input a little, so that a loop around this call does not spin.
         viewer_pump(viewer, FRAME_IDLE_WAIT_MS);
-        periodic(viewer);
+        viewer_periodic(viewer);
     }
     if (!viewer->quit && !viewer_draw_if_needed(viewer, extra, false)) {
         if (err)
@@ -519,7 +519,7 @@ sr_status sr_viewer_run(sr_viewer *viewer, sr_error *err)
 {
     SDL_assert(viewer);
     while (!viewer->quit) {
-        periodic(viewer);
+        viewer_periodic(viewer);
         if (!viewer_draw_if_needed(viewer, NULL, false)) {
             if (err)
                 *err = viewer->failure;

@@ -38,8 +38,11 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
     size_t used = 0;
     text[0] = '\0';
     sr_viewer_stats stats = sr_viewer_get_stats(viewer);
-    append(text, size, &used, "viewer %dx%d, %d threads: %.2f ms/frame (render %.2f), %.1f fps", viewer->fb->width,
-           viewer->fb->height, viewer->threads, viewer->last_frame_ms, viewer->last_render_ms, stats.fps);
+    // The last frame's time says how fast the viewer can go; fps how fast it went in the last
+    // second (0 while nothing moves: frames are drawn only on change).
+    append(text, size, &used, "viewer %dx%d, %d threads: last frame %.2f ms (softrast %.2f ms), %.0f fps",
+           viewer->fb->width, viewer->fb->height, viewer->threads, viewer->last_frame_ms, viewer->last_render_ms,
+           stats.fps);
     if (viewer->frozen)
         append(text, size, &used, "\nculling camera frozen (F): its frustum yellow, culled instances grey");
     if (viewer->has_pick) {
@@ -48,13 +51,13 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
             sr_node_info info;
             const char *name = sr_scene_node(viewer->scene, hit->node, &info, NULL) == SR_OK ? info.name : "?";
             append(text, size, &used,
-                   "pick at %.1f,%.1f: node '%s' (#%u), triangle %u, t %.5g\n  position (%.4g, %.4g, %.4g)\n"
+                   "\npicked at pixel %.1f,%.1f: node '%s' (#%u), triangle %u, t %.5g\n  position (%.4g, %.4g, %.4g)"
                    "  normal (%.3f, %.3f, %.3f)",
                    (double)viewer->pick_x, (double)viewer->pick_y, name, hit->node.index, hit->triangle, (double)hit->t,
                    (double)hit->position.x, (double)hit->position.y, (double)hit->position.z, (double)hit->normal.x,
                    (double)hit->normal.y, (double)hit->normal.z);
         } else {
-            append(text, size, &used, "pick at %.1f,%.1f: nothing there", (double)viewer->pick_x,
+            append(text, size, &used, "\npicked at pixel %.1f,%.1f: nothing there", (double)viewer->pick_x,
                    (double)viewer->pick_y);
         }
     }

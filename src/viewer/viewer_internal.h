@@ -130,6 +130,9 @@ void viewer_say(sr_viewer *viewer, bool is_error, const char *format, ...) __att
 sr_camera viewer_view_camera(const sr_viewer *viewer);
 /// Handles every event on SDL's queue; waits up to `wait_ms` for the first one (0: no wait).
 void viewer_pump(sr_viewer *viewer, int wait_ms);
+/// What happens with time rather than input: a finished load, a changed scene file (polled once
+/// a second), a message that expires.
+void viewer_periodic(sr_viewer *viewer);
 /// Draws and presents a frame when dirty (or `force`); false on an error (in viewer->failure).
 bool viewer_draw_if_needed(sr_viewer *viewer, sr_debug_list *extra, bool force);
 /// Whether a load runs; finishes it (swap in the scene or keep the error) when it is done.

@@ -438,6 +438,21 @@ static sr_status run_line(script *s, char *line)
             if (!viewer_draw_if_needed(viewer, NULL, true))
                 return *s->err = viewer->failure, viewer->failure.status;
         }
+    } else if (strcmp(command, "sleep") == 0) {
+        double ms = 0;
+        status = expect_words(s, command, count, 2, 2, "sleep MS");
+        if (status == SR_OK)
+            status = read_number(s, words[1], "MS", 0.0, 600000.0, &ms);
+        // Wall-clock time passing as it does for a person: events, loads, the scene file's
+        // modification-time poll and message expiry all go on meanwhile.
+        uint32_t until = SDL_GetTicks() + (uint32_t)ms;
+        while (status == SR_OK && !viewer->quit && (int32_t)(SDL_GetTicks() - until) < 0) {
+            viewer_periodic(viewer);
+            if (!viewer_draw_if_needed(viewer, NULL, false))
+                return *s->err = viewer->failure, viewer->failure.status;
+            int left = (int32_t)(until - SDL_GetTicks());
+            viewer_pump(viewer, left < 1 ? 1 : left < 20 ? left : 20);
+        }
     } else if (strcmp(command, "save") == 0) {
         status = expect_words(s, command, count, 2, 2, "save PATH");
         if (status == SR_OK) {
@@ -459,7 +474,7 @@ static sr_status run_line(script *s, char *line)
         }
     } else {
         status = script_error(s,
-                              "unknown command '%s' (click, double-click, drag, wheel, key, resize, wait, save, "
+                              "unknown command '%s' (click, double-click, drag, wheel, key, resize, wait, sleep, save, "
                               "print-pick, print-state, print-stats)",
                               command);
     }

@@ -89,7 +89,9 @@ sr_status sr_viewer_run(sr_viewer *viewer, sr_error *err);
 /// a click at X Y picks through the centre of pixel (X, Y)):
 ///   click X Y | double-click X Y | drag X1 Y1 X2 Y2 [left|right|middle|shift-left]
 ///   wheel N [X Y] (N notches, positive towards the scene; at X Y or the last mouse position)
-///   key NAME (an SDL key name: B, Home, Tab, [, Escape, ...) | resize W H | wait FRAMES
+///   key NAME (an SDL key name: B, Home, Tab, [, Escape, ...) | resize W H
+///   wait FRAMES (draws FRAMES frames) | sleep MS (lets MS milliseconds of wall-clock time pass,
+///   handling events: the scene file's changes are noticed meanwhile)
 ///   save PATH (.bmp or .png) | print-pick | print-state | print-stats
 /// print-* write one JSON line to `out` (see the README). Before each line the viewer finishes
 /// what is pending (a load, a redraw). Errors name the file and line ("s.txt:3: ..."); a key or
