@@ -540,7 +540,15 @@ bool sr_viewer_probe(char *reason, size_t size)
     const char *driver = SDL_GetCurrentVideoDriver();
     bool ok = false;
     if (driver && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0)) {
-        snprintf(reason, size, "SDL's video driver is '%s', which shows no window", driver);
+        const char *asked = SDL_getenv("SDL_VIDEODRIVER");
+        if (asked && asked[0])
+            snprintf(reason, size, "SDL_VIDEODRIVER=%s shows no window", asked);
+        else
+            snprintf(reason, size,
+                     "SDL found no display it can open (DISPLAY=%s, WAYLAND_DISPLAY=%s) and fell back "
+                     "to its '%s' driver, which shows no window",
+                     SDL_getenv("DISPLAY") ? SDL_getenv("DISPLAY") : "",
+                     SDL_getenv("WAYLAND_DISPLAY") ? SDL_getenv("WAYLAND_DISPLAY") : "", driver);
     } else {
         SDL_Window *window = SDL_CreateWindow("softrast probe", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, 64,
                                               64, SDL_WINDOW_HIDDEN);
