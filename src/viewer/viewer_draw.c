@@ -74,15 +74,15 @@ static float text_panel(sr_debug_list *list, float x, float y, const char *text,
 {
     int lines = 1, longest = 0, current = 0;
     for (const char *p = text; *p; p++) {
-        if (*p == '\n') {
+        if (*p == '\n' && p[1] != '\0') {
             lines++;
             current = 0;
         } else if (++current > longest) {
             longest = current;
         }
     }
-    // The debug font's cell is 6 x 10 pixels at scale 1 (src/debug/font.h); lines 12 apart.
-    float width = (float)longest * 6.0f + 16.0f, height = (float)lines * 12.0f + 12.0f;
+    // The debug font's cell is 6 x 10 pixels at scale 1 (src/debug/font.h), lines one cell apart.
+    float width = (float)longest * 6.0f + 16.0f, height = (float)lines * 10.0f + 14.0f;
     sr_debug_rect_2d(list, x, y, width, height, true, (sr_debug_style){.color = backdrop});
     sr_debug_text_2d(list, x + 8.0f, y + 7.0f, text, (sr_debug_style){.color = color});
     return height;

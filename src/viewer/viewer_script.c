@@ -144,8 +144,15 @@ static void print_pick(const sr_viewer *viewer, FILE *out)
 static void print_stats(const sr_viewer *viewer, FILE *out)
 {
     sr_viewer_stats stats = sr_viewer_get_stats(viewer);
+    SDL_RendererInfo info = {0};
+    SDL_GetRendererInfo(viewer->sdl_renderer, &info);
+    const char *driver = SDL_GetCurrentVideoDriver();
+    fprintf(out, "{\"scene\": ");
+    print_json_string(out, viewer->scene_name);
+    fprintf(out, ", \"video_driver\": \"%s\", \"sdl_renderer\": \"%s\", ", driver ? driver : "?",
+            info.name ? info.name : "?");
     fprintf(out,
-            "{\"frames\": %llu, \"size\": [%d, %d], \"threads\": %d, \"last_frame_ms\": %.4f, \"median_frame_ms\": "
+            "\"frames\": %llu, \"size\": [%d, %d], \"threads\": %d, \"last_frame_ms\": %.4f, \"median_frame_ms\": "
             "%.4f, \"median_render_ms\": %.4f, \"median_fps\": %.2f, \"fps\": %.2f}\n",
             (unsigned long long)stats.frames, viewer->fb->width, viewer->fb->height, viewer->threads,
             stats.last_frame_ms, stats.median_frame_ms, stats.median_render_ms,
