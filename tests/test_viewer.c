@@ -1,5 +1,5 @@
 /* test_viewer.c — the viewer (src/viewer, `softrast view`) as a person uses it, driven by scripts
- * under SDL's offscreen video driver (tests/meson.build sets SDL_VIDEODRIVER): a click picks what
+ * under SDL's dummy video driver (tests/meson.build sets SDL_VIDEODRIVER): a click picks what
  * `softrast pick` picks for that pixel; a frame saved after orbiting and toggling overlays is
  * `softrast render`'s picture for the camera and overlay list print-state reports; every key of
  * the help does what the help says; a scene file that fails to reload keeps the old scene on
@@ -16,7 +16,7 @@
 
 static void init(void)
 {
-    setenv("SDL_VIDEODRIVER", "offscreen", 0);
+    setenv("SDL_VIDEODRIVER", "dummy", 0);
 }
 
 static void write_file(const char *path, const char *text)
@@ -431,9 +431,9 @@ Test(viewer, script_errors_name_the_file_and_line, .init = init, .timeout = 120)
     cr_assert(r.exited && r.code == 2 && strstr(r.err, "--size"), "%s", r.err);
     r = run((const char *[]){"view", "--script", "/nonexistent_script.txt", NULL});
     cr_assert(r.exited && r.code == 2 && strstr(r.err, "--script"), "%s", r.err);
-    // The offscreen driver shows no window: --probe says so (softrast.sh run then renders a file).
+    // The dummy driver shows no window: --probe says so (softrast.sh run then renders a file).
     r = run((const char *[]){"view", "--probe", NULL});
-    cr_assert(r.exited && r.code == 1 && strstr(r.err, "offscreen"), "%s", r.err);
+    cr_assert(r.exited && r.code == 1 && strstr(r.err, "shows no window"), "%s", r.err);
     remove_dir(dir);
 }
 

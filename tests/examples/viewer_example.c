@@ -3,8 +3,8 @@
  * orbiting a pole), moves the nodes with sr_scene_set_transform, draws its contacts and
  * velocities into its own debug list, and calls sr_viewer_frame once per pass of its loop.
  * It stops when the user closes the window or after FRAMES frames (the argument; 0 = forever),
- * and prints the last pick. Built and run by the test suite under SDL's offscreen driver:
- *   SDL_VIDEODRIVER=offscreen ./build/tests/viewer_example 120 */
+ * and prints the last pick. Built and run by the test suite under SDL's dummy driver (no display):
+ *   SDL_VIDEODRIVER=dummy ./build/tests/viewer_example 120 */
 #include <softrast/softrast.h>
 
 #include <math.h>
