@@ -61,9 +61,14 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
                    (double)viewer->pick_y);
         }
     }
-    if (viewer->load.running)
+    if (viewer->load.running) {
+        // The worker writes the stage while the viewer draws: read it under the lock.
+        pthread_mutex_t *lock = (pthread_mutex_t *)&viewer->load.lock;
+        pthread_mutex_lock(lock);
         append(text, size, &used, "\nreloading %s: %s %.0f%%", viewer->scene_path, viewer->load.stage,
                viewer->load.fraction * 100.0);
+        pthread_mutex_unlock(lock);
+    }
     if (viewer->message[0] && !viewer->message_is_error)
         append(text, size, &used, "\n%s", viewer->message);
     append(text, size, &used, "\nH: help");
