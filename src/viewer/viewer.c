@@ -190,14 +190,44 @@ static sr_status fit_framebuffer(sr_viewer *viewer, sr_error *err)
     return sr_framebuffer_resize(viewer->fb, width, height, err);
 }
 
+/* The texture format: ARGB8888 (bytes b, g, r, a on little-endian machines) where the renderer
+ * has it, since window surfaces and GPU drivers store that order and a copy then needs no
+ * conversion; otherwise RGBA32, sr_rgba8's own byte order. */
+static Uint32 texture_format(SDL_Renderer *renderer)
+{
+    SDL_RendererInfo info;
+    if (SDL_BYTEORDER == SDL_LIL_ENDIAN && SDL_GetRendererInfo(renderer, &info) == 0)
+        for (Uint32 i = 0; i < info.num_texture_formats; i++)
+            if (info.texture_formats[i] == SDL_PIXELFORMAT_ARGB8888)
+                return SDL_PIXELFORMAT_ARGB8888;
+    return SDL_PIXELFORMAT_RGBA32;
+}
+
+/* Copies the framebuffer into the locked texture, swapping r and b for ARGB8888. */
+static void copy_pixels(const sr_framebuffer *fb, Uint32 format, void *pixels, int pitch)
+{
+    for (int y = 0; y < fb->height; y++) {
+        const uint32_t *from = fb->color + (size_t)y * (size_t)fb->width;
+        uint32_t *to = (uint32_t *)((unsigned char *)pixels + (size_t)y * (size_t)pitch);
+        if (format == SDL_PIXELFORMAT_RGBA32) {
+            memcpy(to, from, (size_t)fb->width * sizeof *to);
+            continue;
+        }
+        for (int x = 0; x < fb->width; x++) {
+            uint32_t p = from[x];
+            to[x] = (p & 0xff00ff00u) | (p & 0xffu) << 16 | (p >> 16 & 0xffu);
+        }
+    }
+}
+
 static sr_status present(sr_viewer *viewer, sr_error *err)
 {
     sr_framebuffer *fb = viewer->fb;
     if (!viewer->texture || viewer->texture_width != fb->width || viewer->texture_height != fb->height) {
         if (viewer->texture)
             SDL_DestroyTexture(viewer->texture);
-        // RGBA32 is the byte order r, g, b, a in memory: sr_rgba8's, whatever the endianness.
-        viewer->texture = SDL_CreateTexture(viewer->sdl_renderer, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING,
+        viewer->texture_format = texture_format(viewer->sdl_renderer);
+        viewer->texture = SDL_CreateTexture(viewer->sdl_renderer, viewer->texture_format, SDL_TEXTUREACCESS_STREAMING,
                                             fb->width, fb->height);
         if (!viewer->texture)
             return sr_error_set(err, SR_ERROR_UNSUPPORTED, "SDL_CreateTexture %dx%d: %s", fb->width, fb->height,
@@ -205,9 +235,14 @@ static sr_status present(sr_viewer *viewer, sr_error *err)
         viewer->texture_width = fb->width;
         viewer->texture_height = fb->height;
     }
-    if (SDL_UpdateTexture(viewer->texture, NULL, fb->color, fb->width * 4) != 0)
-        return sr_error_set(err, SR_ERROR_UNSUPPORTED, "SDL_UpdateTexture: %s", SDL_GetError());
-    SDL_RenderClear(viewer->sdl_renderer);
+    void *pixels = NULL;
+    int pitch = 0;
+    if (SDL_LockTexture(viewer->texture, NULL, &pixels, &pitch) != 0)
+        return sr_error_set(err, SR_ERROR_UNSUPPORTED, "SDL_LockTexture: %s", SDL_GetError());
+    copy_pixels(fb, viewer->texture_format, pixels, pitch);
+    SDL_UnlockTexture(viewer->texture);
+    // The texture covers the whole output: no clear first (on the software renderer a clear is
+    // one more pass over every pixel).
     SDL_RenderCopy(viewer->sdl_renderer, viewer->texture, NULL, NULL);
     SDL_RenderPresent(viewer->sdl_renderer);
     return SR_OK;

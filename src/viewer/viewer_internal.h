@@ -61,6 +61,7 @@ struct sr_viewer {
     SDL_Renderer *sdl_renderer;
     SDL_Texture *texture;
     int texture_width, texture_height;
+    Uint32 texture_format; ///< SDL_PIXELFORMAT_ARGB8888 or RGBA32 (viewer.c: texture_format)
     bool sdl_ready; ///< SDL_InitSubSystem(VIDEO) succeeded (undone in destroy)
 
     sr_scene *scene; ///< shown (NULL while the first load runs or after it failed)
