@@ -27,7 +27,8 @@ typedef struct sr_viewer sr_viewer;
 /// How a viewer is opened. Zero fields take their defaults.
 typedef struct sr_viewer_desc {
     const char *title; ///< window title prefix; NULL = "softrast"
-    int width, height; ///< window size in pixels (drawable pixels on high-DPI screens); 0 = 1280 x 720
+    int width, height; ///< window size in screen units (pixels, except on high-DPI screens); 0 = 1280 x 720.
+                       ///< The frame is rendered at the window's drawable size, in pixels.
     int threads;       ///< rendering threads, 1 to SR_MAX_THREADS; 0 = one per core (at most 64)
     /// The scene file (.json) or mesh (.obj) shown. With a NULL `scene` given to sr_viewer_create
     /// the viewer loads it itself (on a worker thread, showing progress), owns it, reloads it on
