@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # softrast.sh — the README's quick-start commands.
-#   ./softrast.sh run                install what is missing, build, run the main job (demo scene)
+#   ./softrast.sh run                install what is missing, build, open the viewer on the demo
+#                                    scene (or, with no display, render it to out/demo.bmp and say why)
 #   ./softrast.sh test               install what is missing, build, run every test (plain and sanitized)
 #   ./softrast.sh mutants [PATTERN]  plant each bug of tests/mutants/ in a copy of the tree and check
 #                                    that the suite kills it (tests/mutants/run.sh)
@@ -44,7 +45,20 @@ case "${1:-}" in
 run)
     install_missing "${packages[@]}"
     build build -Dbuildtype=release -Dnative=true
+    # The viewer on the demo scene where a window can be opened; otherwise a rendered file.
+    reason=""
+    if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+        reason="no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+    elif ! probe=$(./build/src/app/softrast view --probe 2>&1); then
+        reason=$(printf '%s\n' "$probe" | tail -n 1) # SDL may print its own lines first
+        reason=${reason#softrast view --probe: }
+    fi
+    if [ -z "$reason" ]; then
+        echo "softrast.sh: opening the viewer on the demo scene (H in the window lists the keys)"
+        exec ./build/src/app/softrast view
+    fi
     mkdir -p out
+    echo "softrast.sh: not opening the viewer: $reason; rendering out/demo.bmp instead"
     ./build/src/app/softrast render --out out/demo.bmp
     ;;
 test)

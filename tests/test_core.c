@@ -36,9 +36,10 @@ Test(core, status_names)
         {SR_ERROR_IO, "i/o error"},
         {SR_ERROR_PARSE, "parse error"},
         {SR_ERROR_UNSUPPORTED, "unsupported"},
+        {SR_ERROR_CANCELLED, "cancelled"},
     };
     const size_t count = sizeof expected / sizeof expected[0];
-    cr_assert_eq(count, (size_t)SR_ERROR_UNSUPPORTED + 1, "a status was added: name it here");
+    cr_assert_eq(count, (size_t)SR_ERROR_CANCELLED + 1, "a status was added: name it here");
     for (size_t i = 0; i < count; i++) {
         const char *name = sr_status_name(expected[i].status);
         cr_assert_not_null(name, "status %d", (int)expected[i].status);
@@ -47,7 +48,7 @@ Test(core, status_names)
             cr_assert_str_neq(name, sr_status_name(expected[j].status));
     }
     /* Out of range, on both sides and next to the last status: a name, never NULL. */
-    const int outside[] = {SR_ERROR_UNSUPPORTED + 1, 999, -1, INT32_MAX};
+    const int outside[] = {SR_ERROR_CANCELLED + 1, 999, -1, INT32_MAX};
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
         const char *name = sr_status_name((sr_status)outside[i]);
         cr_assert_not_null(name, "status %d", outside[i]);

@@ -342,3 +342,63 @@ Test(debug_draw, markers_rectangles_and_threads)
     }
     free(reference);
 }
+
+/* The viewer's use of the overlays: a pick already made is drawn exactly as a pick made at the
+ * same point, and hud_text lines are added to the HUD. */
+Test(overlay, a_given_pick_draws_as_the_pick_at_its_point_and_hud_text_is_appended)
+{
+    sr_scene *scene = NULL;
+    cr_assert_eq(sr_scene_create_demo(&scene, NULL), SR_OK);
+    sr_scene_frame *frame = NULL;
+    sr_renderer *renderer = NULL;
+    sr_framebuffer *fbs[2] = {NULL, NULL};
+    cr_assert_eq(sr_scene_frame_create(&frame, NULL), SR_OK);
+    cr_assert_eq(sr_renderer_create(NULL, &renderer, NULL), SR_OK);
+    sr_camera camera = sr_scene_camera(scene);
+    sr_pick_hit hit;
+    cr_assert_eq(sr_scene_pick(scene, &camera, 160, 90, 80.5f, 52.5f, &hit, NULL), SR_OK);
+    cr_assert(hit.hit);
+    size_t texts[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = 160, .height = 90}, &fbs[k], NULL), SR_OK);
+        cr_assert_eq(sr_scene_render(scene, NULL, renderer, fbs[k], frame, NULL), SR_OK);
+        sr_overlay_desc desc = {.items = SR_OVERLAY_PICK | SR_OVERLAY_HUD,
+                                .pick_x = 80.5f,
+                                .pick_y = 52.5f,
+                                .frame_ms = 1.0,
+                                .pick_hit = k ? &hit : NULL,
+                                .hud_text = k ? "viewer line" : NULL};
+        sr_debug_list *list = new_list(0);
+        cr_assert_eq(sr_overlay_add(scene, frame, &camera, 160, 90, &desc, list, NULL), SR_OK);
+        texts[k] = sr_debug_list_get_stats(list).text_bytes;
+        if (k == 1) // the HUD without the extra line, to compare the pictures
+            desc.hud_text = NULL;
+        cr_assert_eq(sr_debug_list_clear(list, NULL), SR_OK);
+        cr_assert_eq(sr_overlay_add(scene, frame, &camera, 160, 90, &desc, list, NULL), SR_OK);
+        sr_mat4 view, projection;
+        sr_camera_matrices(&camera, 160, 90, &view, &projection);
+        cr_assert_eq(sr_debug_draw(list, renderer, fbs[k], sr_mat4_mul(projection, view), NULL), SR_OK);
+        sr_debug_list_destroy(list);
+    }
+    cr_assert_eq(texts[1], texts[0] + strlen("\nviewer line"), "%zu %zu", texts[0], texts[1]);
+    cr_assert_eq(memcmp(fbs[0]->color, fbs[1]->color, 160 * 90 * 4), 0, "the given pick draws as the pick there");
+    // A pick from elsewhere is drawn as given, not picked again at (pick_x, pick_y).
+    sr_pick_hit other;
+    cr_assert_eq(sr_scene_pick(scene, &camera, 160, 90, 30.5f, 60.5f, &other, NULL), SR_OK);
+    sr_overlay_desc desc = {.items = SR_OVERLAY_PICK, .pick_x = 80.5f, .pick_y = 52.5f, .pick_hit = &other};
+    sr_debug_list *list = new_list(0);
+    cr_assert_eq(sr_overlay_add(scene, frame, &camera, 160, 90, &desc, list, NULL), SR_OK);
+    sr_debug_list *at_point = new_list(0);
+    desc.pick_hit = NULL;
+    cr_assert_eq(sr_overlay_add(scene, frame, &camera, 160, 90, &desc, at_point, NULL), SR_OK);
+    const debug_item *a, *b;
+    size_t na = segments_of(list, &a), nb = segments_of(at_point, &b);
+    cr_assert(na != nb || memcmp(a, b, na * sizeof *a) != 0, "another hit, other segments");
+    sr_debug_list_destroy(list);
+    sr_debug_list_destroy(at_point);
+    for (int k = 0; k < 2; k++)
+        sr_framebuffer_destroy(fbs[k]);
+    sr_renderer_destroy(renderer);
+    sr_scene_frame_destroy(frame);
+    sr_scene_destroy(scene);
+}

@@ -1272,3 +1272,91 @@ Test(obj, faces_of_over_1024_corners_keep_the_fan_with_a_warning)
     sr_mesh_destroy(mesh);
     free(text);
 }
+
+/* ---- progress (sr_obj_desc.progress) ---- */
+
+typedef struct progress_log {
+    int calls;
+    int stop_at; ///< the call (1-based) that returns false; 0 never
+    char first_stage[128];
+    double fractions[64];
+} progress_log;
+
+static bool log_progress(void *user, const char *stage, double fraction)
+{
+    progress_log *log = user;
+    if (log->calls == 0)
+        snprintf(log->first_stage, sizeof log->first_stage, "%s", stage);
+    if (log->calls < 64)
+        log->fractions[log->calls] = fraction;
+    log->calls++;
+    return log->stop_at == 0 || log->calls < log->stop_at;
+}
+
+/* An OBJ text of about `megabytes` MiB: a strip of quads. */
+static char *big_obj(size_t megabytes, size_t *length)
+{
+    size_t capacity = (megabytes << 20) + 4096, used = 0;
+    char *text = malloc(capacity);
+    cr_assert_not_null(text);
+    for (int i = 0; used < (megabytes << 20); i++) {
+        used += (size_t)snprintf(text + used, capacity - used, "v %d 0 0\nv %d 1 0\n", i, i);
+        if (i > 0)
+            used += (size_t)snprintf(text + used, capacity - used, "f %d %d %d %d\n", 2 * i - 1, 2 * i + 1, 2 * i + 2,
+                                     2 * i);
+    }
+    *length = used;
+    return text;
+}
+
+Test(obj_progress, reports_from_zero_to_one_every_four_mebibytes)
+{
+    size_t length;
+    char *text = big_obj(9, &length);
+    progress_log log = {0};
+    sr_mesh *mesh = NULL;
+    sr_error err;
+    cr_assert_eq(sr_obj_load(
+                     &(sr_obj_desc){
+                         .text = text, .length = length, .name = "dir/big.obj", .progress = log_progress, .user = &log},
+                     &mesh, &err),
+                 SR_OK, "%s", err.message);
+    // At the start, after 4 and 8 MiB, at the end.
+    cr_assert_eq(log.calls, 4, "%d calls", log.calls);
+    cr_assert_str_eq(log.first_stage, "reading big.obj");
+    cr_assert_eq(log.fractions[0], 0.0);
+    cr_assert_eq(log.fractions[log.calls - 1], 1.0);
+    for (int i = 1; i < log.calls; i++)
+        cr_assert_gt(log.fractions[i], log.fractions[i - 1]);
+    cr_assert_float_eq(log.fractions[1], (double)(4 << 20) / (double)length, 1e-4);
+    sr_mesh_destroy(mesh);
+    // A small file: the start and the end only.
+    log = (progress_log){0};
+    cr_assert_eq(sr_obj_load(&(sr_obj_desc){.text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+                                            .length = 32,
+                                            .progress = log_progress,
+                                            .user = &log},
+                             &mesh, &err),
+                 SR_OK, "%s", err.message);
+    cr_assert_eq(log.calls, 2);
+    sr_mesh_destroy(mesh);
+    free(text);
+}
+
+Test(obj_progress, false_from_the_callback_cancels_the_load)
+{
+    size_t length;
+    char *text = big_obj(5, &length);
+    progress_log log = {.stop_at = 2};
+    sr_mesh *mesh = (sr_mesh *)1;
+    sr_error err;
+    cr_assert_eq(
+        sr_obj_load(
+            &(sr_obj_desc){.text = text, .length = length, .name = "big.obj", .progress = log_progress, .user = &log},
+            &mesh, &err),
+        SR_ERROR_CANCELLED);
+    cr_assert_null(mesh);
+    cr_assert(strstr(err.message, "big.obj") && strstr(err.message, "cancelled"), "%s", err.message);
+    cr_assert_eq(log.calls, 2, "nothing is reported after the stop");
+    free(text);
+}

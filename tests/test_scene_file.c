@@ -403,3 +403,75 @@ Test(scene_file, files_that_are_not_scenes)
     cr_assert_neq(sr_scene_load(NULL, &scene, &err), SR_OK);
     cr_assert_neq(sr_scene_load(&(sr_scene_load_desc){0}, &scene, &err), SR_OK);
 }
+
+/* ---- progress (sr_scene_load_desc.progress, sr_scene_set_progress) ---- */
+
+typedef struct stage_log {
+    int calls, builds_started, builds_ended, reads;
+    int stop_at; ///< the call (1-based) that returns false; 0 never
+    char last_stage[200];
+} stage_log;
+
+static bool log_stage(void *user, const char *stage, double fraction)
+{
+    stage_log *log = user;
+    log->calls++;
+    snprintf(log->last_stage, sizeof log->last_stage, "%s", stage);
+    if (strncmp(stage, "building the BVH of mesh '", 26) == 0) {
+        log->builds_started += fraction == 0.0;
+        log->builds_ended += fraction == 1.0;
+    } else if (strncmp(stage, "reading ", 8) == 0) {
+        log->reads++;
+    }
+    return log->stop_at == 0 || log->calls < log->stop_at;
+}
+
+Test(scene_progress, every_mesh_build_and_obj_read_is_reported)
+{
+    stage_log log = {0};
+    sr_scene *scene = NULL;
+    sr_error err;
+    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = SCENES "demo.json", .progress = log_stage, .user = &log},
+                               &scene, &err),
+                 SR_OK, "%s", err.message);
+    cr_assert_eq(log.builds_started, 4, "one per mesh of demo.json");
+    cr_assert_eq(log.builds_ended, 4);
+    cr_assert_eq(log.calls, 8);
+    // The callback is not kept past the load: later meshes are not reported to it.
+    sr_mesh *box = NULL;
+    cr_assert_eq(sr_mesh_create_box(sr_vec3_splat(1.0f), 1, &box, NULL), SR_OK);
+    cr_assert_eq(sr_scene_add_mesh(scene, box, "extra", NULL, NULL), SR_OK);
+    cr_assert_eq(log.calls, 8);
+    sr_scene_destroy(scene);
+
+    // A mesh file: read, then its BVH.
+    log = (stage_log){0};
+    char path[256];
+    snprintf(path, sizeof path, "%s/tests/data_progress.obj", SR_BUILD_DIR);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    fclose(f);
+    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = path, .progress = log_stage, .user = &log}, &scene, &err),
+                 SR_OK, "%s", err.message);
+    cr_assert_eq(log.reads, 2, "start and end of the text");
+    cr_assert_eq(log.builds_started, 1);
+    cr_assert_eq(log.builds_ended, 1);
+    cr_assert_str_eq(log.last_stage, "building the BVH of mesh 'data_progress'");
+    sr_scene_destroy(scene);
+
+    // Stopping during a build cancels the load; nothing is left.
+    log = (stage_log){.stop_at = 3};
+    scene = (sr_scene *)1;
+    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = path, .progress = log_stage, .user = &log}, &scene, &err),
+                 SR_ERROR_CANCELLED, "%s", err.message);
+    cr_assert_null(scene);
+    cr_assert(strstr(err.message, "cancelled"), "%s", err.message);
+    log = (stage_log){.stop_at = 5};
+    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = SCENES "demo.json", .progress = log_stage, .user = &log},
+                               &scene, &err),
+                 SR_ERROR_CANCELLED, "%s", err.message);
+    cr_assert_null(scene);
+    cr_assert(strstr(err.message, "demo.json"), "the message names the file: %s", err.message);
+    remove(path);
+}

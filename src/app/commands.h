@@ -9,6 +9,7 @@ int sr_cmd_bench_bvh(int argc, char **argv);    /* cmd_bench_bvh.c: softrast ben
 int sr_cmd_raycast(int argc, char **argv);      /* cmd_raycast.c */
 int sr_cmd_pick(int argc, char **argv);         /* cmd_pick.c */
 int sr_cmd_bench_scene(int argc, char **argv);  /* cmd_bench_scene.c: softrast bench scene */
+int sr_cmd_view(int argc, char **argv);         /* cmd_view.c */
 
 /* cmd_raycast.c: CLOCK_MONOTONIC in seconds. */
 double sr_cmd_seconds(void);

@@ -14,6 +14,8 @@ static void print_usage(FILE *out)
           "                                          render a scene, a mesh or the demo scene to a file\n"
           "  pick [SCENE.json|MESH.obj] [--size WxH] [--camera SPEC] (--at X,Y ... | --points FILE)\n"
           "                                          what is under pixels of that picture, as JSON lines\n"
+          "  view [SCENE.json|MESH.obj] [--size WxH] [--threads N] [--script FILE]\n"
+          "                                          the interactive viewer (orbit, pick, overlays)\n"
           "  raycast MESH.obj (--rays RAYS | --primary WxH) --out HITS [--any-hit] [--threads N]\n"
           "                                          cast a batch of rays against a mesh\n"
           "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
@@ -39,6 +41,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "render") == 0)
         return sr_cmd_render(argc - 1, argv + 1);
+    if (strcmp(command, "view") == 0)
+        return sr_cmd_view(argc - 1, argv + 1);
     if (strcmp(command, "raycast") == 0)
         return sr_cmd_raycast(argc - 1, argv + 1);
     if (strcmp(command, "pick") == 0)

@@ -44,6 +44,8 @@ const char *sr_status_name(sr_status status)
         return "parse error";
     case SR_ERROR_UNSUPPORTED:
         return "unsupported";
+    case SR_ERROR_CANCELLED:
+        return "cancelled";
     }
     return "unknown status";
 }

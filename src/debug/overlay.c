@@ -417,8 +417,11 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
     char pick_line[256] = "";
     if (items & SR_OVERLAY_PICK) {
         sr_pick_hit hit;
-        status = sr_scene_pick(scene, desc->cull_camera ? desc->cull_camera : &view, width, height, desc->pick_x,
-                               desc->pick_y, &hit, err);
+        if (desc->pick_hit)
+            hit = *desc->pick_hit;
+        else
+            status = sr_scene_pick(scene, desc->cull_camera ? desc->cull_camera : &view, width, height, desc->pick_x,
+                                   desc->pick_y, &hit, err);
         if (status != SR_OK)
             return status;
         draw_pick(list, scene, &hit, pick_line, sizeof pick_line);
@@ -428,7 +431,7 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
     if (items & SR_OVERLAY_HUD) {
         sr_scene_stats stats = sr_scene_frame_stats(frame);
         double ms = desc->frame_ms > 0.0 ? desc->frame_ms : stats.update_ms + stats.cull_ms + stats.draw_ms;
-        char text[1024];
+        char text[2048];
         int n = snprintf(text, sizeof text,
                          "%s\nframe %.2f ms\ninstances %u drawn, %u culled of %u\ntriangles %llu drawn of %llu\n"
                          "fragments %llu, draw calls %u",
@@ -436,7 +439,9 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
                          (unsigned long long)stats.triangles_drawn, (unsigned long long)stats.triangles_submitted,
                          (unsigned long long)stats.fragments_shaded, stats.draw_calls);
         if (pick_line[0] && n > 0 && (size_t)n < sizeof text)
-            snprintf(text + n, sizeof text - (size_t)n, "\n%s", pick_line);
+            n += snprintf(text + n, sizeof text - (size_t)n, "\n%s", pick_line);
+        if (desc->hud_text && desc->hud_text[0] && n > 0 && (size_t)n < sizeof text)
+            snprintf(text + n, sizeof text - (size_t)n, "\n%s", desc->hud_text);
         int text_width, text_height;
         sr_font_measure(text, 1, &text_width, &text_height);
         sr_debug_rect_2d(list, 4.0f, 4.0f, (float)text_width + 12.0f, (float)text_height + 10.0f, true,

@@ -5,6 +5,8 @@
  * and rays. Knows meshes, scenes, raster and the shader catalogue; not SDL, not files. */
 #include <softrast/scene.h>
 
+#include "scene_internal.h"
+
 #include <softrast/shaders.h>
 
 #include <string.h>
@@ -115,6 +117,12 @@ sr_status sr_bench_scene_load_mesh(const char *path, sr_mesh **out, sr_error *er
 
 sr_status sr_scene_create_from_mesh(sr_mesh *mesh, const char *name, sr_scene **out, sr_error *err)
 {
+    return sr_scene_create_from_mesh_reporting(mesh, name, NULL, NULL, out, err);
+}
+
+sr_status sr_scene_create_from_mesh_reporting(sr_mesh *mesh, const char *name, sr_progress_fn progress, void *user,
+                                              sr_scene **out, sr_error *err)
+{
     if (!out) {
         sr_mesh_destroy(mesh);
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_create_from_mesh: out is NULL");
@@ -129,7 +137,9 @@ sr_status sr_scene_create_from_mesh(sr_mesh *mesh, const char *name, sr_scene **
         return status;
     }
     sr_mesh_id mesh_id = {0};
+    sr_scene_set_progress(scene, progress, user);
     status = sr_scene_add_mesh(scene, mesh, name ? name : "mesh", &mesh_id, err);
+    sr_scene_set_progress(scene, NULL, NULL);
     sr_node_id node;
     if (status == SR_OK)
         status = sr_scene_add_node(scene, &(sr_node_desc){.name = name ? name : "mesh", .mesh = mesh_id}, &node, err);

@@ -522,11 +522,34 @@ static sr_status parse_other(parser *ps, const char *p)
     return fail(ps, p, SR_ERROR_PARSE, "not an OBJ file: unknown statement", p, length);
 }
 
+/* Bytes of text between two progress reports (sr_obj_desc.progress). */
+#define PROGRESS_STEP ((size_t)4 << 20)
+
+/* Reports the fraction of the text read; SR_ERROR_CANCELLED when the callback says stop. */
+static sr_status report_progress(parser *ps, size_t offset)
+{
+    char stage[300];
+    const char *slash = strrchr(ps->name, '/');
+    snprintf(stage, sizeof stage, "reading %.200s", slash ? slash + 1 : ps->name);
+    double fraction = ps->text.length > 0 ? (double)offset / (double)ps->text.length : 1.0;
+    if (!ps->desc->progress(ps->desc->user, stage, fraction > 1.0 ? 1.0 : fraction))
+        return sr_error_set(ps->err, SR_ERROR_CANCELLED, "%s: loading cancelled", ps->name);
+    return SR_OK;
+}
+
 static sr_status parse(parser *ps)
 {
     const char *p = ps->text.bytes + ps->text.start;
+    const char *next_report = ps->desc->progress ? p : NULL;
     ps->line = 0;
     while (*p) {
+        if (next_report && p >= next_report) {
+            sr_status status = report_progress(ps, (size_t)(p - ps->text.bytes));
+            if (status != SR_OK)
+                return status;
+            next_report = (size_t)(ps->text.bytes + ps->text.length - p) > PROGRESS_STEP ? p + PROGRESS_STEP
+                                                                                     : ps->text.bytes + ps->text.length;
+        }
         ps->line++;
         p = sr_obj_skip_blanks(p);
         sr_status status = SR_OK;
@@ -554,6 +577,11 @@ static sr_status parse(parser *ps)
             const char *newline = strchr(p, '\n');
             p = newline ? newline + 1 : p + strlen(p);
         }
+    }
+    if (next_report) {
+        sr_status status = report_progress(ps, ps->text.length);
+        if (status != SR_OK)
+            return status;
     }
     close_group(ps);
     if (ps->index_count == 0)

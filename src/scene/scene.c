@@ -209,6 +209,26 @@ static sr_status make_parts(sr_scene *scene, scene_mesh *m, sr_error *err)
     return status;
 }
 
+void sr_scene_set_progress(sr_scene *scene, sr_progress_fn progress, void *user)
+{
+    if (!scene)
+        return;
+    scene->progress = progress;
+    scene->progress_user = progress ? user : NULL;
+}
+
+/* Tells sr_scene_set_progress's callback how far the BVH build of mesh `name` is. */
+static sr_status report_build(const sr_scene *scene, const char *name, double fraction, sr_error *err)
+{
+    if (!scene->progress)
+        return SR_OK;
+    char stage[200];
+    snprintf(stage, sizeof stage, "building the BVH of mesh '%.150s'", name);
+    if (!scene->progress(scene->progress_user, stage, fraction))
+        return sr_error_set(err, SR_ERROR_CANCELLED, "mesh '%s': loading cancelled", name);
+    return SR_OK;
+}
+
 sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr_mesh_id *out, sr_error *err)
 {
     if (out)
@@ -239,6 +259,8 @@ sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr
         status = sr_mesh_compute_normals(mesh, err);
     if (status == SR_OK)
         status = sr_mesh_create_shader_vertices(mesh, NULL, &m.vertices, err);
+    if (status == SR_OK)
+        status = report_build(scene, m.name, 0.0, err);
     struct timespec before, after;
     clock_gettime(CLOCK_MONOTONIC, &before);
     if (status == SR_OK)
@@ -252,6 +274,8 @@ sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr
     clock_gettime(CLOCK_MONOTONIC, &after);
     scene->bvh_build_ms +=
         (double)(after.tv_sec - before.tv_sec) * 1e3 + (double)(after.tv_nsec - before.tv_nsec) * 1e-6;
+    if (status == SR_OK)
+        status = report_build(scene, m.name, 1.0, err);
     if (status == SR_OK)
         status = make_parts(scene, &m, err);
     if (status != SR_OK) {

@@ -36,6 +36,7 @@ typedef struct loader {
     const char *file;  ///< for messages
     char folder[4096]; ///< the file's folder with a trailing '/', or "" for the current one
     sr_warning_fn warning;
+    sr_progress_fn progress;
     void *user;
     sr_error *err;
     named_table textures, materials, meshes;
@@ -624,7 +625,8 @@ static sr_status read_mesh(loader *l, const cJSON *item, const char *at, const c
         if (flag && (status = read_bool(l, flag, flag_at, &normalize)) != SR_OK)
             return status;
         sr_error cause = {0};
-        if (sr_obj_load(&(sr_obj_desc){.path = full, .warning = l->warning, .user = l->user}, &mesh, &cause) != SR_OK)
+        if (sr_obj_load(&(sr_obj_desc){.path = full, .warning = l->warning, .progress = l->progress, .user = l->user},
+                        &mesh, &cause) != SR_OK)
             return fail(l, cause.status, here, "%s", cause.message);
         if (normalize)
             sr_mesh_normalize(mesh);
@@ -973,8 +975,11 @@ static sr_status parse_text(loader *l, const char *text, size_t length, const ch
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "name");
     const char *scene_name = cJSON_IsString(title) ? title->valuestring : name_for_scene;
     sr_status status = sr_scene_create(&(sr_scene_desc){.name = scene_name}, &l->scene, l->err);
-    if (status == SR_OK)
+    if (status == SR_OK) {
+        sr_scene_set_progress(l->scene, l->progress, l->user);
         status = read_document(l, root);
+        sr_scene_set_progress(l->scene, NULL, NULL);
+    }
     if (status == SR_OK)
         status = sr_scene_update(l->scene, NULL, l->err);
     cJSON_Delete(root);
@@ -1022,6 +1027,7 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
                         : desc->name ? desc->name
                                      : "(scene text)",
                 .warning = desc->warning,
+                .progress = desc->progress,
                 .user = desc->user,
                 .err = err};
     folder_of(desc->path ? desc->path : desc->name, l.folder);
@@ -1030,11 +1036,14 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
         sr_mesh *mesh = NULL;
         char name[128];
         sr_path_stem(desc->path, name, sizeof name);
-        status = sr_obj_load(&(sr_obj_desc){.path = desc->path, .warning = desc->warning, .user = desc->user}, &mesh,
-                             err);
+        status = sr_obj_load(&(sr_obj_desc){.path = desc->path,
+                                            .warning = desc->warning,
+                                            .progress = desc->progress,
+                                            .user = desc->user},
+                             &mesh, err);
         if (status == SR_OK) {
             sr_mesh_normalize(mesh);
-            status = sr_scene_create_from_mesh(mesh, name, out, err);
+            status = sr_scene_create_from_mesh_reporting(mesh, name, desc->progress, desc->user, out, err);
         }
         return status;
     }

@@ -91,7 +91,13 @@ struct sr_scene {
     sr_dynamic_tree *instances;
     float instance_margin;
     double bvh_build_ms;
+    sr_progress_fn progress; ///< sr_scene_set_progress
+    void *progress_user;
 };
+
+/// sr_scene_create_from_mesh with the BVH build reported to `progress` (sr_scene_set_progress).
+sr_status sr_scene_create_from_mesh_reporting(sr_mesh *mesh, const char *name, sr_progress_fn progress, void *user,
+                                              sr_scene **out, sr_error *err);
 
 /// Grows `*array` (elements of `size` bytes) to hold at least `needed`, doubling. False when out
 /// of memory (the array is unchanged).

@@ -20,6 +20,7 @@ typedef enum sr_status {
     SR_ERROR_IO,               ///< a file could not be opened, read, written or renamed
     SR_ERROR_PARSE,            ///< a file was read but its contents are malformed
     SR_ERROR_UNSUPPORTED,      ///< a valid request this build cannot serve (format, feature)
+    SR_ERROR_CANCELLED,        ///< the caller's progress callback asked to stop (sr_progress_fn)
 } sr_status;
 
 /// Human-readable message of a failure, filled by the function that failed. Names the file,
@@ -31,13 +32,20 @@ typedef struct sr_error {
 } sr_error;
 
 /// Short constant name of a status: "ok", "invalid argument", "out of memory", "i/o error",
-/// "parse error", "unsupported"; "unknown status" for any other value. Never NULL.
+/// "parse error", "unsupported", "cancelled"; "unknown status" for any other value. Never NULL.
 const char *sr_status_name(sr_status status);
 
 /// Fills `err` (if not NULL) with `status` and a printf-style message, and returns `status`, so a
 /// failing path reads `return sr_error_set(err, SR_ERROR_IO, "%s: cannot open", path);`.
 sr_status sr_error_set(sr_error *err, sr_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/// Progress of long work (loading a big OBJ file, building the BVH of a big mesh): `stage` says
+/// what is being done ("reading bunny.obj", "building the BVH of mesh 'bunny'"; valid only during
+/// the call), `fraction` how much of that stage is done, from 0 (reported when the stage starts)
+/// to 1 (when it ends). Called on the thread doing the work. Return true to go on; false stops
+/// the work, which then fails with SR_ERROR_CANCELLED (a viewer closed while loading).
+typedef bool (*sr_progress_fn)(void *user, const char *stage, double fraction);
 
 /// Clears `err` to status SR_OK and an empty message (no-op on NULL).
 void sr_error_clear(sr_error *err);

@@ -171,10 +171,16 @@ typedef struct sr_overlay_desc {
     bool mesh_bvh_range;
     int mesh_bvh_min, mesh_bvh_max;
     float pick_x, pick_y; ///< window point of SR_OVERLAY_PICK
+    /// A pick already made (the viewer's last click, perhaps from another camera): drawn by
+    /// SR_OVERLAY_PICK instead of picking at (pick_x, pick_y). NULL: pick there. Not kept.
+    const sr_pick_hit *pick_hit;
     /// The camera that culled the frame (its frustum for SR_OVERLAY_FRUSTUM); NULL: the view camera.
     const sr_camera *cull_camera;
     uint32_t heat_max; ///< the heat map's scale (from sr_overlay_heat), for its legend
     double frame_ms;   ///< frame time the HUD shows (0: the frame's update + cull + draw)
+    /// Lines appended to the HUD's text (a viewer's frame rate, pick details, messages); NULL:
+    /// none. Copied into the list.
+    const char *hud_text;
 } sr_overlay_desc;
 
 /// Parses the --overlay syntax: comma-separated items bvh[:A-B], mesh-bvh[:A-B], bounds, normals,

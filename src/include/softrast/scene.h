@@ -96,7 +96,11 @@ typedef struct sr_obj_desc {
     /// at `path` (resolved as above) and sets *length, or NULL when there is no such file. The
     /// bytes must stay valid until sr_obj_load returns; the loader does not free them.
     const char *(*read_mtl)(void *user, const char *path, size_t *length);
-    void *user;         ///< passed to `warning` and `read_mtl`
+    /// Optional: told how much of the text has been read ("reading NAME"; fraction 0 at the
+    /// start, then every 4 MiB, 1 when the text is read); false from it stops the load with
+    /// SR_ERROR_CANCELLED.
+    sr_progress_fn progress;
+    void *user;         ///< passed to `warning`, `read_mtl` and `progress`
     bool skip_textures; ///< do not load map_Kd images (texture_path is still set, texture stays NULL)
     bool skip_normals;  ///< do not compute the normals the file lacks: normals is NULL when no face
                         ///< corner has a `vn`, and corners without one get (0, 0, 0)
@@ -399,6 +403,12 @@ sr_light sr_scene_light(const sr_scene *scene);
 void sr_scene_set_background(sr_scene *scene, uint32_t rgba);
 uint32_t sr_scene_background(const sr_scene *scene);
 
+/// Reports the BVH build of every later sr_scene_add_mesh to `progress` (NULL: stop reporting):
+/// stage "building the BVH of mesh 'NAME'", fraction 0 before the build and 1 after it; false
+/// from the callback makes that sr_scene_add_mesh fail with SR_ERROR_CANCELLED (the mesh is
+/// freed). sr_scene_load sets it while it loads and clears it before it returns.
+void sr_scene_set_progress(sr_scene *scene, sr_progress_fn progress, void *user);
+
 /* ---- meshes, textures, materials ---- */
 
 /// Adds a mesh. The scene takes ownership of `mesh` in every case (on failure it is freed at
@@ -634,7 +644,11 @@ typedef struct sr_scene_load_desc {
     size_t length;
     const char *name;
     sr_warning_fn warning; ///< NULL: warnings are dropped
-    void *user;
+    /// NULL, or told of the long stages (sr_progress_fn): reading each OBJ file (every 4 MiB of
+    /// text, sr_obj_desc.progress) and building each mesh's BVH (sr_scene_set_progress); false
+    /// from it stops the load with SR_ERROR_CANCELLED. Called on the loading thread.
+    sr_progress_fn progress;
+    void *user; ///< passed to `warning` and `progress`
 } sr_scene_load_desc;
 
 /// Loads a scene file or a mesh into a new scene (already updated). Errors name the file and,

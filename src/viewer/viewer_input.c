@@ -1,0 +1,358 @@
+/* viewer_input.c — a person's (or a script's) input to the viewer: mouse drags orbit and pan the
+ * camera (sr_orbit_rotate, sr_orbit_pan), the wheel zooms about the point under the cursor
+ * (sr_orbit_zoom), a click picks (sr_scene_pick through the pixel convention), a double click
+ * frames the object (sr_orbit_frame), and the keys of the help text toggle overlays and modes.
+ * Window coordinates are mapped to drawable pixels first, so picks hit what is drawn there on
+ * high-DPI screens too. */
+#include "viewer_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/// Degrees the camera turns per drawable pixel dragged.
+#define ORBIT_DEGREES_PER_PIXEL 0.4f
+/// Distance factor per wheel notch (towards the scene).
+#define ZOOM_PER_NOTCH 0.85f
+
+/* The bindings, in the order the help shows them. The overlay keys toggle `bit`. */
+typedef enum key_action {
+    ACTION_OVERLAY = 0,
+    ACTION_HELP,
+    ACTION_DEEPER,
+    ACTION_SHALLOWER,
+    ACTION_FREEZE,
+    ACTION_HOME,
+    ACTION_SAVE,
+    ACTION_RELOAD,
+    ACTION_CLEAR_PICK,
+    ACTION_QUIT,
+} key_action;
+
+typedef struct key_binding {
+    SDL_Keycode key;
+    key_action action;
+    uint32_t bit;
+} key_binding;
+
+static const key_binding bindings[] = {
+    {SDLK_b, ACTION_OVERLAY, SR_OVERLAY_BVH},
+    {SDLK_m, ACTION_OVERLAY, SR_OVERLAY_MESH_BVH},
+    {SDLK_o, ACTION_OVERLAY, SR_OVERLAY_BOUNDS},
+    {SDLK_n, ACTION_OVERLAY, SR_OVERLAY_NORMALS},
+    {SDLK_w, ACTION_OVERLAY, SR_OVERLAY_WIRE},
+    {SDLK_t, ACTION_OVERLAY, SR_OVERLAY_HEAT},
+    {SDLK_g, ACTION_OVERLAY, SR_OVERLAY_GRID},
+    {SDLK_x, ACTION_OVERLAY, SR_OVERLAY_AXES},
+    {SDLK_p, ACTION_OVERLAY, SR_OVERLAY_PICK},
+    {SDLK_u, ACTION_OVERLAY, SR_OVERLAY_HUD},
+    {SDLK_TAB, ACTION_OVERLAY, SR_OVERLAY_HUD},
+    {SDLK_h, ACTION_HELP, 0},
+    {SDLK_F1, ACTION_HELP, 0},
+    {SDLK_RIGHTBRACKET, ACTION_DEEPER, 0},
+    {SDLK_LEFTBRACKET, ACTION_SHALLOWER, 0},
+    {SDLK_f, ACTION_FREEZE, 0},
+    {SDLK_HOME, ACTION_HOME, 0},
+    {SDLK_s, ACTION_SAVE, 0},
+    {SDLK_r, ACTION_RELOAD, 0},
+    {SDLK_c, ACTION_CLEAR_PICK, 0},
+    {SDLK_ESCAPE, ACTION_QUIT, 0},
+    {SDLK_q, ACTION_QUIT, 0},
+};
+
+const char *sr_viewer_help_text(void)
+{
+    return "mouse:\n"
+           "  left drag           orbit around the target\n"
+           "  right drag          pan (also shift + left drag, or middle drag)\n"
+           "  wheel               zoom towards the point under the cursor (the target\n"
+           "                      when nothing is there)\n"
+           "  click               pick: the HUD shows node, triangle, t, position, normal;\n"
+           "                      the ray, hit and the picked instance's box are drawn\n"
+           "  double-click        frame the clicked object\n"
+           "keys (overlays on/off):\n"
+           "  B                   instance BVH boxes (coloured by depth)\n"
+           "  M                   mesh BVH boxes of the drawn instances\n"
+           "  O                   bounds: each drawn instance's world box\n"
+           "  N                   vertex normals\n"
+           "  W                   wireframe\n"
+           "  T                   heat map: BVH nodes each pixel's pick visited\n"
+           "  G                   ground grid          X   world axes\n"
+           "  P                   the last pick's ray and hit (on after a click)\n"
+           "  U or Tab            HUD (statistics, frame time, pick)\n"
+           "keys:\n"
+           "  [ and ]             shift the drawn BVH depth ranges one level shallower /\n"
+           "                      deeper, keeping their width (instance BVH 0-3 and mesh\n"
+           "                      BVH 0-5 at first; the instance range starts at 0 at the\n"
+           "                      shallowest and at the tree's deepest level at the deepest)\n"
+           "  F                   freeze the culling camera: culling keeps it, its frustum\n"
+           "                      and the culled instances are drawn, you orbit freely;\n"
+           "                      F again follows the view again\n"
+           "  Home                reset the camera to the scene's\n"
+           "  S                   save the frame as BMP next to the scene file\n"
+           "  R                   reload the scene file (also when it changes on disk)\n"
+           "  C                   clear the pick\n"
+           "  H or F1             this help\n"
+           "  Esc or Q            quit\n";
+}
+
+bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit)
+{
+    if (!viewer->scene || sr_scene_needs_update(viewer->scene))
+        return false;
+    sr_camera view = viewer_view_camera(viewer);
+    return sr_scene_pick(viewer->scene, &view, viewer->fb->width, viewer->fb->height, x, y, hit, NULL) == SR_OK;
+}
+
+/* Window coordinates (SDL's mouse events) to drawable pixels. */
+static void to_drawable(const sr_viewer *viewer, int x, int y, float *out_x, float *out_y)
+{
+    *out_x = ((float)x + 0.5f) * viewer->scale_x;
+    *out_y = ((float)y + 0.5f) * viewer->scale_y;
+}
+
+static void click(sr_viewer *viewer, float x, float y)
+{
+    sr_pick_hit hit;
+    if (!viewer_pick_at(viewer, x, y, &hit))
+        return;
+    viewer->pick = hit;
+    viewer->has_pick = true;
+    viewer->pick_x = x;
+    viewer->pick_y = y;
+    viewer->overlays |= SR_OVERLAY_PICK;
+    viewer->dirty = true;
+}
+
+static void frame_object(sr_viewer *viewer, float x, float y)
+{
+    sr_pick_hit hit;
+    sr_node_info info;
+    if (!viewer_pick_at(viewer, x, y, &hit) || !hit.hit || sr_scene_node(viewer->scene, hit.node, &info, NULL) != SR_OK)
+        return;
+    sr_orbit_frame(&viewer->orbit, info.world_aabb, &viewer->home,
+                   (float)viewer->fb->width / (float)viewer->fb->height);
+    viewer->orbit_moved = true;
+    viewer->dirty = true;
+}
+
+static void zoom(sr_viewer *viewer, float notches, float x, float y)
+{
+    if (notches == 0.0f || !viewer->scene)
+        return;
+    sr_pick_hit hit;
+    bool on_something = viewer_pick_at(viewer, x, y, &hit) && hit.hit;
+    sr_orbit_zoom(&viewer->orbit, powf(ZOOM_PER_NOTCH, notches), on_something ? &hit.position : NULL);
+    viewer->orbit_moved = true;
+    viewer->dirty = true;
+}
+
+/* The tree's deepest level, for clamping the instance BVH range. */
+static int instance_tree_height(const sr_viewer *viewer)
+{
+    if (!viewer->scene)
+        return 0;
+    int height = sr_dynamic_tree_get_stats(sr_scene_instance_tree(viewer->scene)).height;
+    return height > 0 ? height : 0;
+}
+
+static void shift_ranges(sr_viewer *viewer, int step)
+{
+    int deepest = instance_tree_height(viewer);
+    if (viewer->bvh_first + step >= 0 && viewer->bvh_first + step <= deepest) {
+        viewer->bvh_first += step;
+        viewer->bvh_last += step;
+    }
+    if (viewer->mesh_bvh_first + step >= 0 && viewer->mesh_bvh_last + step <= 255) {
+        viewer->mesh_bvh_first += step;
+        viewer->mesh_bvh_last += step;
+    }
+    viewer_say(viewer, false, "BVH depths %d-%d, mesh BVH depths %d-%d", viewer->bvh_first, viewer->bvh_last,
+               viewer->mesh_bvh_first, viewer->mesh_bvh_last);
+}
+
+/* S: a timestamped BMP in the save folder, never over an existing file. */
+static void save_frame(sr_viewer *viewer)
+{
+    time_t now = time(NULL);
+    struct tm local;
+    localtime_r(&now, &local);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+    char path[4200];
+    for (int n = 1; n < 100; n++) {
+        if (n == 1)
+            snprintf(path, sizeof path, "%s/softrast-%s.bmp", viewer->save_folder, stamp);
+        else
+            snprintf(path, sizeof path, "%s/softrast-%s-%d.bmp", viewer->save_folder, stamp, n);
+        FILE *existing = fopen(path, "rb");
+        if (!existing)
+            break;
+        fclose(existing);
+    }
+    sr_error err = {0};
+    if (viewer_save(viewer, path, &err))
+        viewer_say(viewer, false, "saved %s", path);
+}
+
+static void handle_key(sr_viewer *viewer, SDL_Keycode key)
+{
+    const key_binding *binding = NULL;
+    for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++)
+        if (bindings[i].key == key)
+            binding = &bindings[i];
+    if (!binding)
+        return;
+    viewer->dirty = true;
+    switch (binding->action) {
+    case ACTION_OVERLAY:
+        viewer->overlays ^= binding->bit;
+        break;
+    case ACTION_HELP:
+        viewer->help = !viewer->help;
+        break;
+    case ACTION_DEEPER:
+        shift_ranges(viewer, 1);
+        break;
+    case ACTION_SHALLOWER:
+        shift_ranges(viewer, -1);
+        break;
+    case ACTION_FREEZE:
+        viewer->frozen = !viewer->frozen;
+        if (viewer->frozen)
+            viewer->cull_camera = viewer_view_camera(viewer);
+        viewer_say(viewer, false,
+                   viewer->frozen ? "culling camera frozen: orbit to see what it culls (F: unfreeze)"
+                                  : "culling follows the view again");
+        break;
+    case ACTION_HOME:
+        viewer_reset_camera(viewer);
+        break;
+    case ACTION_SAVE:
+        save_frame(viewer);
+        break;
+    case ACTION_RELOAD:
+        if (viewer->scene_path[0] == '\0' || !viewer->owns_scene)
+            viewer_say(viewer, false, "R: nothing to reload (%s)",
+                       viewer->scene_path[0] ? "the program's own scene" : "the built-in demo scene");
+        else if (viewer_load_start(viewer, viewer->scene != NULL))
+            viewer_say(viewer, false, "reloading %s ...", viewer->scene_path);
+        break;
+    case ACTION_CLEAR_PICK:
+        viewer->has_pick = false;
+        viewer->overlays &= ~(uint32_t)SR_OVERLAY_PICK;
+        break;
+    case ACTION_QUIT:
+        viewer->quit = true;
+        break;
+    }
+}
+
+static void handle_motion(sr_viewer *viewer, float x, float y)
+{
+    viewer_drag *drag = &viewer->drag;
+    viewer->mouse_x = x;
+    viewer->mouse_y = y;
+    if (drag->button == 0 || !viewer->fb)
+        return;
+    if (!drag->moved && fabsf(x - drag->start_x) + fabsf(y - drag->start_y) > VIEWER_CLICK_SLOP)
+        drag->moved = true;
+    if (!drag->moved)
+        return;
+    float dx = x - drag->last_x, dy = y - drag->last_y;
+    drag->last_x = x;
+    drag->last_y = y;
+    if (dx == 0.0f && dy == 0.0f)
+        return;
+    if (drag->pan)
+        sr_orbit_pan(&viewer->orbit, &viewer->home, viewer->fb->width, viewer->fb->height, dx, dy);
+    else
+        // Grabbing the scene: dragging right turns it right (the eye goes left), down tilts it
+        // towards the viewer (the eye goes up).
+        sr_orbit_rotate(&viewer->orbit, -dx * ORBIT_DEGREES_PER_PIXEL, dy * ORBIT_DEGREES_PER_PIXEL);
+    viewer->orbit_moved = true;
+    viewer->dirty = true;
+}
+
+static void handle_press(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
+{
+    float x, y;
+    to_drawable(viewer, button->x, button->y, &x, &y);
+    if (button->clicks >= 2 && button->button == SDL_BUTTON_LEFT) {
+        frame_object(viewer, x, y);
+        viewer->drag = (viewer_drag){0};
+        return;
+    }
+    if (viewer->drag.button != 0)
+        return; // a second button during a drag is ignored
+    bool shift = viewer->shift_held || (SDL_GetModState() & KMOD_SHIFT);
+    viewer->drag = (viewer_drag){.button = button->button,
+                                 .pan = button->button != SDL_BUTTON_LEFT || shift,
+                                 .start_x = x,
+                                 .start_y = y,
+                                 .last_x = x,
+                                 .last_y = y};
+}
+
+static void handle_release(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
+{
+    if (viewer->drag.button != button->button)
+        return;
+    float x, y;
+    to_drawable(viewer, button->x, button->y, &x, &y);
+    handle_motion(viewer, x, y);
+    bool was_click = !viewer->drag.moved && button->button == SDL_BUTTON_LEFT;
+    float press_x = viewer->drag.start_x, press_y = viewer->drag.start_y;
+    viewer->drag = (viewer_drag){0};
+    if (was_click)
+        click(viewer, press_x, press_y); // where the button went down: what the user aimed at
+}
+
+void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event)
+{
+    switch (event->type) {
+    case SDL_QUIT:
+        viewer->quit = true;
+        break;
+    case SDL_WINDOWEVENT:
+        if (event->window.event == SDL_WINDOWEVENT_CLOSE)
+            viewer->quit = true;
+        else // resized, exposed, shown, restored: draw again (the size is checked before drawing)
+            viewer->dirty = true;
+        break;
+    case SDL_KEYDOWN:
+    case SDL_KEYUP: {
+        SDL_Keycode key = event->key.keysym.sym;
+        if (key == SDLK_LSHIFT || key == SDLK_RSHIFT)
+            viewer->shift_held = event->type == SDL_KEYDOWN;
+        else if (event->type == SDL_KEYDOWN && !event->key.repeat)
+            handle_key(viewer, key);
+        else if (event->type == SDL_KEYDOWN && (key == SDLK_LEFTBRACKET || key == SDLK_RIGHTBRACKET))
+            handle_key(viewer, key); // holding [ or ] walks through the levels
+        break;
+    }
+    case SDL_MOUSEMOTION: {
+        float x, y;
+        to_drawable(viewer, event->motion.x, event->motion.y, &x, &y);
+        handle_motion(viewer, x, y);
+        break;
+    }
+    case SDL_MOUSEBUTTONDOWN:
+        handle_press(viewer, &event->button);
+        break;
+    case SDL_MOUSEBUTTONUP:
+        handle_release(viewer, &event->button);
+        break;
+    case SDL_MOUSEWHEEL: {
+        float x, y;
+        to_drawable(viewer, event->wheel.mouseX, event->wheel.mouseY, &x, &y);
+        float notches = event->wheel.preciseY != 0.0f ? event->wheel.preciseY : (float)event->wheel.y;
+        if (event->wheel.direction == SDL_MOUSEWHEEL_FLIPPED)
+            notches = -notches;
+        zoom(viewer, notches, x, y);
+        break;
+    }
+    default:
+        break;
+    }
+}

@@ -1,0 +1,169 @@
+/* viewer_internal.h — what the viewer's files share (private to src/viewer): the viewer struct,
+ * the input handling (viewer_input.c), the frame and its pieces (viewer.c, viewer_draw.c), the
+ * loading worker (viewer_load.c) and the script player (viewer_script.c). */
+#ifndef SR_VIEWER_INTERNAL_H
+#define SR_VIEWER_INTERNAL_H
+
+#include <softrast/viewer.h>
+
+#include <SDL.h>
+#include <pthread.h>
+#include <time.h>
+
+#define VIEWER_DEFAULT_WIDTH 1280
+#define VIEWER_DEFAULT_HEIGHT 720
+/// Frame times kept for the medians of sr_viewer_stats.
+#define VIEWER_TIMES 256
+/// Presentation times kept for the frames-per-second figure (one second's worth at most).
+#define VIEWER_PRESENTS 512
+/// A press and release this many drawable pixels apart (or less) is a click, not a drag.
+#define VIEWER_CLICK_SLOP 3.0f
+/// How long a HUD message stays, in milliseconds.
+#define VIEWER_MESSAGE_MS 4000u
+/// The initial depth windows of the BVH overlays (`[` and `]` shift them).
+#define VIEWER_BVH_WINDOW 4
+#define VIEWER_MESH_BVH_WINDOW 6
+
+/// A scene file loaded on a worker thread. The worker writes stage, fraction, done, scene and
+/// error under `lock`; the viewer reads them under `lock` and joins the thread once done.
+typedef struct viewer_load {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    bool running; ///< a thread was started and not joined yet
+    bool done;    ///< the worker finished (scene or error set)
+    bool cancel;  ///< the viewer asks the worker to stop (progress returns false)
+    bool terminal_progress;
+    bool reload; ///< a reload (the old scene stays shown meanwhile)
+    char path[4096];
+    char stage[256];
+    double fraction;
+    int bar_shown; ///< terminal bar: last percentage printed, -1 none
+    sr_scene *scene;
+    sr_error error;
+} viewer_load;
+
+/// The state of the mouse between a press and its release.
+typedef struct viewer_drag {
+    int button;             ///< SDL_BUTTON_LEFT, ...; 0 when no button is down
+    bool pan;               ///< right button or shift + left
+    float start_x, start_y; ///< drawable pixels
+    float last_x, last_y;
+    bool moved; ///< went past VIEWER_CLICK_SLOP: a drag, not a click
+} viewer_drag;
+
+struct sr_viewer {
+    sr_viewer_desc desc; ///< with defaults filled in; strings point into the copies below
+    char title[256];
+    char scene_path[4096]; ///< "" for none
+    char save_folder[4096];
+
+    SDL_Window *window;
+    SDL_Renderer *sdl_renderer;
+    SDL_Texture *texture;
+    int texture_width, texture_height;
+    Uint32 texture_format; ///< SDL_PIXELFORMAT_ARGB8888 or RGBA32 (viewer.c: texture_format)
+    bool sdl_ready; ///< SDL_InitSubSystem(VIDEO) succeeded (undone in destroy)
+
+    sr_scene *scene; ///< shown (NULL while the first load runs or after it failed)
+    bool owns_scene; ///< loaded (or the demo scene made) by the viewer
+    char scene_name[128];
+    sr_renderer *renderer;
+    sr_framebuffer *fb;
+    sr_scene_frame *frame;
+    sr_debug_list *list;
+    int threads;
+
+    /* the cameras */
+    sr_camera home; ///< the scene's camera: Home goes back to it
+    sr_orbit orbit; ///< the view camera's eye and target (the mouse drives it)
+    /// The orbit was moved since the last reset: until then the view is `home` itself, to the
+    /// bit (the orbit's eye, recomputed from angles, may differ in the last digit).
+    bool orbit_moved;
+    bool frozen; ///< F: culling keeps `cull_camera`, the view is free
+    sr_camera cull_camera;
+
+    /* overlays */
+    uint32_t overlays;                 ///< SR_OVERLAY_* bits the user turned on (SR_OVERLAY_PICK: show the pick)
+    int bvh_first, bvh_last;           ///< instance BVH depths drawn
+    int mesh_bvh_first, mesh_bvh_last; ///< mesh BVH depths drawn
+    bool help;                         ///< H: the help panel
+
+    /* picking */
+    bool has_pick;
+    sr_pick_hit pick;
+    float pick_x, pick_y; ///< drawable pixels of the click
+
+    /* input */
+    viewer_drag drag;
+    bool shift_held;
+    float mouse_x, mouse_y; ///< last known mouse position, drawable pixels
+    float scale_x, scale_y; ///< drawable pixels per window pixel
+
+    /* frame pacing */
+    bool dirty; ///< something changed: draw a frame
+    bool quit;
+    const void *last_extra;
+    char message[512];
+    bool message_is_error;
+    uint32_t message_until; ///< SDL_GetTicks() when the message goes; 0 = stays
+    uint32_t last_poll;     ///< SDL_GetTicks() of the last mtime poll
+    struct timespec scene_mtime;
+    bool have_mtime;
+    sr_error failure; ///< an error of sr_viewer_frame's own (rendering, SDL), reported once
+
+    viewer_load load;
+    char load_error[512];
+
+    /* statistics */
+    uint64_t frames;
+    double frame_ms[VIEWER_TIMES], render_ms[VIEWER_TIMES];
+    uint32_t presents[VIEWER_PRESENTS]; ///< SDL_GetTicks() of recent presents (ring)
+    uint64_t present_count;
+    double last_frame_ms, last_render_ms;
+    uint32_t last_title_update;
+};
+
+/* viewer.c */
+/// Tells the user `format` through desc.message (stdout or stderr by default) and the HUD (for
+/// VIEWER_MESSAGE_MS).
+void viewer_say(sr_viewer *viewer, bool is_error, const char *format, ...) __attribute__((format(printf, 3, 4)));
+/// The view camera: the orbit with the scene camera's projection.
+sr_camera viewer_view_camera(const sr_viewer *viewer);
+/// Handles every event on SDL's queue; waits up to `wait_ms` for the first one (0: no wait).
+void viewer_pump(sr_viewer *viewer, int wait_ms);
+/// What happens with time rather than input: a finished load, a changed scene file (polled once
+/// a second), a message that expires.
+void viewer_periodic(sr_viewer *viewer);
+/// Draws and presents a frame when dirty (or `force`); false on an error (in viewer->failure).
+bool viewer_draw_if_needed(sr_viewer *viewer, sr_debug_list *extra, bool force);
+/// Whether a load runs; finishes it (swap in the scene or keep the error) when it is done.
+bool viewer_load_poll(sr_viewer *viewer);
+/// Saves the current frame as `path`; false with the error said to the user.
+bool viewer_save(sr_viewer *viewer, const char *path, sr_error *err);
+/// Sets the camera to the scene's (Home).
+void viewer_reset_camera(sr_viewer *viewer);
+/// The overlay list of the current state in `softrast render --overlay` syntax ("" for none).
+void viewer_overlay_spec(const sr_viewer *viewer, char *out, size_t size);
+/// A camera in `--camera` syntax, exact to the bit (%.9g).
+void viewer_camera_spec(const sr_camera *camera, char *out, size_t size);
+
+/* viewer_draw.c */
+/// Draws the frame into viewer->fb: the scene with the overlays, the HUD, the help panel and
+/// messages, the program's `extra` list; or the loading screen. *render_ms: the time it took.
+sr_status viewer_render(sr_viewer *viewer, sr_debug_list *extra, double *render_ms, sr_error *err);
+
+/* viewer_input.c */
+/// One event of SDL's queue (a person's or a script's).
+void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event);
+/// Picks at drawable point (x, y) with the view camera; false when there is no scene.
+bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit);
+
+/* viewer_load.c */
+/// Starts loading viewer->scene_path on the worker (`reload`: the shown scene stays meanwhile).
+bool viewer_load_start(sr_viewer *viewer, bool reload);
+/// Asks a running load to stop and waits for it; frees what it made.
+void viewer_load_stop(sr_viewer *viewer);
+/// The file's modification time; false when it cannot be read.
+bool viewer_file_mtime(const char *path, struct timespec *mtime);
+
+#endif
