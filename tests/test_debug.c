@@ -402,3 +402,57 @@ Test(overlay, a_given_pick_draws_as_the_pick_at_its_point_and_hud_text_is_append
     sr_scene_frame_destroy(frame);
     sr_scene_destroy(scene);
 }
+
+Test(debug_draw, lines_on_a_surface_seen_at_an_angle_all_show)
+{
+    // A ground quad y = 0 drawn by the pipeline, seen from (0, 2, 6): wire-like lines lying on it
+    // are depth-tested and must show entirely (the bias), lines just under it not at all.
+    target t = make_target(200, 150, 1);
+    sr_shader_vertex v[4] = {{.position = {-4, 0, -4}}, {.position = {-4, 0, 4}}, {.position = {4, 0, 4}},
+                             {.position = {4, 0, -4}}};
+    const uint32_t indices[6] = {0, 1, 2, 0, 2, 3};
+    sr_shader_uniforms uniforms = sr_shader_uniforms_default();
+    sr_camera camera = {.eye = {0, 2, 6}, .target = {0, 0, 0}};
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, 200, 150, &view, &projection);
+    sr_shader_uniforms_set_transforms(&uniforms, sr_mat4_identity(), view, projection);
+    uniforms.albedo = sr_vec3_make(0.5f, 0.5f, 0.5f);
+    sr_program program = sr_shader_program(&sr_shader_flat, &uniforms);
+    cr_assert_eq(sr_draw_triangles(t.renderer, t.fb,
+                                   &(sr_draw_desc){.vertices = v, .vertex_count = 4,
+                                                   .vertex_stride = sizeof(sr_shader_vertex), .indices = indices,
+                                                   .index_count = 6, .program = &program},
+                                   NULL),
+                 SR_OK);
+    const uint32_t on_color = sr_rgba8(0, 1, 0, 1), under_color = sr_rgba8(1, 0, 0, 1);
+    int expected = 0, shown = 0, under = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        target bare = make_target(200, 150, 1);
+        sr_debug_list *list = new_list(0);
+        for (int k = -3; k <= 3; k++) {
+            sr_debug_line(list, sr_vec3_make(-3, 0, (float)k), sr_vec3_make(3, 0, (float)k),
+                          (sr_debug_style){.color = on_color, .on_top = pass == 0});
+            sr_debug_line(list, sr_vec3_make((float)k, 0, -3), sr_vec3_make((float)k, 0, 3),
+                          (sr_debug_style){.color = on_color, .on_top = pass == 0});
+            if (pass == 1)
+                sr_debug_line(list, sr_vec3_make(-3, -0.1f, (float)k + 0.5f), sr_vec3_make(3, -0.1f, (float)k + 0.5f),
+                              (sr_debug_style){.color = under_color});
+        }
+        target *into = pass == 0 ? &bare : &t;
+        cr_assert_eq(sr_debug_draw(list, into->renderer, into->fb, into->vp, NULL), SR_OK);
+        for (int p = 0; p < 200 * 150; p++) {
+            if (pass == 0)
+                expected += into->fb->color[p] == on_color;
+            else {
+                shown += into->fb->color[p] == on_color;
+                under += into->fb->color[p] == under_color;
+            }
+        }
+        sr_debug_list_destroy(list);
+        free_target(&bare);
+    }
+    cr_assert_gt(expected, 500);
+    cr_assert_eq(shown, expected, "%d of %d pixels of lines on the ground show", shown, expected);
+    cr_assert_eq(under, 0, "lines under the ground are hidden");
+    free_target(&t);
+}
