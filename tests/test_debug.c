@@ -408,8 +408,8 @@ Test(debug_draw, lines_on_a_surface_seen_at_an_angle_all_show)
     // A ground quad y = 0 drawn by the pipeline, seen from (0, 2, 6): wire-like lines lying on it
     // are depth-tested and must show entirely (the bias), lines just under it not at all.
     target t = make_target(200, 150, 1);
-    sr_shader_vertex v[4] = {{.position = {-4, 0, -4}}, {.position = {-4, 0, 4}}, {.position = {4, 0, 4}},
-                             {.position = {4, 0, -4}}};
+    sr_shader_vertex v[4] = {
+        {.position = {-4, 0, -4}}, {.position = {-4, 0, 4}}, {.position = {4, 0, 4}}, {.position = {4, 0, -4}}};
     const uint32_t indices[6] = {0, 1, 2, 0, 2, 3};
     sr_shader_uniforms uniforms = sr_shader_uniforms_default();
     sr_camera camera = {.eye = {0, 2, 6}, .target = {0, 0, 0}};
@@ -419,9 +419,12 @@ Test(debug_draw, lines_on_a_surface_seen_at_an_angle_all_show)
     uniforms.albedo = sr_vec3_make(0.5f, 0.5f, 0.5f);
     sr_program program = sr_shader_program(&sr_shader_flat, &uniforms);
     cr_assert_eq(sr_draw_triangles(t.renderer, t.fb,
-                                   &(sr_draw_desc){.vertices = v, .vertex_count = 4,
-                                                   .vertex_stride = sizeof(sr_shader_vertex), .indices = indices,
-                                                   .index_count = 6, .program = &program},
+                                   &(sr_draw_desc){.vertices = v,
+                                                   .vertex_count = 4,
+                                                   .vertex_stride = sizeof(sr_shader_vertex),
+                                                   .indices = indices,
+                                                   .index_count = 6,
+                                                   .program = &program},
                                    NULL),
                  SR_OK);
     const uint32_t on_color = sr_rgba8(0, 1, 0, 1), under_color = sr_rgba8(1, 0, 0, 1);

@@ -1,0 +1,142 @@
+/* test_bvh_order.c — the work a closest-hit query does (src/bvh/bvh_query.c): the answers are
+ * checked against brute force elsewhere (test_bvh.c); here the traversal must also visit the
+ * nearer child first and prune what lies behind the closest hit, so that it tests no more
+ * triangles than a reference front-to-back traversal written here over the public node array.
+ * A traversal that visits the far child first, or stops pruning, still answers right but tests
+ * far more triangles. */
+#include <criterion/criterion.h>
+#include <softrast/bvh.h>
+#include <softrast/scene.h>
+
+#include "test_random.h"
+
+#include <math.h>
+
+/* Entry distance of the ray into a box in double (INFINITY for a miss within [tmin, tmax]). */
+static double box_entry(const sr_ray *ray, sr_vec3 min, sr_vec3 max, double tmax)
+{
+    const double o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    const double d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
+    const double lo[3] = {min.x, min.y, min.z}, hi[3] = {max.x, max.y, max.z};
+    double enter = ray->tmin, leave = tmax;
+    for (int k = 0; k < 3; k++) {
+        if (d[k] == 0.0) {
+            if (o[k] < lo[k] || o[k] > hi[k])
+                return INFINITY;
+            continue;
+        }
+        double a = (lo[k] - o[k]) / d[k], b = (hi[k] - o[k]) / d[k];
+        enter = fmax(enter, fmin(a, b));
+        leave = fmin(leave, fmax(a, b));
+    }
+    return enter <= leave * (1 + 1e-6) ? enter : INFINITY;
+}
+
+/* Front-to-back traversal with pruning: the number of triangles it tests. */
+static uint32_t reference_tested(const sr_bvh *bvh, const sr_ray *ray)
+{
+    struct {
+        uint32_t node;
+        double entry;
+    } stack[2 * SR_BVH_MAX_DEPTH + 2];
+    int top = 0;
+    double best = ray->tmax;
+    uint32_t tested = 0;
+    if (box_entry(ray, bvh->nodes[0].min, bvh->nodes[0].max, best) == INFINITY)
+        return 0;
+    stack[top].node = 0;
+    stack[top++].entry = ray->tmin;
+    while (top > 0) {
+        top--;
+        if (stack[top].entry > best)
+            continue;
+        const sr_bvh_node *node = &bvh->nodes[stack[top].node];
+        if (node->count > 0) {
+            for (uint32_t slot = node->first; slot < node->first + node->count; slot++) {
+                tested++;
+                const float *v = &bvh->triangles[9 * (size_t)slot];
+                sr_ray limited = *ray;
+                limited.tmax = (float)best;
+                sr_triangle_hit hit;
+                if (sr_ray_triangle(&limited, sr_vec3_make(v[0], v[1], v[2]), sr_vec3_make(v[3], v[4], v[5]),
+                                    sr_vec3_make(v[6], v[7], v[8]), &hit))
+                    best = hit.t;
+            }
+            continue;
+        }
+        double near_entry = box_entry(ray, bvh->nodes[node->first].min, bvh->nodes[node->first].max, best);
+        double far_entry = box_entry(ray, bvh->nodes[node->first + 1].min, bvh->nodes[node->first + 1].max, best);
+        uint32_t near = node->first, far = node->first + 1;
+        if (far_entry < near_entry) {
+            double swap = near_entry;
+            near_entry = far_entry;
+            far_entry = swap;
+            near = node->first + 1;
+            far = node->first;
+        }
+        // Pushed far first, so that the nearer child is popped next.
+        if (far_entry != INFINITY) {
+            stack[top].node = far;
+            stack[top++].entry = far_entry;
+        }
+        if (near_entry != INFINITY) {
+            stack[top].node = near;
+            stack[top++].entry = near_entry;
+        }
+    }
+    return tested;
+}
+
+static sr_bvh *build(const sr_mesh *mesh)
+{
+    sr_bvh *bvh = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_bvh_build_triangles(NULL,
+                                        &(sr_bvh_triangles){.positions = &mesh->positions[0].x,
+                                                            .position_stride = sizeof(sr_vec3),
+                                                            .vertex_count = mesh->vertex_count,
+                                                            .indices = mesh->indices,
+                                                            .triangle_count = mesh->triangle_count},
+                                        &bvh, &err),
+                 SR_OK, "%s", err.message);
+    return bvh;
+}
+
+/* Rays from all around towards points inside the mesh's box: most hit, through many boxes. */
+static void check_work(const sr_mesh *mesh, const char *what)
+{
+    sr_bvh *bvh = build(mesh);
+    sr_aabb box = sr_mesh_bounds(mesh);
+    sr_vec3 centre = sr_aabb_centre(box);
+    float radius = sr_vec3_length(sr_aabb_extent(box));
+    uint64_t tested = 0, reference = 0;
+    int hits = 0;
+    rng_seed(31);
+    for (int i = 0; i < 20000; i++) {
+        sr_vec3 from = {rng_range(-1, 1), rng_range(-1, 1), rng_range(-1, 1)};
+        from = sr_vec3_add(centre, sr_vec3_scale(sr_vec3_normalize(from), 2.0f * radius));
+        sr_vec3 to = {rng_range(box.min.x, box.max.x), rng_range(box.min.y, box.max.y),
+                      rng_range(box.min.z, box.max.z)};
+        sr_ray ray = sr_ray_make(from, sr_vec3_normalize(sr_vec3_sub(to, from)), 0.0f, INFINITY);
+        sr_bvh_hit hit;
+        hits += sr_bvh_query_ray(bvh, &ray, &hit);
+        tested += hit.primitives_tested;
+        reference += reference_tested(bvh, &ray);
+    }
+    cr_assert_gt(hits, 5000, "%s: %d hits", what, hits);
+    // The query may test a few more where its rounding widens a box; never many more.
+    cr_assert_leq(tested, reference + reference / 10, "%s: %llu triangles tested, front to back needs %llu", what,
+                  (unsigned long long)tested, (unsigned long long)reference);
+    sr_bvh_destroy(bvh);
+}
+
+Test(bvh_order, closest_hits_test_no_more_triangles_than_front_to_back)
+{
+    sr_mesh *sphere = NULL, *torus = NULL;
+    cr_assert_eq(sr_mesh_create_sphere(1.0f, 96, 48, &sphere, NULL), SR_OK);
+    cr_assert_eq(sr_mesh_create_torus(1.0f, 0.3f, 96, 32, &torus, NULL), SR_OK);
+    check_work(sphere, "sphere");
+    check_work(torus, "torus");
+    sr_mesh_destroy(sphere);
+    sr_mesh_destroy(torus);
+}
