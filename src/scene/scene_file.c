@@ -3,342 +3,42 @@
  * the file and the JSON path of the value ("scene.json: nodes[3].transform.scale[1]: expected a
  * number"); unknown keys are errors too, so a typo never goes unnoticed. Paths in the file are
  * relative to its folder. The format is documented in the README. Knows nothing of SDL. */
-#include "scene_internal.h"
+#include "scene_file_internal.h"
 
-#include <cJSON.h>
-
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-/// Largest scene file read (a scene of 10,000 nodes written out is about 2 MB).
-#define SCENE_FILE_MAX_BYTES ((size_t)256 << 20)
-/// Deepest nesting of nodes' children accepted.
-#define SCENE_MAX_DEPTH 64
-/// Longest JSON path kept for messages (longer ones are cut).
-#define PATH_SIZE 256
-/// Most instances one "repeat" may make.
-#define REPEAT_MAX 1000000
-
-/// A named thing of the file (texture, material, mesh) and the scene id it became.
-typedef struct named {
-    const char *name; ///< points into the cJSON tree
-    uint32_t id;
-} named;
-
-typedef struct named_table {
-    named *items;
-    uint32_t count, capacity;
-} named_table;
-
-typedef struct loader {
-    sr_scene *scene;
-    const char *file;  ///< for messages
-    char folder[4096]; ///< the file's folder with a trailing '/', or "" for the current one
-    sr_warning_fn warning;
-    sr_progress_fn progress;
-    void *user;
-    sr_error *err;
-    named_table textures, materials, meshes;
-} loader;
-
-/* ---- messages ---- */
-
-static sr_status fail(loader *l, sr_status status, const char *at, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static sr_status fail(loader *l, sr_status status, const char *at, const char *format, ...)
-{
-    char what[384];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(what, sizeof what, format, args);
-    va_end(args);
-    return sr_error_set(l->err, status, "%s: %s: %s", l->file, at, what);
-}
-
-static void warn(loader *l, const char *at, const char *what)
-{
-    if (!l->warning)
-        return;
-    char message[768];
-    if (snprintf(message, sizeof message, "%s: %s: %s", l->file, at, what) >= (int)sizeof message)
-        memcpy(message + sizeof message - 4, "...", 4); // cut: a warning is only ever shown
-    l->warning(l->user, message);
-}
-
-/* Copies `count` strings one after the other into a JSON path, cut at PATH_SIZE - 1 bytes (a
- * path that long is only ever shown in a message). */
-static void path_join(char out[PATH_SIZE], const char *const *parts, int count)
-{
-    size_t used = 0;
-    for (int i = 0; i < count; i++) {
-        size_t length = strlen(parts[i]);
-        if (length > PATH_SIZE - 1 - used)
-            length = PATH_SIZE - 1 - used;
-        memmove(out + used, parts[i], length);
-        used += length;
-    }
-    out[used] = '\0';
-}
-
-/* Appends ".key" or "[index]" to a JSON path. */
-static void path_key(char out[PATH_SIZE], const char *at, const char *key)
-{
-    const char *parts[3] = {at, at[0] ? "." : "", key};
-    path_join(out, parts, 3);
-}
-
-static void path_index(char out[PATH_SIZE], const char *at, int index)
-{
-    char number[16];
-    snprintf(number, sizeof number, "[%d]", index);
-    const char *parts[2] = {at, number};
-    path_join(out, parts, 2);
-}
-
-static const char *type_name(const cJSON *item)
-{
-    if (cJSON_IsNumber(item))
-        return "a number";
-    if (cJSON_IsString(item))
-        return "a string";
-    if (cJSON_IsBool(item))
-        return "a boolean";
-    if (cJSON_IsNull(item))
-        return "null";
-    if (cJSON_IsArray(item))
-        return "an array";
-    return "an object";
-}
-
-/* ---- values ---- */
-
-/* Every key of `object` must be one of `keys` (NULL-terminated), and appear once. */
-static sr_status check_keys(loader *l, const cJSON *object, const char *at, const char *const *keys)
-{
-    for (const cJSON *item = object->child; item; item = item->next) {
-        bool known = false;
-        for (const char *const *k = keys; *k && !known; k++)
-            known = strcmp(item->string, *k) == 0;
-        char here[PATH_SIZE];
-        path_key(here, at, item->string);
-        if (!known) {
-            char list[256] = "";
-            for (const char *const *k = keys; *k; k++) {
-                size_t used = strlen(list);
-                snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *k);
-            }
-            return fail(l, SR_ERROR_PARSE, here, "unknown key (expected one of: %s)", list);
-        }
-        for (const cJSON *other = item->next; other; other = other->next)
-            if (strcmp(other->string, item->string) == 0)
-                return fail(l, SR_ERROR_PARSE, here, "given twice");
-    }
-    return SR_OK;
-}
-
-static sr_status expect_object(loader *l, const cJSON *item, const char *at)
-{
-    return cJSON_IsObject(item) ? SR_OK : fail(l, SR_ERROR_PARSE, at, "expected an object, found %s", type_name(item));
-}
-
-static sr_status read_number(loader *l, const cJSON *item, const char *at, float *out)
-{
-    if (!cJSON_IsNumber(item))
-        return fail(l, SR_ERROR_PARSE, at, "expected a number, found %s", type_name(item));
-    double value = item->valuedouble;
-    if (!isfinite(value) || fabs(value) > 1e30)
-        return fail(l, SR_ERROR_PARSE, at, "number %g is out of range", value);
-    *out = (float)value;
-    return SR_OK;
-}
-
-/* A number in [low, high]. */
-static sr_status read_ranged(loader *l, const cJSON *item, const char *at, double low, double high, float *out)
-{
-    sr_status status = read_number(l, item, at, out);
-    if (status == SR_OK && !(*out >= low && *out <= high))
-        return fail(l, SR_ERROR_PARSE, at, "%g is outside [%g, %g]", (double)*out, low, high);
-    return status;
-}
-
-static sr_status read_positive(loader *l, const cJSON *item, const char *at, float *out)
-{
-    sr_status status = read_number(l, item, at, out);
-    if (status == SR_OK && !(*out > 0.0f))
-        return fail(l, SR_ERROR_PARSE, at, "%g must be positive", (double)*out);
-    return status;
-}
-
-static sr_status read_int(loader *l, const cJSON *item, const char *at, int low, int high, int *out)
-{
-    if (!cJSON_IsNumber(item))
-        return fail(l, SR_ERROR_PARSE, at, "expected a whole number, found %s", type_name(item));
-    double value = item->valuedouble;
-    if (!(value == floor(value)) || !(value >= low && value <= high))
-        return fail(l, SR_ERROR_PARSE, at, "expected a whole number in [%d, %d], found %g", low, high, value);
-    *out = (int)value;
-    return SR_OK;
-}
-
-static sr_status read_bool(loader *l, const cJSON *item, const char *at, bool *out)
-{
-    if (!cJSON_IsBool(item))
-        return fail(l, SR_ERROR_PARSE, at, "expected true or false, found %s", type_name(item));
-    *out = cJSON_IsTrue(item);
-    return SR_OK;
-}
-
-static sr_status read_string(loader *l, const cJSON *item, const char *at, const char **out)
-{
-    if (!cJSON_IsString(item) || !item->valuestring)
-        return fail(l, SR_ERROR_PARSE, at, "expected a string, found %s", type_name(item));
-    *out = item->valuestring;
-    return SR_OK;
-}
-
-/* An array of `count` numbers. */
-static sr_status read_numbers(loader *l, const cJSON *item, const char *at, int count, float *out)
-{
-    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != count)
-        return fail(l, SR_ERROR_PARSE, at, "expected an array of %d numbers, found %s%s", count,
-                    cJSON_IsArray(item) ? "one of a different size" : type_name(item), "");
-    int i = 0;
-    for (const cJSON *element = item->child; element; element = element->next, i++) {
-        char here[PATH_SIZE];
-        path_index(here, at, i);
-        sr_status status = read_number(l, element, here, &out[i]);
-        if (status != SR_OK)
-            return status;
-    }
-    return SR_OK;
-}
-
-static sr_status read_vec3(loader *l, const cJSON *item, const char *at, sr_vec3 *out)
-{
-    float v[3];
-    sr_status status = read_numbers(l, item, at, 3, v);
-    if (status == SR_OK)
-        *out = sr_vec3_make(v[0], v[1], v[2]);
-    return status;
-}
-
-/* A colour: [r, g, b] or [r, g, b, a], components in [0, 1] (alpha 1 when not given). */
-static sr_status read_color(loader *l, const cJSON *item, const char *at, sr_vec4 *out)
-{
-    int count = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : 0;
-    if (count != 3 && count != 4)
-        return fail(l, SR_ERROR_PARSE, at, "expected a colour [r, g, b] or [r, g, b, a], found %s",
-                    cJSON_IsArray(item) ? "an array of another size" : type_name(item));
-    float c[4] = {0, 0, 0, 1};
-    sr_status status = read_numbers(l, item, at, count, c);
-    for (int k = 0; status == SR_OK && k < count; k++)
-        if (!(c[k] >= 0.0f && c[k] <= 1.0f)) {
-            char here[PATH_SIZE];
-            path_index(here, at, k);
-            return fail(l, SR_ERROR_PARSE, here, "colour component %g is outside [0, 1]", (double)c[k]);
-        }
-    if (status == SR_OK)
-        *out = (sr_vec4){c[0], c[1], c[2], c[3]};
-    return status;
-}
-
-/* One of `names` (NULL-terminated): its index. */
-static sr_status read_choice(loader *l, const cJSON *item, const char *at, const char *const *names, int *out)
-{
-    const char *text = "";
-    sr_status status = read_string(l, item, at, &text);
-    if (status != SR_OK)
-        return status;
-    char list[128] = "";
-    for (int i = 0; names[i]; i++) {
-        if (strcmp(text, names[i]) == 0) {
-            *out = i;
-            return SR_OK;
-        }
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", names[i]);
-    }
-    return fail(l, SR_ERROR_PARSE, at, "'%s' is not one of: %s", text, list);
-}
-
-/* ---- named tables ---- */
-
-static sr_status table_add(loader *l, named_table *table, const char *name, uint32_t id, const char *at)
-{
-    for (uint32_t i = 0; i < table->count; i++)
-        if (strcmp(table->items[i].name, name) == 0)
-            return fail(l, SR_ERROR_PARSE, at, "the name '%s' is used twice", name);
-    if (!sr_scene_grow((void **)&table->items, &table->capacity, table->count + 1, sizeof *table->items))
-        return fail(l, SR_ERROR_OUT_OF_MEMORY, at, "out of memory");
-    table->items[table->count++] = (named){name, id};
-    return SR_OK;
-}
-
-/* The id of the thing called by the string `item`, with a message listing the names defined. */
-static sr_status table_find(loader *l, const named_table *table, const char *kind, const cJSON *item, const char *at,
-                            uint32_t *id)
-{
-    const char *name = "";
-    sr_status status = read_string(l, item, at, &name);
-    if (status != SR_OK)
-        return status;
-    for (uint32_t i = 0; i < table->count; i++)
-        if (strcmp(table->items[i].name, name) == 0) {
-            *id = table->items[i].id;
-            return SR_OK;
-        }
-    char list[256] = "";
-    for (uint32_t i = 0; i < table->count; i++) {
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", table->items[i].name);
-    }
-    return fail(l, SR_ERROR_PARSE, at, "no %s called '%s' (defined: %s)", kind, name, table->count ? list : "none");
-}
-
-/* `relative` resolved against the scene file's folder (absolute paths stay as they are). */
-static sr_status resolve_path(loader *l, const char *relative, const char *at, char out[4096])
-{
-    if (relative[0] == '\0')
-        return fail(l, SR_ERROR_PARSE, at, "empty file name");
-    int n = relative[0] == '/' ? snprintf(out, 4096, "%s", relative) : snprintf(out, 4096, "%s%s", l->folder, relative);
-    if (n < 0 || n >= 4096)
-        return fail(l, SR_ERROR_PARSE, at, "path too long");
-    return SR_OK;
-}
 
 /* ---- sections ---- */
 
 static sr_status read_camera(loader *l, const cJSON *item, const char *at, sr_camera *camera)
 {
     static const char *const keys[] = {"eye", "target", "up", "fov", "near", "far", "projection", "height", NULL};
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
-        status = check_keys(l, item, at, keys);
+        status = sr_json_check_keys(l, item, at, keys);
     sr_camera c = *camera;
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         char here[PATH_SIZE];
-        path_key(here, at, field->string);
+        sr_json_path_key(here, at, field->string);
         const char *key = field->string;
         if (strcmp(key, "eye") == 0)
-            status = read_vec3(l, field, here, &c.eye);
+            status = sr_json_read_vec3(l, field, here, &c.eye);
         else if (strcmp(key, "target") == 0)
-            status = read_vec3(l, field, here, &c.target);
+            status = sr_json_read_vec3(l, field, here, &c.target);
         else if (strcmp(key, "up") == 0)
-            status = read_vec3(l, field, here, &c.up);
+            status = sr_json_read_vec3(l, field, here, &c.up);
         else if (strcmp(key, "fov") == 0)
-            status = read_ranged(l, field, here, 1e-3, 179.9, &c.fov_y_degrees);
+            status = sr_json_read_ranged(l, field, here, 1e-3, 179.9, &c.fov_y_degrees);
         else if (strcmp(key, "near") == 0)
-            status = read_positive(l, field, here, &c.near_z);
+            status = sr_json_read_positive(l, field, here, &c.near_z);
         else if (strcmp(key, "far") == 0)
-            status = read_positive(l, field, here, &c.far_z);
+            status = sr_json_read_positive(l, field, here, &c.far_z);
         else if (strcmp(key, "height") == 0)
-            status = read_positive(l, field, here, &c.height);
+            status = sr_json_read_positive(l, field, here, &c.height);
         else {
             static const char *const projections[] = {"perspective", "orthographic", NULL};
             int which = 0;
-            status = read_choice(l, field, here, projections, &which);
+            status = sr_json_read_choice(l, field, here, projections, &which);
             c.projection = (sr_projection)which;
         }
     }
@@ -347,7 +47,7 @@ static sr_status read_camera(loader *l, const cJSON *item, const char *at, sr_ca
     sr_camera resolved = sr_camera_resolve(&c);
     sr_error check = {0};
     if (sr_camera_check(&resolved, &check) != SR_OK)
-        return fail(l, SR_ERROR_PARSE, at, "%s", check.message);
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "%s", check.message);
     *camera = c;
     return SR_OK;
 }
@@ -355,128 +55,130 @@ static sr_status read_camera(loader *l, const cJSON *item, const char *at, sr_ca
 static sr_status read_light(loader *l, const cJSON *item, const char *at)
 {
     static const char *const keys[] = {"direction", "ambient", "diffuse", NULL};
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
-        status = check_keys(l, item, at, keys);
+        status = sr_json_check_keys(l, item, at, keys);
     sr_light light = sr_scene_light(l->scene);
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         char here[PATH_SIZE];
-        path_key(here, at, field->string);
+        sr_json_path_key(here, at, field->string);
         if (strcmp(field->string, "direction") == 0)
-            status = read_vec3(l, field, here, &light.direction);
+            status = sr_json_read_vec3(l, field, here, &light.direction);
         else if (strcmp(field->string, "ambient") == 0)
-            status = read_ranged(l, field, here, 0.0, 16.0, &light.ambient);
+            status = sr_json_read_ranged(l, field, here, 0.0, 16.0, &light.ambient);
         else
-            status = read_ranged(l, field, here, 0.0, 16.0, &light.diffuse);
+            status = sr_json_read_ranged(l, field, here, 0.0, 16.0, &light.diffuse);
     }
     if (status != SR_OK)
         return status;
     sr_error check = {0};
     if (sr_scene_set_light(l->scene, light, &check) != SR_OK)
-        return fail(l, SR_ERROR_PARSE, at, "%s", check.message);
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "%s", check.message);
     return SR_OK;
 }
 
 static sr_status read_texture(loader *l, const cJSON *item, const char *at, const char *name)
 {
     static const char *const keys[] = {"path", "checker", NULL};
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
-        status = check_keys(l, item, at, keys);
+        status = sr_json_check_keys(l, item, at, keys);
     if (status != SR_OK)
         return status;
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(item, "path");
     const cJSON *checker = cJSON_GetObjectItemCaseSensitive(item, "checker");
     if (!path == !checker)
-        return fail(l, SR_ERROR_PARSE, at, "give either \"path\" (an image file) or \"checker\"");
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "give either \"path\" (an image file) or \"checker\"");
     sr_texture *texture = NULL;
     sr_error cause = {0};
     char here[PATH_SIZE];
     if (path) {
         const char *relative = "";
         char full[4096];
-        path_key(here, at, "path");
-        if ((status = read_string(l, path, here, &relative)) != SR_OK ||
-            (status = resolve_path(l, relative, here, full)) != SR_OK)
+        sr_json_path_key(here, at, "path");
+        if ((status = sr_json_read_string(l, path, here, &relative)) != SR_OK ||
+            (status = sr_json_resolve_path(l, relative, here, full)) != SR_OK)
             return status;
         if (sr_texture_load(full, &texture, &cause) != SR_OK) {
             // A missing or broken image is a warning: the material draws untextured (white).
             char what[640];
             if (snprintf(what, sizeof what, "%s (drawn untextured)", cause.message) >= (int)sizeof what)
                 what[sizeof what - 1] = '\0';
-            warn(l, here, what);
-            return table_add(l, &l->textures, name, 0, at);
+            sr_json_warn(l, here, what);
+            return sr_json_table_add(l, &l->textures, name, 0, at);
         }
     } else {
         static const char *const checker_keys[] = {"size", "squares", "light", "dark", NULL};
-        path_key(here, at, "checker");
-        if ((status = expect_object(l, checker, here)) != SR_OK ||
-            (status = check_keys(l, checker, here, checker_keys)) != SR_OK)
+        sr_json_path_key(here, at, "checker");
+        if ((status = sr_json_expect_object(l, checker, here)) != SR_OK ||
+            (status = sr_json_check_keys(l, checker, here, checker_keys)) != SR_OK)
             return status;
         int size = 64, squares = 8;
         sr_vec4 light = {1, 1, 1, 1}, dark = {0.3f, 0.3f, 0.3f, 1};
         for (const cJSON *field = checker->child; status == SR_OK && field; field = field->next) {
             char there[PATH_SIZE];
-            path_key(there, here, field->string);
+            sr_json_path_key(there, here, field->string);
             if (strcmp(field->string, "size") == 0)
-                status = read_int(l, field, there, 1, 4096, &size);
+                status = sr_json_read_int(l, field, there, 1, 4096, &size);
             else if (strcmp(field->string, "squares") == 0)
-                status = read_int(l, field, there, 1, 4096, &squares);
+                status = sr_json_read_int(l, field, there, 1, 4096, &squares);
             else if (strcmp(field->string, "light") == 0)
-                status = read_color(l, field, there, &light);
+                status = sr_json_read_color(l, field, there, &light);
             else
-                status = read_color(l, field, there, &dark);
+                status = sr_json_read_color(l, field, there, &dark);
         }
         if (status != SR_OK)
             return status;
         if (squares > size)
-            return fail(l, SR_ERROR_PARSE, here, "%d squares do not fit %d texels", squares, size);
+            return sr_json_fail(l, SR_ERROR_PARSE, here, "%d squares do not fit %d texels", squares, size);
         if (sr_checker_texture_create(size, squares, sr_rgba8(light.x, light.y, light.z, light.w),
                                       sr_rgba8(dark.x, dark.y, dark.z, dark.w), &texture, &cause) != SR_OK)
-            return fail(l, cause.status, here, "%s", cause.message);
+            return sr_json_fail(l, cause.status, here, "%s", cause.message);
     }
     sr_texture_id id;
     if (sr_scene_add_texture(l->scene, texture, name, &id, &cause) != SR_OK)
-        return fail(l, cause.status, at, "%s", cause.message);
-    return table_add(l, &l->textures, name, id.id, at);
+        return sr_json_fail(l, cause.status, at, "%s", cause.message);
+    return sr_json_table_add(l, &l->textures, name, id.id, at);
 }
 
 static sr_status read_material(loader *l, const cJSON *item, const char *at, const char *name)
 {
     static const char *const keys[] = {"shader", "color", "opacity", "texture", "filter", "wrap", "cull", NULL};
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
-        status = check_keys(l, item, at, keys);
+        status = sr_json_check_keys(l, item, at, keys);
     sr_material_desc desc = {.name = name, .base_color = {0.8f, 0.8f, 0.8f, 1.0f}};
     float opacity = -1.0f;
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         char here[PATH_SIZE];
-        path_key(here, at, field->string);
+        sr_json_path_key(here, at, field->string);
         const char *key = field->string;
         if (strcmp(key, "shader") == 0) {
             const char *shader = "";
-            if ((status = read_string(l, field, here, &shader)) == SR_OK && !(desc.shader = sr_shader_find(shader)))
-                status = fail(l, SR_ERROR_PARSE, here, "unknown shader '%s' (known: %s)", shader, sr_shader_names());
+            if ((status = sr_json_read_string(l, field, here, &shader)) == SR_OK &&
+                !(desc.shader = sr_shader_find(shader)))
+                status =
+                    sr_json_fail(l, SR_ERROR_PARSE, here, "unknown shader '%s' (known: %s)", shader, sr_shader_names());
         } else if (strcmp(key, "color") == 0) {
-            status = read_color(l, field, here, &desc.base_color);
+            status = sr_json_read_color(l, field, here, &desc.base_color);
         } else if (strcmp(key, "opacity") == 0) {
-            status = read_ranged(l, field, here, 0.0, 1.0, &opacity);
+            status = sr_json_read_ranged(l, field, here, 0.0, 1.0, &opacity);
         } else if (strcmp(key, "texture") == 0) {
-            status = table_find(l, &l->textures, "texture", field, here, &desc.texture.id);
+            status = sr_json_table_find(l, &l->textures, "texture", field, here, &desc.texture.id);
         } else if (strcmp(key, "filter") == 0) {
             static const char *const filters[] = {"nearest", "bilinear", NULL};
             int which = 0;
-            status = read_choice(l, field, here, filters, &which);
+            status = sr_json_read_choice(l, field, here, filters, &which);
             desc.sampler.filter = (sr_filter)which;
         } else if (strcmp(key, "wrap") == 0) {
             static const char *const wraps[] = {"repeat", "clamp", NULL};
             int which = 0;
-            status = read_choice(l, field, here, wraps, &which);
+            status = sr_json_read_choice(l, field, here, wraps, &which);
             desc.sampler.wrap_u = desc.sampler.wrap_v = (sr_wrap)which;
         } else {
             static const char *const culls[] = {"none", "back", "front", NULL};
             int which = 0;
-            status = read_choice(l, field, here, culls, &which);
+            status = sr_json_read_choice(l, field, here, culls, &which);
             desc.cull = (sr_cull_mode)which;
         }
     }
@@ -487,8 +189,8 @@ static sr_status read_material(loader *l, const cJSON *item, const char *at, con
     sr_material_id id;
     sr_error cause = {0};
     if (sr_scene_add_material(l->scene, &desc, &id, &cause) != SR_OK)
-        return fail(l, cause.status, at, "%s", cause.message);
-    return table_add(l, &l->materials, name, id.id, at);
+        return sr_json_fail(l, cause.status, at, "%s", cause.message);
+    return sr_json_table_add(l, &l->materials, name, id.id, at);
 }
 
 /* Parameters of a built-in primitive. */
@@ -511,11 +213,11 @@ static sr_status read_primitive(loader *l, const cJSON *item, const char *at, sr
         {"primitive", "radius", "height", "slices", "stacks", NULL},
     };
     char here[PATH_SIZE];
-    path_key(here, at, "primitive");
+    sr_json_path_key(here, at, "primitive");
     int kind = 0;
-    sr_status status = read_choice(l, cJSON_GetObjectItemCaseSensitive(item, "primitive"), here, kinds, &kind);
+    sr_status status = sr_json_read_choice(l, cJSON_GetObjectItemCaseSensitive(item, "primitive"), here, kinds, &kind);
     if (status == SR_OK)
-        status = check_keys(l, item, at, allowed[kind]);
+        status = sr_json_check_keys(l, item, at, allowed[kind]);
     // Defaults: a sphere of 32 x 16, revolved shapes of 32 slices and 1 row (4 per capsule end).
     primitive_parameters p = {.radius = 0.5f,
                               .major_radius = 0.5f,
@@ -532,40 +234,40 @@ static sr_status read_primitive(loader *l, const cJSON *item, const char *at, sr
                               .sides = 16,
                               .divisions = 1};
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
-        path_key(here, at, field->string);
+        sr_json_path_key(here, at, field->string);
         const char *key = field->string;
         if (strcmp(key, "primitive") == 0)
             continue;
         if (strcmp(key, "size") == 0 && kind == 1) {
             if (cJSON_IsNumber(field)) {
-                status = read_positive(l, field, here, &p.size);
+                status = sr_json_read_positive(l, field, here, &p.size);
                 p.extents = sr_vec3_splat(p.size);
             } else {
-                status = read_vec3(l, field, here, &p.extents);
+                status = sr_json_read_vec3(l, field, here, &p.extents);
                 if (status == SR_OK && !(p.extents.x > 0 && p.extents.y > 0 && p.extents.z > 0))
-                    status = fail(l, SR_ERROR_PARSE, here, "box sizes must be positive");
+                    status = sr_json_fail(l, SR_ERROR_PARSE, here, "box sizes must be positive");
             }
         } else if (strcmp(key, "size") == 0) {
-            status = read_positive(l, field, here, &p.size);
+            status = sr_json_read_positive(l, field, here, &p.size);
         } else if (strcmp(key, "uv_repeat") == 0) {
-            status = read_positive(l, field, here, &p.uv_repeat);
+            status = sr_json_read_positive(l, field, here, &p.uv_repeat);
         } else if (strcmp(key, "radius") == 0) {
-            status = read_positive(l, field, here, &p.radius);
+            status = sr_json_read_positive(l, field, here, &p.radius);
         } else if (strcmp(key, "height") == 0 && kind == 5) {
-            status = read_ranged(l, field, here, 0.0, 1e30, &p.height); // a capsule of height 0 is a sphere
+            status = sr_json_read_ranged(l, field, here, 0.0, 1e30, &p.height); // a capsule of height 0 is a sphere
         } else if (strcmp(key, "height") == 0) {
-            status = read_positive(l, field, here, &p.height);
+            status = sr_json_read_positive(l, field, here, &p.height);
         } else if (strcmp(key, "major_radius") == 0) {
-            status = read_positive(l, field, here, &p.major_radius);
+            status = sr_json_read_positive(l, field, here, &p.major_radius);
         } else if (strcmp(key, "minor_radius") == 0) {
-            status = read_positive(l, field, here, &p.minor_radius);
+            status = sr_json_read_positive(l, field, here, &p.minor_radius);
         } else {
             int *target = strcmp(key, "slices") == 0   ? &p.slices
                           : strcmp(key, "stacks") == 0 ? &p.stacks
                           : strcmp(key, "rings") == 0  ? &p.rings
                           : strcmp(key, "sides") == 0  ? &p.sides
                                                        : &p.divisions;
-            status = read_int(l, field, here, 1, 4096, target);
+            status = sr_json_read_int(l, field, here, 1, 4096, target);
         }
     }
     if (status != SR_OK)
@@ -594,12 +296,12 @@ static sr_status read_primitive(loader *l, const cJSON *item, const char *at, sr
         status = sr_mesh_create_cone(p.radius, p.height, p.slices, p.stacks, mesh, &cause);
         break;
     }
-    return status == SR_OK ? SR_OK : fail(l, status, at, "%s", cause.message);
+    return status == SR_OK ? SR_OK : sr_json_fail(l, status, at, "%s", cause.message);
 }
 
 static sr_status read_mesh(loader *l, const cJSON *item, const char *at, const char *name)
 {
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status != SR_OK)
         return status;
     sr_mesh *mesh = NULL;
@@ -607,27 +309,27 @@ static sr_status read_mesh(loader *l, const cJSON *item, const char *at, const c
         status = read_primitive(l, item, at, &mesh);
     } else {
         static const char *const keys[] = {"obj", "normalize", NULL};
-        if ((status = check_keys(l, item, at, keys)) != SR_OK)
+        if ((status = sr_json_check_keys(l, item, at, keys)) != SR_OK)
             return status;
         const cJSON *obj = cJSON_GetObjectItemCaseSensitive(item, "obj");
         if (!obj)
-            return fail(l, SR_ERROR_PARSE, at, "a mesh needs \"obj\" (a file) or \"primitive\"");
+            return sr_json_fail(l, SR_ERROR_PARSE, at, "a mesh needs \"obj\" (a file) or \"primitive\"");
         char here[PATH_SIZE], full[4096];
         const char *relative = "";
         bool normalize = false;
-        path_key(here, at, "obj");
-        if ((status = read_string(l, obj, here, &relative)) != SR_OK ||
-            (status = resolve_path(l, relative, here, full)) != SR_OK)
+        sr_json_path_key(here, at, "obj");
+        if ((status = sr_json_read_string(l, obj, here, &relative)) != SR_OK ||
+            (status = sr_json_resolve_path(l, relative, here, full)) != SR_OK)
             return status;
         const cJSON *flag = cJSON_GetObjectItemCaseSensitive(item, "normalize");
         char flag_at[PATH_SIZE];
-        path_key(flag_at, at, "normalize");
-        if (flag && (status = read_bool(l, flag, flag_at, &normalize)) != SR_OK)
+        sr_json_path_key(flag_at, at, "normalize");
+        if (flag && (status = sr_json_read_bool(l, flag, flag_at, &normalize)) != SR_OK)
             return status;
         sr_error cause = {0};
         if (sr_obj_load(&(sr_obj_desc){.path = full, .warning = l->warning, .progress = l->progress, .user = l->user},
                         &mesh, &cause) != SR_OK)
-            return fail(l, cause.status, here, "%s", cause.message);
+            return sr_json_fail(l, cause.status, here, "%s", cause.message);
         if (normalize)
             sr_mesh_normalize(mesh);
     }
@@ -636,20 +338,20 @@ static sr_status read_mesh(loader *l, const cJSON *item, const char *at, const c
     sr_mesh_id id;
     sr_error cause = {0};
     if (sr_scene_add_mesh(l->scene, mesh, name, &id, &cause) != SR_OK)
-        return fail(l, cause.status, at, "%s", cause.message);
-    return table_add(l, &l->meshes, name, id.id, at);
+        return sr_json_fail(l, cause.status, at, "%s", cause.message);
+    return sr_json_table_add(l, &l->meshes, name, id.id, at);
 }
 
 /* Reads a named section: an object whose members are the named things. */
 static sr_status read_section(loader *l, const cJSON *item, const char *at,
                               sr_status (*read_one)(loader *, const cJSON *, const char *, const char *))
 {
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     for (const cJSON *member = item ? item->child : NULL; status == SR_OK && member; member = member->next) {
         char here[PATH_SIZE];
-        path_key(here, at, member->string);
+        sr_json_path_key(here, at, member->string);
         if (member->string[0] == '\0')
-            return fail(l, SR_ERROR_PARSE, here, "empty name");
+            return sr_json_fail(l, SR_ERROR_PARSE, here, "empty name");
         status = read_one(l, member, here, member->string);
     }
     return status;
@@ -658,43 +360,43 @@ static sr_status read_section(loader *l, const cJSON *item, const char *at,
 static sr_status read_transform(loader *l, const cJSON *item, const char *at, sr_transform *out)
 {
     static const char *const keys[] = {"translation", "rotation", "euler", "scale", NULL};
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
-        status = check_keys(l, item, at, keys);
+        status = sr_json_check_keys(l, item, at, keys);
     sr_transform t = sr_transform_identity();
     if (status == SR_OK && cJSON_GetObjectItemCaseSensitive(item, "rotation") &&
         cJSON_GetObjectItemCaseSensitive(item, "euler"))
-        return fail(l, SR_ERROR_PARSE, at, "give \"rotation\" (a quaternion) or \"euler\" (degrees), not both");
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "give \"rotation\" (a quaternion) or \"euler\" (degrees), not both");
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         char here[PATH_SIZE];
-        path_key(here, at, field->string);
+        sr_json_path_key(here, at, field->string);
         const char *key = field->string;
         if (strcmp(key, "translation") == 0) {
-            status = read_vec3(l, field, here, &t.translation);
+            status = sr_json_read_vec3(l, field, here, &t.translation);
         } else if (strcmp(key, "rotation") == 0) {
             float q[4];
-            status = read_numbers(l, field, here, 4, q);
+            status = sr_json_read_numbers(l, field, here, 4, q);
             if (status == SR_OK && !(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 1e-12f))
-                status = fail(l, SR_ERROR_PARSE, here, "the quaternion [x, y, z, w] is zero");
+                status = sr_json_fail(l, SR_ERROR_PARSE, here, "the quaternion [x, y, z, w] is zero");
             t.rotation = sr_quat_normalize((sr_quat){q[0], q[1], q[2], q[3]});
         } else if (strcmp(key, "euler") == 0) {
             sr_vec3 degrees;
-            status = read_vec3(l, field, here, &degrees);
+            status = sr_json_read_vec3(l, field, here, &degrees);
             t.rotation = sr_quat_from_euler_degrees(degrees);
         } else if (cJSON_IsNumber(field)) {
             float s = 1.0f;
-            status = read_number(l, field, here, &s);
+            status = sr_json_read_number(l, field, here, &s);
             t.scale = sr_vec3_splat(s);
             if (status == SR_OK && s == 0.0f)
-                status = fail(l, SR_ERROR_PARSE, here, "a scale of 0 flattens the node");
+                status = sr_json_fail(l, SR_ERROR_PARSE, here, "a scale of 0 flattens the node");
         } else {
-            status = read_vec3(l, field, here, &t.scale);
+            status = sr_json_read_vec3(l, field, here, &t.scale);
             const float s[3] = {t.scale.x, t.scale.y, t.scale.z};
             for (int k = 0; status == SR_OK && k < 3; k++)
                 if (s[k] == 0.0f) {
                     char there[PATH_SIZE];
-                    path_index(there, here, k);
-                    status = fail(l, SR_ERROR_PARSE, there, "a scale of 0 flattens the node");
+                    sr_json_path_index(there, here, k);
+                    status = sr_json_fail(l, SR_ERROR_PARSE, there, "a scale of 0 flattens the node");
                 }
         }
     }
@@ -707,7 +409,7 @@ static sr_status add_node(loader *l, const char *at, sr_node_desc *desc, sr_node
 {
     sr_error cause = {0};
     if (sr_scene_add_node(l->scene, desc, out, &cause) != SR_OK)
-        return fail(l, cause.status, at, "%s", cause.message);
+        return sr_json_fail(l, cause.status, at, "%s", cause.message);
     return SR_OK;
 }
 
@@ -724,43 +426,43 @@ static sr_status read_repeat(loader *l, const cJSON *item, const char *at, const
                              bool hidden)
 {
     static const char *const keys[] = {"count", "spacing", "jitter", "random_rotation", "seed", NULL};
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
-        status = check_keys(l, item, at, keys);
+        status = sr_json_check_keys(l, item, at, keys);
     int count[3] = {1, 1, 1}, seed = 1;
     sr_vec3 spacing = {1, 1, 1};
     float jitter = 0.0f;
     bool random_rotation = false;
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         char here[PATH_SIZE];
-        path_key(here, at, field->string);
+        sr_json_path_key(here, at, field->string);
         const char *key = field->string;
         if (strcmp(key, "count") == 0) {
             if (!cJSON_IsArray(field) || cJSON_GetArraySize(field) != 3) {
-                status = fail(l, SR_ERROR_PARSE, here, "expected [nx, ny, nz]");
+                status = sr_json_fail(l, SR_ERROR_PARSE, here, "expected [nx, ny, nz]");
                 break;
             }
             int k = 0;
             for (const cJSON *c = field->child; c && status == SR_OK; c = c->next, k++) {
                 char there[PATH_SIZE];
-                path_index(there, here, k);
-                status = read_int(l, c, there, 1, REPEAT_MAX, &count[k]);
+                sr_json_path_index(there, here, k);
+                status = sr_json_read_int(l, c, there, 1, REPEAT_MAX, &count[k]);
             }
         } else if (strcmp(key, "spacing") == 0) {
-            status = read_vec3(l, field, here, &spacing);
+            status = sr_json_read_vec3(l, field, here, &spacing);
         } else if (strcmp(key, "jitter") == 0) {
-            status = read_ranged(l, field, here, 0.0, 1.0, &jitter);
+            status = sr_json_read_ranged(l, field, here, 0.0, 1.0, &jitter);
         } else if (strcmp(key, "random_rotation") == 0) {
-            status = read_bool(l, field, here, &random_rotation);
+            status = sr_json_read_bool(l, field, here, &random_rotation);
         } else {
-            status = read_int(l, field, here, 0, 2000000000, &seed);
+            status = sr_json_read_int(l, field, here, 0, 2000000000, &seed);
         }
     }
     if (status != SR_OK)
         return status;
     if ((uint64_t)count[0] * (uint64_t)count[1] * (uint64_t)count[2] > REPEAT_MAX)
-        return fail(l, SR_ERROR_PARSE, at, "%d x %d x %d instances: more than %d", count[0], count[1], count[2],
-                    REPEAT_MAX);
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "%d x %d x %d instances: more than %d", count[0], count[1], count[2],
+                            REPEAT_MAX);
     // The meshes cycled through: one name or an array of names.
     uint32_t mesh_ids[64];
     int mesh_count = 0;
@@ -768,18 +470,18 @@ static sr_status read_repeat(loader *l, const cJSON *item, const char *at, const
         int k = 0;
         for (const cJSON *m = meshes_item->child; m && status == SR_OK; m = m->next, k++) {
             char there[PATH_SIZE];
-            path_index(there, meshes_at, k);
+            sr_json_path_index(there, meshes_at, k);
             if (k >= 64)
-                return fail(l, SR_ERROR_PARSE, there, "at most 64 meshes per repeat");
-            status = table_find(l, &l->meshes, "mesh", m, there, &mesh_ids[mesh_count++]);
+                return sr_json_fail(l, SR_ERROR_PARSE, there, "at most 64 meshes per repeat");
+            status = sr_json_table_find(l, &l->meshes, "mesh", m, there, &mesh_ids[mesh_count++]);
         }
         if (status == SR_OK && mesh_count == 0)
-            return fail(l, SR_ERROR_PARSE, meshes_at, "an empty list of meshes");
+            return sr_json_fail(l, SR_ERROR_PARSE, meshes_at, "an empty list of meshes");
     } else if (meshes_item) {
-        status = table_find(l, &l->meshes, "mesh", meshes_item, meshes_at, &mesh_ids[0]);
+        status = sr_json_table_find(l, &l->meshes, "mesh", meshes_item, meshes_at, &mesh_ids[0]);
         mesh_count = 1;
     } else {
-        return fail(l, SR_ERROR_PARSE, at, "a repeated node needs \"mesh\"");
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "a repeated node needs \"mesh\"");
     }
     if (status != SR_OK)
         return status;
@@ -821,9 +523,9 @@ static sr_status read_nodes(loader *l, const cJSON *item, const char *at, sr_nod
 static sr_status read_node(loader *l, const cJSON *item, const char *at, sr_node_id parent, int depth)
 {
     static const char *const keys[] = {"name", "mesh", "material", "transform", "children", "hidden", "repeat", NULL};
-    sr_status status = expect_object(l, item, at);
+    sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
-        status = check_keys(l, item, at, keys);
+        status = sr_json_check_keys(l, item, at, keys);
     if (status != SR_OK)
         return status;
     const cJSON *repeat = cJSON_GetObjectItemCaseSensitive(item, "repeat");
@@ -832,31 +534,31 @@ static sr_status read_node(loader *l, const cJSON *item, const char *at, sr_node
     char mesh_at[PATH_SIZE] = "";
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         char here[PATH_SIZE];
-        path_key(here, at, field->string);
+        sr_json_path_key(here, at, field->string);
         const char *key = field->string;
         if (strcmp(key, "name") == 0)
-            status = read_string(l, field, here, &desc.name);
+            status = sr_json_read_string(l, field, here, &desc.name);
         else if (strcmp(key, "mesh") == 0 && repeat)
             memcpy(mesh_at, here, sizeof mesh_at); // read by read_repeat
         else if (strcmp(key, "mesh") == 0)
-            status = table_find(l, &l->meshes, "mesh", field, here, &desc.mesh.id);
+            status = sr_json_table_find(l, &l->meshes, "mesh", field, here, &desc.mesh.id);
         else if (strcmp(key, "material") == 0)
-            status = table_find(l, &l->materials, "material", field, here, &desc.material.id);
+            status = sr_json_table_find(l, &l->materials, "material", field, here, &desc.material.id);
         else if (strcmp(key, "transform") == 0)
             status = read_transform(l, field, here, &desc.transform);
         else if (strcmp(key, "hidden") == 0)
-            status = read_bool(l, field, here, &desc.hidden);
+            status = sr_json_read_bool(l, field, here, &desc.hidden);
     }
     if (status != SR_OK)
         return status;
     const cJSON *children = cJSON_GetObjectItemCaseSensitive(item, "children");
     if (repeat && children)
-        return fail(l, SR_ERROR_PARSE, at, "\"repeat\" and \"children\" cannot be combined");
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "\"repeat\" and \"children\" cannot be combined");
     if (repeat) {
         sr_node_id group;
         sr_node_desc group_desc = {.name = desc.name, .parent = parent, .transform = desc.transform};
         char repeat_at[PATH_SIZE];
-        path_key(repeat_at, at, "repeat");
+        sr_json_path_key(repeat_at, at, "repeat");
         if ((status = add_node(l, at, &group_desc, &group)) != SR_OK)
             return status;
         return read_repeat(l, repeat, repeat_at, mesh_item, mesh_at, group, desc.name, desc.material, desc.hidden);
@@ -866,9 +568,9 @@ static sr_status read_node(loader *l, const cJSON *item, const char *at, sr_node
         return status;
     if (children) {
         char here[PATH_SIZE];
-        path_key(here, at, "children");
+        sr_json_path_key(here, at, "children");
         if (depth + 1 >= SCENE_MAX_DEPTH)
-            return fail(l, SR_ERROR_PARSE, here, "nodes nested deeper than %d levels", SCENE_MAX_DEPTH);
+            return sr_json_fail(l, SR_ERROR_PARSE, here, "nodes nested deeper than %d levels", SCENE_MAX_DEPTH);
         return read_nodes(l, children, here, node, depth + 1);
     }
     return SR_OK;
@@ -877,11 +579,11 @@ static sr_status read_node(loader *l, const cJSON *item, const char *at, sr_node
 static sr_status read_nodes(loader *l, const cJSON *item, const char *at, sr_node_id parent, int depth)
 {
     if (!cJSON_IsArray(item))
-        return fail(l, SR_ERROR_PARSE, at, "expected an array of nodes, found %s", type_name(item));
+        return sr_json_fail(l, SR_ERROR_PARSE, at, "expected an array of nodes, found %s", sr_json_type_name(item));
     int i = 0;
     for (const cJSON *element = item->child; element; element = element->next, i++) {
         char here[PATH_SIZE];
-        path_index(here, at, i);
+        sr_json_path_index(here, at, i);
         sr_status status = read_node(l, element, here, parent, depth);
         if (status != SR_OK)
             return status;
@@ -895,9 +597,9 @@ static sr_status read_document(loader *l, const cJSON *root)
 {
     static const char *const keys[] = {"name",      "camera", "light", "background", "textures",
                                        "materials", "meshes", "nodes", NULL};
-    sr_status status = expect_object(l, root, "(top level)");
+    sr_status status = sr_json_expect_object(l, root, "(top level)");
     if (status == SR_OK)
-        status = check_keys(l, root, "", keys);
+        status = sr_json_check_keys(l, root, "", keys);
     if (status != SR_OK)
         return status;
     const cJSON *item;
@@ -911,7 +613,7 @@ static sr_status read_document(loader *l, const cJSON *root)
         return status;
     if ((item = cJSON_GetObjectItemCaseSensitive(root, "background"))) {
         sr_vec4 c;
-        if ((status = read_color(l, item, "background", &c)) != SR_OK)
+        if ((status = sr_json_read_color(l, item, "background", &c)) != SR_OK)
             return status;
         sr_scene_set_background(l->scene, sr_rgba8(c.x, c.y, c.z, c.w));
     }
@@ -1036,11 +738,10 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
         sr_mesh *mesh = NULL;
         char name[128];
         sr_path_stem(desc->path, name, sizeof name);
-        status = sr_obj_load(&(sr_obj_desc){.path = desc->path,
-                                            .warning = desc->warning,
-                                            .progress = desc->progress,
-                                            .user = desc->user},
-                             &mesh, err);
+        status = sr_obj_load(
+            &(sr_obj_desc){
+                .path = desc->path, .warning = desc->warning, .progress = desc->progress, .user = desc->user},
+            &mesh, err);
         if (status == SR_OK) {
             sr_mesh_normalize(mesh);
             status = sr_scene_create_from_mesh_reporting(mesh, name, desc->progress, desc->user, out, err);
