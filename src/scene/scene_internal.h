@@ -103,6 +103,9 @@ sr_status sr_scene_create_from_mesh_reporting(sr_mesh *mesh, const char *name, s
 /// of memory (the array is unchanged).
 bool sr_scene_grow(void **array, uint32_t *capacity, uint32_t needed, size_t size);
 
+/// A copy of `text` through the allocator hook (NULL when out of memory); free with sr_free.
+char *sr_scene_copy_string(const char *text);
+
 /// The live node of a handle, or NULL.
 scene_node *sr_scene_node_of(const sr_scene *scene, sr_node_id node);
 
