@@ -1,4 +1,4 @@
-/* src/raster/pipeline.c — the renderer (scratch memory, statistics, worker threads) and
+/* src/raster/pipeline.c — the renderer (scratch memory, statistics, worker threads of pool.c) and
  * sr_draw_triangles: argument validation, vertex processing through the post-transform cache
  * (the vertex function runs once per referenced vertex per draw), primitive assembly, trivial
  * rejection, and the hand-off of each triangle to clipping (clip.c) and setup/rasterisation
@@ -9,157 +9,9 @@
 #include "raster_internal.h"
 
 #include <string.h>
-#include <time.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /// How many triangles ahead the triangle loop prefetches framebuffer rows.
 #define PREFETCH_DISTANCE 2
-
-/// How long a waiting thread spins before it sleeps. Long enough to cover the hand-over between
-/// the phases of a draw and between back-to-back draws, short enough to waste little.
-#define SPIN_NANOSECONDS 200000
-
-static uint64_t monotonic_nanoseconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-/* Spins until *value == target (true) or SPIN_NANOSECONDS have passed (false). */
-static bool spin_until(const _Atomic uint64_t *value, uint64_t target)
-{
-    uint64_t deadline = 0;
-    for (unsigned round = 1;; round++) {
-        if (atomic_load_explicit(value, memory_order_acquire) == target)
-            return true;
-        if (round % 64 == 0) {
-            // Reading the clock every round would cost more than the pause.
-            uint64_t now = monotonic_nanoseconds();
-            if (deadline == 0)
-                deadline = now + SPIN_NANOSECONDS;
-            else if (now > deadline)
-                return false;
-        }
-#if defined(__SSE2__)
-        _mm_pause(); // tells the core (and a hypervisor) that this is a spin loop
-#endif
-    }
-}
-
-/* Waits until *value == target: spins first, then sleeps on `cond`. Whoever makes the value reach
- * the target calls announce(pool, cond) afterwards, so a sleeper cannot miss it: it re-checks the
- * value under the lock that announce takes. */
-static void wait_until(sr_worker_pool *pool, pthread_cond_t *cond, const _Atomic uint64_t *value, uint64_t target)
-{
-    if (spin_until(value, target))
-        return;
-    pthread_mutex_lock(&pool->lock);
-    while (atomic_load_explicit(value, memory_order_acquire) != target)
-        pthread_cond_wait(cond, &pool->lock);
-    pthread_mutex_unlock(&pool->lock);
-}
-
-static void announce(sr_worker_pool *pool, pthread_cond_t *cond)
-{
-    pthread_mutex_lock(&pool->lock);
-    pthread_cond_broadcast(cond);
-    pthread_mutex_unlock(&pool->lock);
-}
-
-static void *worker_main(void *argument)
-{
-    struct sr_worker_start *start = argument;
-    sr_worker_pool *pool = start->pool;
-    for (uint64_t seen = 0;; seen++) {
-        // Jobs are numbered 1, 2, ...: the caller starts job seen + 1 only once this worker has
-        // finished job seen. Quitting also advances the number, to wake the workers.
-        wait_until(pool, &pool->wake, &pool->generation, seen + 1);
-        if (atomic_load_explicit(&pool->quit, memory_order_acquire))
-            break;
-        pool->job(pool->data, start->index);
-        if (atomic_fetch_add_explicit(&pool->finished, 1, memory_order_acq_rel) + 1 == (uint64_t)pool->count)
-            announce(pool, &pool->done);
-    }
-    return NULL;
-}
-
-/* Stops and joins the first `started` workers and frees the pool. */
-static void pool_destroy(sr_worker_pool *pool, int started)
-{
-    if (!pool)
-        return;
-    pthread_mutex_lock(&pool->lock);
-    atomic_store_explicit(&pool->quit, true, memory_order_release);
-    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->lock);
-    for (int i = 0; i < started; i++)
-        pthread_join(pool->threads[i], NULL);
-    pthread_cond_destroy(&pool->progress);
-    pthread_cond_destroy(&pool->done);
-    pthread_cond_destroy(&pool->wake);
-    pthread_mutex_destroy(&pool->lock);
-    sr_free(pool);
-}
-
-static sr_status pool_create(int count, sr_worker_pool **out, sr_error *err)
-{
-    sr_worker_pool *pool = sr_calloc(1, sizeof *pool);
-    if (!pool)
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: out of memory");
-    pool->count = count;
-    atomic_init(&pool->generation, 0);
-    atomic_init(&pool->finished, 0);
-    atomic_init(&pool->quit, false);
-    if (pthread_mutex_init(&pool->lock, NULL) != 0) {
-        sr_free(pool);
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a mutex");
-    }
-    pthread_cond_t *conds[3] = {&pool->wake, &pool->done, &pool->progress};
-    for (int i = 0; i < 3; i++) {
-        if (pthread_cond_init(conds[i], NULL) != 0) {
-            while (i-- > 0)
-                pthread_cond_destroy(conds[i]);
-            pthread_mutex_destroy(&pool->lock);
-            sr_free(pool);
-            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a condition variable");
-        }
-    }
-    for (int i = 0; i < count; i++) {
-        pool->starts[i] = (struct sr_worker_start){pool, i + 1};
-        if (pthread_create(&pool->threads[i], NULL, worker_main, &pool->starts[i]) != 0) {
-            pool_destroy(pool, i);
-            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot start worker thread %d of %d",
-                                i + 1, count);
-        }
-    }
-    *out = pool;
-    return SR_OK;
-}
-
-/* Starts job(data, worker) on the workers 1..count; the caller then runs its own share as worker
- * 0 and calls pool_finish. */
-static void pool_start(sr_worker_pool *pool, void (*job)(void *, int), void *data)
-{
-    pthread_mutex_lock(&pool->lock);
-    pool->job = job;
-    pool->data = data;
-    atomic_store_explicit(&pool->finished, 0, memory_order_relaxed);
-    // Release: a worker that sees the new number also sees job, data and finished.
-    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->lock);
-}
-
-/* Waits until every worker has finished the job started last. */
-static void pool_finish(sr_worker_pool *pool)
-{
-    wait_until(pool, &pool->done, &pool->finished, (uint64_t)pool->count);
-}
 
 sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err)
 {
@@ -175,7 +27,7 @@ sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: out of memory");
     renderer->threads = threads > 1 ? threads : 1;
     if (renderer->threads > 1) {
-        sr_status status = pool_create(renderer->threads - 1, &renderer->pool, err);
+        sr_status status = sr_pool_create(renderer->threads - 1, &renderer->pool, err);
         if (status != SR_OK) {
             sr_free(renderer);
             return status;
@@ -190,7 +42,7 @@ void sr_renderer_destroy(sr_renderer *renderer)
     if (!renderer)
         return;
     if (renderer->pool)
-        pool_destroy(renderer->pool, renderer->pool->count);
+        sr_pool_destroy(renderer->pool);
     sr_free(renderer->clip);
     sr_free(renderer->screen);
     sr_free(renderer->varyings);
@@ -204,9 +56,9 @@ void sr_renderer_destroy(sr_renderer *renderer)
 void sr_raster_run(sr_renderer *renderer, int workers, void (*job)(void *data, int worker), void *data)
 {
     if (workers > 1 && renderer->pool) {
-        pool_start(renderer->pool, job, data);
+        sr_pool_start(renderer->pool, job, data);
         job(data, 0);
-        pool_finish(renderer->pool);
+        sr_pool_finish(renderer->pool);
     } else {
         job(data, 0);
     }
@@ -401,14 +253,14 @@ static void atomic_extend(_Atomic uint64_t *value, uint64_t candidate, bool rais
 static void wait_for_phase(const draw_job *job, const _Atomic uint64_t *done, uint64_t total)
 {
     if (job->workers > 1)
-        wait_until(job->renderer->pool, &job->renderer->pool->progress, done, total);
+        sr_pool_wait(job->renderer->pool, done, total);
 }
 
 /* Marks the chunk as finished; the worker finishing the last one wakes those that sleep. */
 static void finish_chunk(const draw_job *job, _Atomic uint64_t *done, uint64_t total)
 {
     if (atomic_fetch_add_explicit(done, 1, memory_order_acq_rel) + 1 == total && job->workers > 1)
-        announce(job->renderer->pool, &job->renderer->pool->progress);
+        sr_pool_announce(job->renderer->pool);
 }
 
 /* Phase 1: marks the vertices the draw references (stamps) and finds the range to transform.
@@ -840,9 +692,9 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     }
     if (job.workers > 1) {
         // The workers wake up while this thread already marks and transforms vertices.
-        pool_start(renderer->pool, run_draw, &job);
+        sr_pool_start(renderer->pool, run_draw, &job);
         run_draw(&job, 0);
-        pool_finish(renderer->pool);
+        sr_pool_finish(renderer->pool);
     } else {
         run_draw(&job, 0);
     }

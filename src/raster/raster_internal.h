@@ -13,7 +13,6 @@
 
 #include <softrast/raster.h>
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -233,28 +232,25 @@ sr_status sr_raster_check_framebuffer(const sr_framebuffer *fb, const char *func
 /// Triangles per chunk of the sorting into units (one unit mask per chunk).
 #define SR_BIN_CHUNK 1024
 
-/// Worker threads of a renderer created with threads > 1: the calling thread runs as worker 0
-/// of each job, the `count` threads as workers 1..count. Threads that wait (workers for the next
-/// job, the caller for the end of one, anyone for a phase of a draw) spin briefly on atomics
-/// before sleeping on a condition variable: waking a sleeping thread costs tens of microseconds
-/// on an idle machine and milliseconds on a busy one.
+/// Worker threads of a renderer created with threads > 1 (pool.c): the calling thread runs as
+/// worker 0 of each job, the `count` threads as workers 1..count. Threads that wait (workers for
+/// the next job, the caller for the end of one, anyone for a phase of a job) spin briefly on
+/// atomics before sleeping on a condition variable: waking a sleeping thread costs tens of
+/// microseconds on an idle machine and milliseconds on a busy one.
 typedef struct sr_worker_pool sr_worker_pool;
-struct sr_worker_start {
-    sr_worker_pool *pool;
-    int index;
-};
-struct sr_worker_pool {
-    pthread_mutex_t lock;
-    pthread_cond_t wake, done, progress;
-    void (*job)(void *data, int worker); ///< written under `lock` before `generation` changes
-    void *data;
-    _Atomic uint64_t generation; ///< incremented per job (and to quit); jobs are numbered 1, 2, ...
-    _Atomic uint64_t finished;   ///< workers that have finished the current job
-    _Atomic bool quit;
-    int count;
-    pthread_t threads[SR_MAX_THREADS - 1];
-    struct sr_worker_start starts[SR_MAX_THREADS - 1];
-};
+
+/// Starts `count` worker threads (1 .. SR_MAX_THREADS - 1). Free with sr_pool_destroy.
+sr_status sr_pool_create(int count, sr_worker_pool **out, sr_error *err);
+/// Stops and joins the workers and frees the pool (NULL: nothing).
+void sr_pool_destroy(sr_worker_pool *pool);
+/// Starts job(data, worker) on the workers 1..count; the caller then runs its own share as worker
+/// 0 and calls sr_pool_finish, which returns once every worker has finished the job.
+void sr_pool_start(sr_worker_pool *pool, void (*job)(void *data, int worker), void *data);
+void sr_pool_finish(sr_worker_pool *pool);
+/// Inside a job: waits until *value == target (spinning, then sleeping). Whoever makes the value
+/// reach the target calls sr_pool_announce afterwards, so that a sleeper cannot miss it.
+void sr_pool_wait(sr_worker_pool *pool, const _Atomic uint64_t *value, uint64_t target);
+void sr_pool_announce(sr_worker_pool *pool);
 
 /// Finds the rows of pixel centres a triangle's bounding box covers, clamped to the viewport
 /// (min_y > max_y when it covers none); the same arithmetic as triangle setup.
