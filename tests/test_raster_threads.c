@@ -383,8 +383,8 @@ Test(raster_threads, tile_grid_limits)
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 8; j++) {
             sr_tile_grid grid = sr_raster_tile_grid(sides[i], sides[j]);
-            cr_assert(grid.size >= SR_TILE_SIZE && grid.size % 8 == 0, "%dx%d: tile size %d", sides[i], sides[j],
-                      grid.size);
+            cr_assert(grid.size >= SR_TILE_SIZE && grid.size % 8 == 0 && grid.size == 1 << grid.shift,
+                      "%dx%d: tile size %d", sides[i], sides[j], grid.size);
             cr_assert(grid.columns <= SR_MAX_TILES_PER_SIDE && grid.rows <= SR_MAX_TILES_PER_SIDE &&
                       grid.count == grid.columns * grid.rows && grid.count <= SR_MAX_TILES);
             cr_assert(grid.columns * grid.size >= sides[i] && (grid.columns - 1) * grid.size < sides[i]);

@@ -275,8 +275,8 @@ sr_status sr_raster_check_framebuffer(const sr_framebuffer *fb, const char *func
 /// time and draws every segment that reaches it, in order, restricted to its rows.
 #define SR_BAND_HEIGHT 32
 
-/// Side of the square screen tiles of multi-threaded triangle draws (tiles.c), in pixels: a
-/// multiple of the 8x8 blocks, so that a tile sees whole blocks. Larger framebuffers get larger
+/// Side of the square screen tiles of multi-threaded triangle draws (tiles.c), in pixels: a power
+/// of two and a multiple of the 8x8 blocks, so that a tile sees whole blocks. Larger framebuffers get larger
 /// tiles (a power of two times this), so that there are at most SR_MAX_TILES tiles and at most
 /// SR_MAX_TILES_PER_SIDE along each side.
 #define SR_TILE_SIZE 64
@@ -341,10 +341,10 @@ struct sr_renderer {
     size_t line_scratch_capacity; ///< bytes
 };
 
-/// The screen tiles of a multi-threaded draw: `size` pixels square (the last column and row may
-/// be cut), `columns` x `rows` of them, numbered row by row.
+/// The screen tiles of a multi-threaded draw: `size` = 1 << `shift` pixels square (the last
+/// column and row may be cut), `columns` x `rows` of them, numbered row by row.
 typedef struct sr_tile_grid {
-    int size, columns, rows, count;
+    int size, shift, columns, rows, count;
 } sr_tile_grid;
 
 /// One draw as a job for the workers (pipeline.c runs it, tiles.c sorts and draws its triangles

@@ -27,6 +27,8 @@ static inline uint32_t pack_span(int first_column, int first_row, int last_colum
 sr_tile_grid sr_raster_tile_grid(int width, int height)
 {
     sr_tile_grid grid = {.size = SR_TILE_SIZE};
+    while (1 << grid.shift < grid.size)
+        grid.shift++;
     for (;;) {
         grid.columns = (width + grid.size - 1) / grid.size;
         grid.rows = (height + grid.size - 1) / grid.size;
@@ -34,6 +36,7 @@ sr_tile_grid sr_raster_tile_grid(int width, int height)
             grid.columns * grid.rows <= SR_MAX_TILES)
             break;
         grid.size *= 2;
+        grid.shift++;
     }
     grid.count = grid.columns * grid.rows;
     return grid;
@@ -132,8 +135,8 @@ static void bin_chunk(sr_draw_job *job, uint64_t chunk, sr_raster_stats *stats)
             }
             stats->triangles_rasterized++;
         }
-        int first_column = bounds.min_x / grid.size, last_column = bounds.max_x / grid.size;
-        int first_row = bounds.min_y / grid.size, last_row = bounds.max_y / grid.size;
+        int first_column = bounds.min_x >> grid.shift, last_column = bounds.max_x >> grid.shift;
+        int first_row = bounds.min_y >> grid.shift, last_row = bounds.max_y >> grid.shift;
         spans[t] = pack_span(first_column, first_row, last_column, last_row);
         for (int row = first_row; row <= last_row; row++)
             for (int column = first_column; column <= last_column; column++)
