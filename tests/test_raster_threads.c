@@ -457,3 +457,45 @@ Test(raster_threads, idle_workers_sleep_and_stay_asleep)
     free(world.vertices);
     free(world.indices);
 }
+
+/* sr_renderer_clear gives sr_framebuffer_clear's buffers with any number of threads, on
+ * framebuffers whose rows do not divide into its bands, with and without ids, for depth 0 (the
+ * memset path) and others. */
+Test(raster_threads, renderer_clear_is_framebuffer_clear)
+{
+    const int sizes[3][2] = {{1, 1}, {300, 301}, {1283, 77}};
+    const int thread_counts[4] = {1, 2, 5, 7};
+    const float depths[2] = {0.0f, 0.75f};
+    for (int z = 0; z < 3; z++)
+        for (int c = 0; c < 4; c++)
+            for (int with_ids = 0; with_ids < 2; with_ids++) {
+                sr_renderer *renderer = NULL;
+                sr_framebuffer *fb = NULL, *reference = NULL;
+                sr_error err;
+                sr_framebuffer_desc desc = {.width = sizes[z][0], .height = sizes[z][1], .ids = with_ids};
+                cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = thread_counts[c]}, &renderer, &err),
+                             SR_OK);
+                cr_assert_eq(sr_framebuffer_create(&desc, &fb, &err), SR_OK);
+                cr_assert_eq(sr_framebuffer_create(&desc, &reference, &err), SR_OK);
+                size_t pixels = (size_t)desc.width * (size_t)desc.height;
+                for (int d = 0; d < 2; d++) {
+                    // Garbage first, so that every pixel must be written.
+                    for (size_t i = 0; i < pixels; i++) {
+                        fb->color[i] = (uint32_t)i * 2654435761u;
+                        fb->depth[i] = (float)i;
+                        if (fb->ids)
+                            fb->ids[i] = (uint32_t)i;
+                    }
+                    sr_renderer_clear(renderer, fb, 0x80402010u, depths[d]);
+                    sr_framebuffer_clear(reference, 0x80402010u, depths[d]);
+                    cr_assert(memcmp(fb->color, reference->color, pixels * sizeof *fb->color) == 0);
+                    cr_assert(memcmp(fb->depth, reference->depth, pixels * sizeof *fb->depth) == 0);
+                    if (with_ids)
+                        cr_assert(memcmp(fb->ids, reference->ids, pixels * sizeof *fb->ids) == 0);
+                }
+                sr_framebuffer_destroy(fb);
+                sr_framebuffer_destroy(reference);
+                sr_renderer_destroy(renderer);
+            }
+    sr_renderer_clear(NULL, NULL, 0, 1.0f); // nothing happens
+}

@@ -65,6 +65,46 @@ void sr_raster_run(sr_renderer *renderer, int workers, void (*job)(void *data, i
     }
 }
 
+/* A clear shared between threads: bands of rows claimed from a counter. */
+typedef struct clear_job {
+    sr_framebuffer *fb;
+    uint32_t rgba;
+    float depth;
+    int band_rows, bands;
+    _Atomic int next_band;
+} clear_job;
+
+static void clear_bands(void *data, int worker)
+{
+    (void)worker;
+    clear_job *job = data;
+    for (;;) {
+        int band = atomic_fetch_add_explicit(&job->next_band, 1, memory_order_relaxed);
+        if (band >= job->bands)
+            break;
+        int first = band * job->band_rows;
+        int end = first + job->band_rows < job->fb->height ? first + job->band_rows : job->fb->height;
+        sr_raster_clear_rows(job->fb, job->rgba, job->depth, first, end);
+    }
+}
+
+/// Framebuffers smaller than this many pixels are cleared by the calling thread alone.
+#define PARALLEL_MIN_CLEAR_PIXELS 65536
+/// Pixels per band of a shared clear (whole rows; 64 KiB of colour).
+#define CLEAR_BAND_PIXELS 16384
+
+void sr_renderer_clear(sr_renderer *renderer, sr_framebuffer *fb, uint32_t rgba, float depth)
+{
+    if (!renderer || !fb || !fb->color || !fb->depth || fb->width < 1 || fb->height < 1)
+        return;
+    size_t pixels = (size_t)fb->width * (size_t)fb->height;
+    int band_rows = CLEAR_BAND_PIXELS / fb->width > 0 ? CLEAR_BAND_PIXELS / fb->width : 1;
+    clear_job job = {.fb = fb, .rgba = rgba, .depth = depth, .band_rows = band_rows};
+    job.bands = (fb->height + band_rows - 1) / band_rows;
+    atomic_init(&job.next_band, 0);
+    sr_raster_run(renderer, pixels >= PARALLEL_MIN_CLEAR_PIXELS ? renderer->threads : 1, clear_bands, &job);
+}
+
 sr_raster_stats sr_renderer_stats(const sr_renderer *renderer)
 {
     sr_raster_stats none = {0};

@@ -268,6 +268,9 @@ void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_s
 /// stored RGBA8 pixel `destination` (see the rounding rule in raster.h, sr_blend_mode).
 uint32_t sr_raster_blend(sr_blend_mode mode, const float rgba[4], uint32_t destination);
 
+/// Clears rows first_row .. end_row - 1 as sr_framebuffer_clear clears them all (framebuffer.c).
+void sr_raster_clear_rows(sr_framebuffer *fb, uint32_t rgba, float depth, int first_row, int end_row);
+
 /// Checks that `fb` is usable for drawing: non-NULL buffers, sides in [1, SR_MAX_IMAGE_SIDE].
 sr_status sr_raster_check_framebuffer(const sr_framebuffer *fb, const char *function, sr_error *err);
 

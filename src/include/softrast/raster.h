@@ -247,6 +247,10 @@ typedef struct sr_renderer sr_renderer;
 sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err);
 void sr_renderer_destroy(sr_renderer *renderer);
 sr_raster_stats sr_renderer_stats(const sr_renderer *renderer);
+/// Clears `fb` exactly as sr_framebuffer_clear does, with the renderer's threads (each clears
+/// whole rows). Starting a frame with it also wakes worker threads that slept since the last
+/// frame, so that they are running when the first draw needs them. NULL arguments: nothing.
+void sr_renderer_clear(sr_renderer *renderer, sr_framebuffer *fb, uint32_t rgba, float depth);
 void sr_renderer_reset_stats(sr_renderer *renderer);
 
 /// Draws an indexed triangle list into `fb`. Triangles with an index out of range or a
