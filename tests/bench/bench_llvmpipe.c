@@ -2,8 +2,10 @@
  * libosmesa6-dev), side by side in one process: BENCH_SCENE.md's scene (the normalised mesh with
  * area-weighted vertex normals, the camera, the lambert formula as a GLSL shader, background 0.1,
  * depth test LESS, no culling) at the same size and thread count. Every round renders one frame
- * with each, in alternating order, so that the speed changes of a shared machine hit both alike;
- * the ratio printed is the median of the per-round ratios. Built only where OSMesa is installed;
+ * with each (and, with --threads above 1, one with softrast on one thread), in an order that
+ * rotates from round to round, so that the speed changes of a shared machine hit all alike; the
+ * ratios printed are the medians of the per-round ratios: softrast / llvmpipe (`ratio`) and
+ * softrast / softrast on one thread (`ratio_to_1_thread`). Built only where OSMesa is installed;
  * never run by `meson test`.
  *
  *   build/tests/bench/bench_llvmpipe MESH.obj [--runs N] [--threads N] [--size WxH]
@@ -301,36 +303,54 @@ int main(int argc, char **argv)
     glClearColor(background, background, background, 1.0f);
     glClearDepth(1.0);
 
-    double *sr_ms = calloc((size_t)runs, sizeof(double)), *lp_ms = calloc((size_t)runs, sizeof(double));
-    double *ratio = calloc((size_t)runs, sizeof(double));
-    if (!sr_ms || !lp_ms || !ratio)
+    // With threads, softrast with one thread takes part in every round too (a renderer of its
+    // own), for the ratio to one thread measured side by side as well.
+    sr_renderer *single = NULL;
+    if (threads > 1 && sr_renderer_create(&(sr_renderer_desc){.threads = 1}, &single, &err) != SR_OK) {
+        fprintf(stderr, "bench_llvmpipe: %s\n", err.message);
         return 1;
-    // Round -1 warms both up (llvmpipe compiles its shaders and its setup functions at the first
-    // draw, softrast grows its scratch memory); then rounds alternate which renderer goes first.
+    }
+    const int entrants = single ? 3 : 2; // 0: softrast, 1: llvmpipe, 2: softrast with one thread
+    double *ms[3], *ratio = calloc((size_t)runs, sizeof(double)), *thread_ratio = calloc((size_t)runs, sizeof(double));
+    for (int e = 0; e < 3; e++)
+        ms[e] = calloc((size_t)runs, sizeof(double));
+    if (!ms[0] || !ms[1] || !ms[2] || !ratio || !thread_ratio)
+        return 1;
+    // Round -1 warms every renderer up (llvmpipe compiles its shaders and its setup functions at
+    // the first draw, softrast grows its scratch memory); then the order of the renderers
+    // rotates from round to round.
     for (long run = -1; run < runs; run++) {
-        double times[2];
-        for (int turn = 0; turn < 2; turn++) {
-            bool mesa = (turn == 0) == (run % 2 == 0);
+        double times[3] = {0.0, 0.0, 0.0};
+        for (int turn = 0; turn < entrants; turn++) {
+            int entrant = (int)((turn + (run + 1)) % entrants);
             double start = now_ms();
-            if (mesa) {
+            if (entrant == 1) {
                 glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
                 glDrawElements(GL_TRIANGLES, (GLsizei)draw.index_count, GL_UNSIGNED_INT, NULL);
                 glFinish();
             } else {
-                sr_framebuffer_clear(fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
-                if (sr_draw_triangles(renderer, fb, &draw, &err) != SR_OK) {
+                sr_renderer *r = entrant == 0 ? renderer : single;
+                sr_renderer_clear(r, fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
+                if (sr_draw_triangles(r, fb, &draw, &err) != SR_OK) {
                     fprintf(stderr, "bench_llvmpipe: %s\n", err.message);
                     return 1;
                 }
             }
-            times[mesa] = now_ms() - start;
+            times[entrant] = now_ms() - start;
         }
         if (run >= 0) {
-            sr_ms[run] = times[0];
-            lp_ms[run] = times[1];
+            for (int e = 0; e < entrants; e++)
+                ms[e][run] = times[e];
             ratio[run] = times[0] / times[1];
+            thread_ratio[run] = single ? times[0] / times[2] : 1.0;
         }
     }
+    // The last frame drawn into fb, for the comparison: the one with --threads.
+    sr_renderer_clear(renderer, fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
+    sr_draw_triangles(renderer, fb, &draw, &err);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glDrawElements(GL_TRIANGLES, (GLsizei)draw.index_count, GL_UNSIGNED_INT, NULL);
+    glFinish();
 
     // The pictures: softrast's last frame against Mesa's, rows flipped (GL's row 0 is the bottom).
     const size_t pixels = (size_t)width * (size_t)height;
@@ -396,26 +416,30 @@ int main(int argc, char **argv)
     (void)color_target;
     (void)id_target;
 
-    double sr_median = median_of(sr_ms, (int)runs), lp_median = median_of(lp_ms, (int)runs);
-    double ratio_median = median_of(ratio, (int)runs);
+    double sr_median = median_of(ms[0], (int)runs), lp_median = median_of(ms[1], (int)runs);
+    double single_median = single ? median_of(ms[2], (int)runs) : sr_median;
+    double ratio_median = median_of(ratio, (int)runs), thread_ratio_median = median_of(thread_ratio, (int)runs);
     printf("{\"bench\": \"raster_llvmpipe\", \"mesh\": ");
     print_json_string(mesh_path);
     printf(", \"triangles\": %zu, \"size\": [%d, %d], \"threads\": %ld, \"llvmpipe_threads\": %ld, \"runs\": %ld, "
-           "\"softrast_ms\": %.3f, \"llvmpipe_ms\": %.3f, \"ratio\": %.3f, "
+           "\"softrast_ms\": %.3f, \"llvmpipe_ms\": %.3f, \"ratio\": %.3f, \"softrast_1_thread_ms\": %.3f, "
+           "\"ratio_to_1_thread\": %.3f, "
            "\"color_within_2\": %.5f, \"color_max_difference\": %zu, "
            "\"covered\": {\"softrast\": %zu, \"llvmpipe\": %zu, \"only_softrast\": %zu, \"only_llvmpipe\": %zu, "
            "\"other_triangle\": %zu}, \"renderer\": ",
            mesh->triangle_count, width, height, threads, lp_threads, runs, sr_median, lp_median, ratio_median,
-           (double)color_within / (double)pixels, color_max_difference, covered_softrast, covered_mesa, only_softrast,
-           only_mesa, other_triangle);
+           single_median, thread_ratio_median, (double)color_within / (double)pixels, color_max_difference,
+           covered_softrast, covered_mesa, only_softrast, only_mesa, other_triangle);
     print_json_string(gl_renderer);
     printf("}\n");
 
     free(mesa_color);
     free(mesa_ids);
-    free(sr_ms);
-    free(lp_ms);
+    for (int e = 0; e < 3; e++)
+        free(ms[e]);
     free(ratio);
+    free(thread_ratio);
+    sr_renderer_destroy(single);
     OSMesaDestroyContext(context);
     sr_framebuffer_destroy(id_fb);
     sr_renderer_destroy(renderer);
