@@ -231,10 +231,15 @@ void sr_raster_draw_tiles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_
         sr_raster_finish_chunk(job, &job->bin_done, job->bin_chunks);
     }
     sr_raster_wait_phase(job, &job->bin_done, job->bin_chunks);
+    // Tiles are handed out column by column: the tiles that threads draw at the same time are
+    // then one above the other and share no cache line of the framebuffer (side by side, a row's
+    // line at their border would bounce between the cores whenever the rows do not start on a
+    // line).
     for (;;) {
-        uint64_t tile = atomic_fetch_add_explicit(&job->tile_next, 1, memory_order_relaxed);
-        if (tile >= (uint64_t)job->grid.count)
+        uint64_t claimed = atomic_fetch_add_explicit(&job->tile_next, 1, memory_order_relaxed);
+        if (claimed >= (uint64_t)job->grid.count)
             break;
-        draw_tile(job, (int)tile, counters);
+        int column = (int)claimed / job->grid.rows, row = (int)claimed % job->grid.rows;
+        draw_tile(job, row * job->grid.columns + column, counters);
     }
 }
