@@ -18,6 +18,9 @@
 #define SPAN_NONE 0xffu
 /* offsets[0] of a chunk whose entries did not fit: its tiles look through its spans instead. */
 #define CHUNK_OVERFLOW UINT32_MAX
+/* Entries the arena grows to at most (64 MiB), unless a draw has more than a quarter as many
+ * triangles. */
+#define MAX_ENTRIES ((size_t)1 << 24)
 
 static inline uint32_t pack_span(int first_column, int first_row, int last_column, int last_row)
 {
@@ -61,9 +64,14 @@ sr_status sr_raster_reserve_tiles(sr_renderer *renderer, size_t triangle_count, 
                                   const sr_tile_grid *grid, sr_error *err)
 {
     // Entries: what the last draw needed, and at least one per triangle and a few per tile (most
-    // triangles of a large mesh touch one tile). Offsets stay below CHUNK_OVERFLOW.
+    // triangles of a large mesh touch one tile), but not without bound: a draw of many triangles
+    // that each cover much of the screen would want one entry per tile each, and draws the
+    // chunks that find no room from their spans instead (the work per triangle is large there
+    // anyway). Offsets stay below CHUNK_OVERFLOW.
     size_t entries = triangle_count + triangle_count / 4 + 4 * (size_t)grid->count;
-    entries = renderer->entries_wanted > entries ? renderer->entries_wanted : entries;
+    size_t most = MAX_ENTRIES > 4 * triangle_count ? MAX_ENTRIES : 4 * triangle_count;
+    size_t wanted = renderer->entries_wanted < most ? renderer->entries_wanted : most;
+    entries = wanted > entries ? wanted : entries;
     entries = entries < (size_t)CHUNK_OVERFLOW - 1 ? entries : (size_t)CHUNK_OVERFLOW - 1;
     void *spans = renderer->spans, *offsets = renderer->offsets, *entry_array = renderer->entries;
     bool ok = grow(&spans, &renderer->span_capacity, triangle_count, sizeof(uint32_t));
