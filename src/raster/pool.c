@@ -4,11 +4,13 @@
  * is done and then waits only for the workers that joined, so a worker the system wakes late
  * (milliseconds, on a busy machine) never delays a draw it had no part in. Waiting threads
  * (workers for the next job, the caller for the joined workers, anyone for a phase of a job) spin
- * briefly on atomics, then sleep on a condition variable: an idle renderer uses no CPU. Knows
- * nothing of what the jobs draw. */
+ * briefly on atomics (yielding the processor now and then, in case the thread they wait for needs
+ * it), then sleep on a condition variable: an idle renderer uses no CPU. Knows nothing of what the
+ * jobs draw. */
 #include "raster_internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #if defined(__SSE2__)
@@ -20,6 +22,8 @@
 #define SPIN_NANOSECONDS 200000
 /// Pause instructions between two readings of the clock (and additions to `spins`).
 #define SPIN_ROUNDS 64
+/// Readings of the clock between two yields of the processor while spinning (about 6 µs).
+#define SPIN_YIELD_EVERY 4
 
 /// `admission`: the number of the open job << ACTIVE_BITS | the workers inside it; number 0: no
 /// job is open.
@@ -77,6 +81,10 @@ static bool spin_until(sr_worker_pool *pool, const _Atomic uint64_t *value, uint
                 deadline = now + SPIN_NANOSECONDS;
             else if (now > deadline)
                 return false;
+            // On a busy machine the thread being waited for may be waiting for this very
+            // processor: let it run (when nothing else wants the processor this returns at once).
+            if (round / SPIN_ROUNDS % SPIN_YIELD_EVERY == 0)
+                sched_yield();
         }
 #if defined(__SSE2__)
         _mm_pause(); // tells the core (and a hypervisor) that this is a spin loop
