@@ -198,6 +198,28 @@ static inline void draw_one(const sr_draw_job *job, size_t t, const sr_pixel_rec
     }
 }
 
+/* Entries ahead of the one drawn whose indices, and whose vertices, are prefetched. */
+#define PREFETCH_INDICES 8
+#define PREFETCH_VERTICES 4
+
+static inline void prefetch_indices(const sr_draw_job *job, size_t t)
+{
+    if (job->desc->indices)
+        __builtin_prefetch(job->desc->indices + 3 * t);
+}
+
+static inline void prefetch_vertices(const sr_draw_job *job, size_t t)
+{
+    size_t index[3];
+    sr_raster_triangle_indices(job->desc, t, index);
+    const sr_renderer *renderer = job->renderer;
+    const size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(job->context.varying_count);
+    for (int k = 0; k < 3; k++) {
+        __builtin_prefetch(renderer->screen + index[k]);
+        __builtin_prefetch(renderer->varyings + index[k] * stride);
+    }
+}
+
 /* Draws every triangle that touches tile `tile`, in submission order. */
 static void draw_tile(const sr_draw_job *job, int tile, sr_fragment_counters *counters)
 {
@@ -213,8 +235,17 @@ static void draw_tile(const sr_draw_job *job, int tile, sr_fragment_counters *co
     for (uint64_t chunk = 0; chunk < job->bin_chunks; chunk++) {
         const uint32_t *offsets = job->renderer->offsets + (size_t)chunk * ((size_t)grid.count + 1);
         if (offsets[0] != CHUNK_OVERFLOW) {
-            for (uint32_t e = offsets[tile]; e < offsets[tile + 1]; e++)
+            const uint32_t end = offsets[tile + 1];
+            for (uint32_t e = offsets[tile]; e < end; e++) {
+                // A tile's triangles lie scattered over a large mesh's arrays: fetch the indices
+                // PREFETCH_INDICES entries ahead and, once they have arrived, the vertices
+                // PREFETCH_VERTICES entries ahead.
+                if (e + PREFETCH_INDICES < end)
+                    prefetch_indices(job, entries[e + PREFETCH_INDICES]);
+                if (e + PREFETCH_VERTICES < end)
+                    prefetch_vertices(job, entries[e + PREFETCH_VERTICES]);
                 draw_one(job, entries[e], &rect, counters);
+            }
             continue;
         }
         const size_t first = (size_t)chunk * job->bin_chunk;
