@@ -23,8 +23,9 @@
  *
  * The pictures are compared after the timing: colour within 2/255 per channel, and coverage
  * (softrast's id buffer against gl_PrimitiveID drawn by Mesa into an R32UI target, both with the
- * depth test): pixels covered by one renderer and not the other, and pixels where both saw a
- * different front-most triangle. Prints one JSON line. */
+ * depth test): pixels covered by one renderer and not the other (the first few listed, with the
+ * triangle that covers them), and pixels where both saw a different front-most triangle. Prints
+ * one JSON line. */
 #define GL_GLEXT_PROTOTYPES 1
 #include <GL/gl.h>
 #include <GL/glext.h>
@@ -405,6 +406,9 @@ int main(int argc, char **argv)
     glDrawElements(GL_TRIANGLES, (GLsizei)draw.index_count, GL_UNSIGNED_INT, NULL);
     glReadPixels(0, 0, width, height, GL_RED_INTEGER, GL_UNSIGNED_INT, mesa_ids);
     size_t covered_softrast = 0, covered_mesa = 0, only_softrast = 0, only_mesa = 0, other_triangle = 0;
+    enum { EXAMPLES = 4 };
+    uint32_t examples[EXAMPLES][4]; // x, y, softrast's id, llvmpipe's id of pixels covered by one only
+    int example_count = 0;
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++) {
             uint32_t a = id_fb->ids[(size_t)y * (size_t)width + (size_t)x];
@@ -414,6 +418,10 @@ int main(int argc, char **argv)
             only_softrast += a != SR_NO_ID && b == SR_NO_ID;
             only_mesa += a == SR_NO_ID && b != SR_NO_ID;
             other_triangle += a != SR_NO_ID && b != SR_NO_ID && a != b;
+            if ((a == SR_NO_ID) != (b == SR_NO_ID) && example_count < EXAMPLES) {
+                uint32_t example[4] = {(uint32_t)x, (uint32_t)y, a, b};
+                memcpy(examples[example_count++], example, sizeof example);
+            }
         }
     (void)color_target;
     (void)id_target;
@@ -428,10 +436,15 @@ int main(int argc, char **argv)
            "\"ratio_to_1_thread\": %.3f, "
            "\"color_within_2\": %.5f, \"color_max_difference\": %zu, "
            "\"covered\": {\"softrast\": %zu, \"llvmpipe\": %zu, \"only_softrast\": %zu, \"only_llvmpipe\": %zu, "
-           "\"other_triangle\": %zu}, \"renderer\": ",
+           "\"other_triangle\": %zu}, \"coverage_examples\": [",
            mesh->triangle_count, width, height, threads, lp_threads, runs, sr_median, lp_median, ratio_median,
            single_median, thread_ratio_median, (double)color_within / (double)pixels, color_max_difference,
            covered_softrast, covered_mesa, only_softrast, only_mesa, other_triangle);
+    for (int e = 0; e < example_count; e++)
+        printf("%s{\"x\": %u, \"y\": %u, \"softrast_id\": %d, \"llvmpipe_id\": %d}", e ? ", " : "", examples[e][0],
+               examples[e][1], examples[e][2] == SR_NO_ID ? -1 : (int)examples[e][2],
+               examples[e][3] == SR_NO_ID ? -1 : (int)examples[e][3]);
+    printf("], \"renderer\": ");
     print_json_string(gl_renderer);
     printf("}\n");
 
