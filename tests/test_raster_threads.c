@@ -287,6 +287,7 @@ Test(raster_threads, every_thread_count_gives_the_single_thread_frame)
 {
     const int sizes[3][2] = {{203, 149}, {64, 64}, {517, 300}};
     const int thread_counts[5] = {1, 2, 3, 5, 7};
+    int overflows = 0; // first frames whose entries did not all fit: the path from the spans ran
     for (int z = 0; z < 3; z++) {
         const int width = sizes[z][0], height = sizes[z][1];
         scene world = {0}, flat = {0};
@@ -320,10 +321,11 @@ Test(raster_threads, every_thread_count_gives_the_single_thread_frame)
                     continue;
                 }
                 assert_same(fb, &stats, &reference, thread_counts[c], pass);
-                // One tile (64x64) holds the 300 entries of the overlapping draw from the start.
+                // The second frame has the room the first one wanted.
                 if (thread_counts[c] > 1)
-                    cr_assert(overflowed == (pass == 0 && width > 64), "%dx%d, %d threads, pass %d: overflow %d", width,
-                              height, thread_counts[c], pass, overflowed);
+                    cr_assert(!overflowed || pass == 0, "%dx%d, %d threads: overflow in the second frame", width,
+                              height, thread_counts[c]);
+                overflows += overflowed;
             }
             sr_framebuffer_destroy(fb);
             sr_renderer_destroy(renderer);
@@ -334,6 +336,7 @@ Test(raster_threads, every_thread_count_gives_the_single_thread_frame)
         free(flat.vertices);
         free(flat.indices);
     }
+    cr_assert_gt(overflows, 0, "no first frame ran out of room for its tile entries");
 }
 
 /* Draws sharing one renderer one after the other, each with its own triangle count (the chunks
@@ -376,22 +379,35 @@ Test(raster_threads, draws_of_every_size_match)
 }
 
 /* Framebuffers of any size get at most SR_MAX_TILES tiles, at most SR_MAX_TILES_PER_SIDE on a
- * side, each a whole number of 8x8 blocks, and together they cover the framebuffer. */
+ * side, each a whole number of 8x8 blocks, and together they cover the framebuffer; tiles are
+ * SR_TILE_SIZE pixels unless there are too few for the threads (then smaller, not below
+ * SR_MIN_TILE_SIZE) or too many (then larger). */
 Test(raster_threads, tile_grid_limits)
 {
     const int sides[8] = {1, 7, 64, 65, 1280, 4097, 9999, SR_MAX_IMAGE_SIDE};
+    const int workers[4] = {2, 3, 8, SR_MAX_THREADS};
     for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 8; j++) {
-            sr_tile_grid grid = sr_raster_tile_grid(sides[i], sides[j]);
-            cr_assert(grid.size >= SR_TILE_SIZE && grid.size % 8 == 0 && grid.size == 1 << grid.shift,
-                      "%dx%d: tile size %d", sides[i], sides[j], grid.size);
-            cr_assert(grid.columns <= SR_MAX_TILES_PER_SIDE && grid.rows <= SR_MAX_TILES_PER_SIDE &&
-                      grid.count == grid.columns * grid.rows && grid.count <= SR_MAX_TILES);
-            cr_assert(grid.columns * grid.size >= sides[i] && (grid.columns - 1) * grid.size < sides[i]);
-            cr_assert(grid.rows * grid.size >= sides[j] && (grid.rows - 1) * grid.size < sides[j]);
-        }
-    sr_tile_grid hd = sr_raster_tile_grid(1280, 720);
-    cr_assert(hd.size == 64 && hd.columns == 20 && hd.rows == 12);
+        for (int j = 0; j < 8; j++)
+            for (int w = 0; w < 4; w++) {
+                sr_tile_grid grid = sr_raster_tile_grid(sides[i], sides[j], workers[w]);
+                cr_assert(grid.size >= SR_MIN_TILE_SIZE && grid.size % 8 == 0 && grid.size == 1 << grid.shift,
+                          "%dx%d: tile size %d", sides[i], sides[j], grid.size);
+                cr_assert(grid.columns <= SR_MAX_TILES_PER_SIDE && grid.rows <= SR_MAX_TILES_PER_SIDE &&
+                          grid.count == grid.columns * grid.rows && grid.count <= SR_MAX_TILES);
+                cr_assert(grid.columns * grid.size >= sides[i] && (grid.columns - 1) * grid.size < sides[i]);
+                cr_assert(grid.rows * grid.size >= sides[j] && (grid.rows - 1) * grid.size < sides[j]);
+                // Smaller than SR_TILE_SIZE only when there were too few tiles, larger only when too many.
+                cr_assert(grid.size >= SR_TILE_SIZE || grid.size == SR_MIN_TILE_SIZE ||
+                          grid.count < 4 * SR_TILES_PER_WORKER * workers[w]);
+                cr_assert(grid.size <= SR_TILE_SIZE || grid.count > SR_MAX_TILES / 4 ||
+                          grid.columns > SR_MAX_TILES_PER_SIDE / 2 || grid.rows > SR_MAX_TILES_PER_SIDE / 2);
+            }
+    sr_tile_grid hd = sr_raster_tile_grid(1280, 720, 2);
+    cr_assert(hd.size == 128 && hd.columns == 10 && hd.rows == 6, "%d", hd.size);
+    sr_tile_grid hd8 = sr_raster_tile_grid(1280, 720, 8);
+    cr_assert(hd8.size == 64 && hd8.columns == 20 && hd8.rows == 12, "%d", hd8.size);
+    sr_tile_grid huge = sr_raster_tile_grid(SR_MAX_IMAGE_SIDE, SR_MAX_IMAGE_SIDE, 2);
+    cr_assert(huge.size == 256 && huge.count == SR_MAX_TILES, "%d", huge.size);
 }
 
 static void sleep_ms(int ms)

@@ -534,7 +534,7 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     if (job.workers > 1) {
         // Chunks of the sorting into tiles: a few per worker (fewer chunks, fewer offsets for each
         // tile to look through), of 1024 to 65536 triangles.
-        job.grid = sr_raster_tile_grid(fb->width, fb->height);
+        job.grid = sr_raster_tile_grid(fb->width, fb->height, job.workers);
         size_t chunk = job.triangle_count / ((size_t)job.workers * 4);
         job.bin_chunk = chunk < 1024 ? 1024 : chunk > 65536 ? 65536 : chunk;
         job.bin_chunks = chunk_count(job.triangle_count, job.bin_chunk);

@@ -27,21 +27,39 @@ static inline uint32_t pack_span(int first_column, int first_row, int last_colum
     return (uint32_t)first_column | (uint32_t)first_row << 8 | (uint32_t)last_column << 16 | (uint32_t)last_row << 24;
 }
 
-sr_tile_grid sr_raster_tile_grid(int width, int height)
+static sr_tile_grid grid_of(int width, int height, int shift)
 {
-    sr_tile_grid grid = {.size = SR_TILE_SIZE};
-    while (1 << grid.shift < grid.size)
-        grid.shift++;
-    for (;;) {
-        grid.columns = (width + grid.size - 1) / grid.size;
-        grid.rows = (height + grid.size - 1) / grid.size;
-        if (grid.columns <= SR_MAX_TILES_PER_SIDE && grid.rows <= SR_MAX_TILES_PER_SIDE &&
-            grid.columns * grid.rows <= SR_MAX_TILES)
-            break;
-        grid.size *= 2;
-        grid.shift++;
-    }
+    sr_tile_grid grid = {.size = 1 << shift, .shift = shift};
+    grid.columns = (width + grid.size - 1) >> shift;
+    grid.rows = (height + grid.size - 1) >> shift;
     grid.count = grid.columns * grid.rows;
+    return grid;
+}
+
+static bool grid_fits(const sr_tile_grid *grid)
+{
+    return grid->columns <= SR_MAX_TILES_PER_SIDE && grid->rows <= SR_MAX_TILES_PER_SIDE && grid->count <= SR_MAX_TILES;
+}
+
+sr_tile_grid sr_raster_tile_grid(int width, int height, int workers)
+{
+    int shift = 0, smallest = 0;
+    while (1 << shift < SR_TILE_SIZE)
+        shift++;
+    while (1 << smallest < SR_MIN_TILE_SIZE)
+        smallest++;
+    sr_tile_grid grid = grid_of(width, height, shift);
+    // Smaller tiles while there are too few for the threads (and the smaller grid still fits)...
+    while (shift > smallest && grid.count < SR_TILES_PER_WORKER * workers) {
+        sr_tile_grid finer = grid_of(width, height, shift - 1);
+        if (!grid_fits(&finer))
+            break;
+        grid = finer;
+        shift--;
+    }
+    // ... larger ones while the grid does not fit.
+    while (!grid_fits(&grid))
+        grid = grid_of(width, height, ++shift);
     return grid;
 }
 
