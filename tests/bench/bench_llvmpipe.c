@@ -21,6 +21,10 @@
  * LP_NUM_THREADS=0: llvmpipe on one thread (with a rasteriser thread it was slower here, the
  * hand-over between the threads costing more than the overlap gains).
  *
+ * The timed rounds are framed by a probe of the machine (`machine_parallelism`, before and after):
+ * how much faster two threads do two pieces of fixed work than one thread, about 2 when two cores
+ * are free; on a shared machine, rows measured while it was near 1 say little about threads.
+ *
  * The pictures are compared after the timing: colour within 2/255 per channel, and coverage
  * (softrast's id buffer against gl_PrimitiveID drawn by Mesa into an R32UI target, both with the
  * depth test): pixels covered by one renderer and not the other (the first few listed, with the
@@ -32,6 +36,7 @@
 #include <GL/osmesa.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +54,34 @@ static double now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* A dependent chain of additions (about 20 ms): the same speed on any free core. */
+static void *probe_work(void *result)
+{
+    volatile double sum = 0.0;
+    for (long i = 0; i < 20000000; i++)
+        sum += (double)i * 1e-9;
+    *(double *)result = sum;
+    return NULL;
+}
+
+/* How much faster two threads run two pieces of work than one thread runs them: about 2 on a
+ * machine with two free cores, about 1 when the other users of a shared machine leave one. */
+static double machine_parallelism(void)
+{
+    double results[2];
+    double start = now_ms();
+    probe_work(&results[0]);
+    probe_work(&results[1]);
+    double serial = now_ms() - start;
+    start = now_ms();
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, probe_work, &results[1]) != 0)
+        return 0.0;
+    probe_work(&results[0]);
+    pthread_join(thread, NULL);
+    return serial / (now_ms() - start);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -319,6 +352,7 @@ int main(int argc, char **argv)
         ms[e] = calloc((size_t)runs, sizeof(double));
     if (!ms[0] || !ms[1] || !ms[2] || !ratio || !thread_ratio)
         return 1;
+    const double parallelism_before = machine_parallelism();
     // Round -1 warms every renderer up (llvmpipe compiles its shaders and its setup functions at
     // the first draw, softrast grows its scratch memory); then the order of the renderers
     // rotates from round to round.
@@ -348,6 +382,7 @@ int main(int argc, char **argv)
             thread_ratio[run] = single ? times[0] / times[2] : 1.0;
         }
     }
+    const double parallelism_after = machine_parallelism();
     // The last frame drawn into fb, for the comparison: the one with --threads.
     sr_renderer_clear(renderer, fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
     sr_draw_triangles(renderer, fb, &draw, &err);
@@ -433,13 +468,14 @@ int main(int argc, char **argv)
     print_json_string(mesh_path);
     printf(", \"triangles\": %zu, \"size\": [%d, %d], \"threads\": %ld, \"llvmpipe_threads\": %ld, \"runs\": %ld, "
            "\"softrast_ms\": %.3f, \"llvmpipe_ms\": %.3f, \"ratio\": %.3f, \"softrast_1_thread_ms\": %.3f, "
-           "\"ratio_to_1_thread\": %.3f, "
+           "\"ratio_to_1_thread\": %.3f, \"machine_parallelism\": [%.2f, %.2f], "
            "\"color_within_2\": %.5f, \"color_max_difference\": %zu, "
            "\"covered\": {\"softrast\": %zu, \"llvmpipe\": %zu, \"only_softrast\": %zu, \"only_llvmpipe\": %zu, "
            "\"other_triangle\": %zu}, \"coverage_examples\": [",
            mesh->triangle_count, width, height, threads, lp_threads, runs, sr_median, lp_median, ratio_median,
-           single_median, thread_ratio_median, (double)color_within / (double)pixels, color_max_difference,
-           covered_softrast, covered_mesa, only_softrast, only_mesa, other_triangle);
+           single_median, thread_ratio_median, parallelism_before, parallelism_after,
+           (double)color_within / (double)pixels, color_max_difference, covered_softrast, covered_mesa, only_softrast,
+           only_mesa, other_triangle);
     for (int e = 0; e < example_count; e++)
         printf("%s{\"x\": %u, \"y\": %u, \"softrast_id\": %d, \"llvmpipe_id\": %d}", e ? ", " : "", examples[e][0],
                examples[e][1], examples[e][2] == SR_NO_ID ? -1 : (int)examples[e][2],
