@@ -1,7 +1,8 @@
 /* cmd_bench_raster.c — `softrast bench raster`: the frame time of BENCH_SCENE.md's lambert render
- * of a mesh, printed as one JSON line. A frame is clear + draw; vertex normals and the vertex
- * array are made once at load. One warm-up frame, then --runs timed frames (median, min, max).
- * Timing uses CLOCK_MONOTONIC. */
+ * of a mesh, printed as one JSON line. A frame is clear + draw (sr_renderer_clear and
+ * sr_draw_triangles, both with --threads); vertex normals and the vertex array are made once at
+ * load. One warm-up frame, then --runs timed frames (median, min, max). Timing uses
+ * CLOCK_MONOTONIC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,7 @@ int sr_cmd_bench_raster(int argc, char **argv)
          * memory growing to size. */
         for (long run = -1; run < runs && status == SR_OK; run++) {
             double frame_start = now_ms();
-            sr_framebuffer_clear(fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
+            sr_renderer_clear(renderer, fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
             status = sr_draw_triangles(renderer, fb, &draw, &err);
             double elapsed = now_ms() - frame_start;
             if (run >= 0)

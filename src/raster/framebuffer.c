@@ -1,6 +1,6 @@
 /* framebuffer.c — framebuffer storage: creation, resizing and clearing (softrast/raster.h).
  * Owns the colour/depth/id arrays only; knows nothing of drawing, files or scenes. */
-#include <softrast/raster.h>
+#include "raster_internal.h"
 
 #include <string.h>
 
@@ -120,6 +120,25 @@ sr_status sr_framebuffer_resize(sr_framebuffer *fb, int width, int height, sr_er
     return SR_OK;
 }
 
+void sr_raster_clear_rows(sr_framebuffer *fb, uint32_t rgba, float depth, int first_row, int end_row)
+{
+    size_t first = (size_t)first_row * (size_t)fb->width, count = (size_t)(end_row - first_row) * (size_t)fb->width;
+    fill_words(fb->color + first, count, rgba);
+    // +0.0 is all-zero bits (IEEE 754), so it takes the memset path; other values a float loop
+    // (storing floats as floats keeps the effective type right for the pipeline's reads).
+    uint32_t bits;
+    memcpy(&bits, &depth, sizeof bits);
+    if (bits == 0) {
+        memset(fb->depth + first, 0, count * sizeof *fb->depth);
+    } else {
+        float *row = fb->depth + first;
+        for (size_t i = 0; i < count; i++)
+            row[i] = depth;
+    }
+    if (fb->ids)
+        fill_words(fb->ids + first, count, SR_NO_ID);
+}
+
 void sr_framebuffer_clear_color(sr_framebuffer *fb, uint32_t rgba)
 {
     if (fb)
@@ -145,10 +164,6 @@ void sr_framebuffer_clear_depth(sr_framebuffer *fb, float depth)
 
 void sr_framebuffer_clear(sr_framebuffer *fb, uint32_t rgba, float depth)
 {
-    if (!fb)
-        return;
-    sr_framebuffer_clear_color(fb, rgba);
-    sr_framebuffer_clear_depth(fb, depth);
-    if (fb->ids)
-        fill_words(fb->ids, pixel_count(fb), SR_NO_ID);
+    if (fb)
+        sr_raster_clear_rows(fb, rgba, depth, 0, fb->height);
 }

@@ -1,165 +1,17 @@
-/* src/raster/pipeline.c — the renderer (scratch memory, statistics, worker threads) and
+/* src/raster/pipeline.c — the renderer (scratch memory, statistics, worker threads of pool.c) and
  * sr_draw_triangles: argument validation, vertex processing through the post-transform cache
  * (the vertex function runs once per referenced vertex per draw), primitive assembly, trivial
  * rejection, and the hand-off of each triangle to clipping (clip.c) and setup/rasterisation
- * (triangle.c). With several threads, the work of a draw is cut into chunks claimed from shared
- * counters: vertices, then triangles sorted into units of screen rows (SR_BAND_HEIGHT), then the
- * units, each drawn by one thread with its triangles in submission order, so the image is the
- * single-threaded one bit for bit. Knows nothing of scenes, meshes or files. */
+ * (triangle.c). With several threads, the vertex stage is cut into chunks claimed from shared
+ * counters and the triangles go to tiles.c, which sorts them into screen tiles and hands out the
+ * tiles; the image is the single-threaded one bit for bit. Knows nothing of scenes, meshes or
+ * files. */
 #include "raster_internal.h"
 
 #include <string.h>
-#include <time.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /// How many triangles ahead the triangle loop prefetches framebuffer rows.
 #define PREFETCH_DISTANCE 2
-
-/// How long a waiting thread spins before it sleeps. Long enough to cover the hand-over between
-/// the phases of a draw and between back-to-back draws, short enough to waste little.
-#define SPIN_NANOSECONDS 200000
-
-static uint64_t monotonic_nanoseconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-/* Spins until *value == target (true) or SPIN_NANOSECONDS have passed (false). */
-static bool spin_until(const _Atomic uint64_t *value, uint64_t target)
-{
-    uint64_t deadline = 0;
-    for (unsigned round = 1;; round++) {
-        if (atomic_load_explicit(value, memory_order_acquire) == target)
-            return true;
-        if (round % 64 == 0) {
-            // Reading the clock every round would cost more than the pause.
-            uint64_t now = monotonic_nanoseconds();
-            if (deadline == 0)
-                deadline = now + SPIN_NANOSECONDS;
-            else if (now > deadline)
-                return false;
-        }
-#if defined(__SSE2__)
-        _mm_pause(); // tells the core (and a hypervisor) that this is a spin loop
-#endif
-    }
-}
-
-/* Waits until *value == target: spins first, then sleeps on `cond`. Whoever makes the value reach
- * the target calls announce(pool, cond) afterwards, so a sleeper cannot miss it: it re-checks the
- * value under the lock that announce takes. */
-static void wait_until(sr_worker_pool *pool, pthread_cond_t *cond, const _Atomic uint64_t *value, uint64_t target)
-{
-    if (spin_until(value, target))
-        return;
-    pthread_mutex_lock(&pool->lock);
-    while (atomic_load_explicit(value, memory_order_acquire) != target)
-        pthread_cond_wait(cond, &pool->lock);
-    pthread_mutex_unlock(&pool->lock);
-}
-
-static void announce(sr_worker_pool *pool, pthread_cond_t *cond)
-{
-    pthread_mutex_lock(&pool->lock);
-    pthread_cond_broadcast(cond);
-    pthread_mutex_unlock(&pool->lock);
-}
-
-static void *worker_main(void *argument)
-{
-    struct sr_worker_start *start = argument;
-    sr_worker_pool *pool = start->pool;
-    for (uint64_t seen = 0;; seen++) {
-        // Jobs are numbered 1, 2, ...: the caller starts job seen + 1 only once this worker has
-        // finished job seen. Quitting also advances the number, to wake the workers.
-        wait_until(pool, &pool->wake, &pool->generation, seen + 1);
-        if (atomic_load_explicit(&pool->quit, memory_order_acquire))
-            break;
-        pool->job(pool->data, start->index);
-        if (atomic_fetch_add_explicit(&pool->finished, 1, memory_order_acq_rel) + 1 == (uint64_t)pool->count)
-            announce(pool, &pool->done);
-    }
-    return NULL;
-}
-
-/* Stops and joins the first `started` workers and frees the pool. */
-static void pool_destroy(sr_worker_pool *pool, int started)
-{
-    if (!pool)
-        return;
-    pthread_mutex_lock(&pool->lock);
-    atomic_store_explicit(&pool->quit, true, memory_order_release);
-    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->lock);
-    for (int i = 0; i < started; i++)
-        pthread_join(pool->threads[i], NULL);
-    pthread_cond_destroy(&pool->progress);
-    pthread_cond_destroy(&pool->done);
-    pthread_cond_destroy(&pool->wake);
-    pthread_mutex_destroy(&pool->lock);
-    sr_free(pool);
-}
-
-static sr_status pool_create(int count, sr_worker_pool **out, sr_error *err)
-{
-    sr_worker_pool *pool = sr_calloc(1, sizeof *pool);
-    if (!pool)
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: out of memory");
-    pool->count = count;
-    atomic_init(&pool->generation, 0);
-    atomic_init(&pool->finished, 0);
-    atomic_init(&pool->quit, false);
-    if (pthread_mutex_init(&pool->lock, NULL) != 0) {
-        sr_free(pool);
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a mutex");
-    }
-    pthread_cond_t *conds[3] = {&pool->wake, &pool->done, &pool->progress};
-    for (int i = 0; i < 3; i++) {
-        if (pthread_cond_init(conds[i], NULL) != 0) {
-            while (i-- > 0)
-                pthread_cond_destroy(conds[i]);
-            pthread_mutex_destroy(&pool->lock);
-            sr_free(pool);
-            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot create a condition variable");
-        }
-    }
-    for (int i = 0; i < count; i++) {
-        pool->starts[i] = (struct sr_worker_start){pool, i + 1};
-        if (pthread_create(&pool->threads[i], NULL, worker_main, &pool->starts[i]) != 0) {
-            pool_destroy(pool, i);
-            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: cannot start worker thread %d of %d",
-                                i + 1, count);
-        }
-    }
-    *out = pool;
-    return SR_OK;
-}
-
-/* Starts job(data, worker) on the workers 1..count; the caller then runs its own share as worker
- * 0 and calls pool_finish. */
-static void pool_start(sr_worker_pool *pool, void (*job)(void *, int), void *data)
-{
-    pthread_mutex_lock(&pool->lock);
-    pool->job = job;
-    pool->data = data;
-    atomic_store_explicit(&pool->finished, 0, memory_order_relaxed);
-    // Release: a worker that sees the new number also sees job, data and finished.
-    atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->lock);
-}
-
-/* Waits until every worker has finished the job started last. */
-static void pool_finish(sr_worker_pool *pool)
-{
-    wait_until(pool, &pool->done, &pool->finished, (uint64_t)pool->count);
-}
 
 sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err)
 {
@@ -175,7 +27,7 @@ sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: out of memory");
     renderer->threads = threads > 1 ? threads : 1;
     if (renderer->threads > 1) {
-        sr_status status = pool_create(renderer->threads - 1, &renderer->pool, err);
+        sr_status status = sr_pool_create(renderer->threads - 1, &renderer->pool, err);
         if (status != SR_OK) {
             sr_free(renderer);
             return status;
@@ -190,13 +42,14 @@ void sr_renderer_destroy(sr_renderer *renderer)
     if (!renderer)
         return;
     if (renderer->pool)
-        pool_destroy(renderer->pool, renderer->pool->count);
+        sr_pool_destroy(renderer->pool);
     sr_free(renderer->clip);
     sr_free(renderer->screen);
     sr_free(renderer->varyings);
     sr_free(renderer->stamps);
     sr_free(renderer->spans);
-    sr_free(renderer->chunk_units);
+    sr_free(renderer->offsets);
+    sr_free(renderer->entries);
     sr_free(renderer->line_scratch);
     sr_free(renderer);
 }
@@ -204,12 +57,52 @@ void sr_renderer_destroy(sr_renderer *renderer)
 void sr_raster_run(sr_renderer *renderer, int workers, void (*job)(void *data, int worker), void *data)
 {
     if (workers > 1 && renderer->pool) {
-        pool_start(renderer->pool, job, data);
+        sr_pool_start(renderer->pool, job, data);
         job(data, 0);
-        pool_finish(renderer->pool);
+        sr_pool_finish(renderer->pool);
     } else {
         job(data, 0);
     }
+}
+
+/* A clear shared between threads: bands of rows claimed from a counter. */
+typedef struct clear_job {
+    sr_framebuffer *fb;
+    uint32_t rgba;
+    float depth;
+    int band_rows, bands;
+    _Atomic int next_band;
+} clear_job;
+
+static void clear_bands(void *data, int worker)
+{
+    (void)worker;
+    clear_job *job = data;
+    for (;;) {
+        int band = atomic_fetch_add_explicit(&job->next_band, 1, memory_order_relaxed);
+        if (band >= job->bands)
+            break;
+        int first = band * job->band_rows;
+        int end = first + job->band_rows < job->fb->height ? first + job->band_rows : job->fb->height;
+        sr_raster_clear_rows(job->fb, job->rgba, job->depth, first, end);
+    }
+}
+
+/// Framebuffers smaller than this many pixels are cleared by the calling thread alone.
+#define PARALLEL_MIN_CLEAR_PIXELS 65536
+/// Pixels per band of a shared clear (whole rows; 64 KiB of colour).
+#define CLEAR_BAND_PIXELS 16384
+
+void sr_renderer_clear(sr_renderer *renderer, sr_framebuffer *fb, uint32_t rgba, float depth)
+{
+    if (!renderer || !fb || !fb->color || !fb->depth || fb->width < 1 || fb->height < 1)
+        return;
+    size_t pixels = (size_t)fb->width * (size_t)fb->height;
+    int band_rows = CLEAR_BAND_PIXELS / fb->width > 0 ? CLEAR_BAND_PIXELS / fb->width : 1;
+    clear_job job = {.fb = fb, .rgba = rgba, .depth = depth, .band_rows = band_rows};
+    job.bands = (fb->height + band_rows - 1) / band_rows;
+    atomic_init(&job.next_band, 0);
+    sr_raster_run(renderer, pixels >= PARALLEL_MIN_CLEAR_PIXELS ? renderer->threads : 1, clear_bands, &job);
 }
 
 sr_raster_stats sr_renderer_stats(const sr_renderer *renderer)
@@ -277,29 +170,6 @@ static sr_status reserve_cache(sr_renderer *renderer, size_t vertex_count, int v
     return SR_OK;
 }
 
-/* Grows the per-triangle spans and per-chunk unit masks of multi-threaded draws. */
-static sr_status reserve_bins(sr_renderer *renderer, size_t triangle_count, sr_error *err)
-{
-    size_t chunks = (triangle_count + SR_BIN_CHUNK - 1) / SR_BIN_CHUNK;
-    if (triangle_count > renderer->span_capacity) {
-        uint32_t *spans = sr_realloc(renderer->spans, triangle_count * sizeof *spans);
-        if (!spans)
-            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY,
-                                "sr_draw_triangles: out of memory for the bins of %zu triangles", triangle_count);
-        renderer->spans = spans;
-        renderer->span_capacity = triangle_count;
-    }
-    if (chunks > renderer->chunk_capacity) {
-        uint64_t *chunk_units = sr_realloc(renderer->chunk_units, chunks * sizeof *chunk_units);
-        if (!chunk_units)
-            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY,
-                                "sr_draw_triangles: out of memory for the bins of %zu triangles", triangle_count);
-        renderer->chunk_units = chunk_units;
-        renderer->chunk_capacity = chunks;
-    }
-    return SR_OK;
-}
-
 static sr_status check_draw(const sr_renderer *renderer, const sr_framebuffer *fb, const sr_draw_desc *desc,
                             size_t *index_count, sr_error *err)
 {
@@ -356,32 +226,6 @@ static sr_status check_draw(const sr_renderer *renderer, const sr_framebuffer *f
 #define MARK_CHUNK (3 * 16384)
 #define TRANSFORM_CHUNK 2048
 
-/* One draw as a job for the workers, in three phases. The first two (marking the referenced
- * vertices, running the vertex function) are cut into chunks that the workers claim from a shared
- * counter, so a worker that wakes up late finds the work done instead of delaying everyone; a
- * worker starts a phase once every chunk of the previous one is finished. The third sorts the
- * triangles into units of rows the same way, and the fourth hands out the units: whoever takes
- * one draws its triangles in submission order, so the work balances itself whatever the mesh and
- * whichever thread the system delays. With one thread the triangles are drawn in one pass. */
-typedef struct draw_job {
-    sr_renderer *renderer;
-    const sr_draw_desc *desc;
-    sr_draw_context context;
-    size_t index_count, triangle_count;
-    int workers;
-    _Atomic uint64_t mark_next, mark_done; ///< chunks of indices claimed / finished
-    _Atomic uint64_t low, high;            ///< smallest and largest referenced index (high + 1)
-    _Atomic uint64_t transform_next, transform_done;
-    _Atomic uint64_t bin_next, bin_done; ///< chunks of SR_BIN_CHUNK triangles sorted into units
-    _Atomic uint64_t unit_next;          ///< units of rows claimed
-    int unit_height, unit_count;
-    struct {
-        sr_raster_stats stats;
-        sr_fragment_counters counters;
-        char padding[64]; ///< keeps workers' counters on separate cache lines
-    } result[SR_MAX_THREADS];
-} draw_job;
-
 static uint64_t chunk_count(uint64_t items, uint64_t chunk)
 {
     return (items + chunk - 1) / chunk;
@@ -397,24 +241,22 @@ static void atomic_extend(_Atomic uint64_t *value, uint64_t candidate, bool rais
             break;
 }
 
-/* Waits (with several workers) until `*done` chunks of a phase reach `total`. */
-static void wait_for_phase(const draw_job *job, const _Atomic uint64_t *done, uint64_t total)
+void sr_raster_wait_phase(const sr_draw_job *job, const _Atomic uint64_t *done, uint64_t total)
 {
     if (job->workers > 1)
-        wait_until(job->renderer->pool, &job->renderer->pool->progress, done, total);
+        sr_pool_wait(job->renderer->pool, done, total);
 }
 
-/* Marks the chunk as finished; the worker finishing the last one wakes those that sleep. */
-static void finish_chunk(const draw_job *job, _Atomic uint64_t *done, uint64_t total)
+void sr_raster_finish_chunk(const sr_draw_job *job, _Atomic uint64_t *done, uint64_t total)
 {
     if (atomic_fetch_add_explicit(done, 1, memory_order_acq_rel) + 1 == total && job->workers > 1)
-        announce(job->renderer->pool, &job->renderer->pool->progress);
+        sr_pool_announce(job->renderer->pool);
 }
 
 /* Phase 1: marks the vertices the draw references (stamps) and finds the range to transform.
  * Several workers may store the same stamp into one entry: the stores are atomic (relaxed; the
  * end of the phase orders them before every read). */
-static void mark_vertices(draw_job *job)
+static void mark_vertices(sr_draw_job *job)
 {
     const sr_draw_desc *desc = job->desc;
     const uint32_t *indices = desc->indices;
@@ -441,14 +283,14 @@ static void mark_vertices(draw_job *job)
             atomic_extend(&job->low, low, false);
             atomic_extend(&job->high, (uint64_t)high + 1, true);
         }
-        finish_chunk(job, &job->mark_done, total);
+        sr_raster_finish_chunk(job, &job->mark_done, total);
     }
-    wait_for_phase(job, &job->mark_done, total);
+    sr_raster_wait_phase(job, &job->mark_done, total);
 }
 
 /* Phase 2: runs the vertex function once for every referenced vertex, and classifies/projects
  * each result once: triangles then only read the cache. */
-static void transform_vertices(draw_job *job)
+static void transform_vertices(sr_draw_job *job)
 {
     sr_renderer *renderer = job->renderer;
     const sr_draw_desc *desc = job->desc;
@@ -481,9 +323,9 @@ static void transform_vertices(draw_job *job)
                 varyings[i] = 0.0f;
             renderer->screen[v] = sr_raster_project(clip, &job->context.viewport);
         }
-        finish_chunk(job, &job->transform_done, total);
+        sr_raster_finish_chunk(job, &job->transform_done, total);
     }
-    wait_for_phase(job, &job->transform_done, total);
+    sr_raster_wait_phase(job, &job->transform_done, total);
 }
 
 /* Attributes of a cache vertex for the rasteriser: its varyings, followed (with barycentrics)
@@ -499,20 +341,18 @@ static const float *vertex_attributes(const sr_draw_context *context, const floa
     return scratch;
 }
 
-/* Clips a triangle against the planes its vertices are outside of and fan-triangulates the convex
- * result. With `rect`, rasterises each piece restricted to it; without, only finds the rows the
- * pieces cover (*min_y > *max_y when none). Returns true when any piece reached the rasteriser. */
-static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *context, const size_t index[3],
-                         uint32_t planes, uint32_t primitive_id, const sr_pixel_rect *rect,
-                         sr_fragment_counters *counters, int *min_y, int *max_y, bool *backfacing)
+bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint32_t planes, uint32_t primitive_id,
+                            const sr_pixel_rect *rect, sr_fragment_counters *counters, sr_pixel_rect *bounds,
+                            bool *backfacing)
 {
+    const sr_renderer *renderer = job->renderer;
+    const sr_draw_context *context = &job->context;
     *backfacing = false;
     sr_clip_vertex polygon[SR_CLIP_MAX_VERTICES];
     float scratch[SR_ATTRIBUTE_SLOTS];
     size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(context->varying_count);
     int slots = SR_ATTRIBUTE_SLOTS_FOR(context->attribute_count);
-    *min_y = context->viewport.height;
-    *max_y = -1;
+    *bounds = (sr_pixel_rect){context->viewport.width, context->viewport.height, -1, -1};
     for (int k = 0; k < 3; k++) {
         for (int c = 0; c < 4; c++)
             polygon[k].clip[c] = renderer->clip[index[k]][c];
@@ -536,15 +376,23 @@ static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *con
     sr_triangle_setup setup;
     for (int k = 1; k + 1 < count; k++) {
         const float *const attributes[3] = {polygon[0].attributes, polygon[k].attributes, polygon[k + 1].attributes};
+        // Without a rectangle only the verdict and the bounds are needed: setup's first tests.
+        sr_pixel_rect piece;
         sr_setup_result result =
-            sr_raster_setup_triangle(context, &screen[0], &screen[k], &screen[k + 1], attributes, primitive_id, &setup);
+            rect ? sr_raster_setup_triangle(context, &screen[0], &screen[k], &screen[k + 1], attributes, primitive_id,
+                                            &setup)
+                 : sr_raster_classify_triangle(context, &screen[0], &screen[k], &screen[k + 1], &piece);
         // The pieces of one triangle share its facing; zero-area pieces say nothing about it.
         *backfacing = *backfacing || result == SR_SETUP_BACKFACE;
         if (result == SR_SETUP_OK) {
-            if (rect)
+            if (rect) {
                 sr_raster_fill_triangle(context, &setup, *rect, counters);
-            *min_y = setup.bounds.min_y < *min_y ? setup.bounds.min_y : *min_y;
-            *max_y = setup.bounds.max_y > *max_y ? setup.bounds.max_y : *max_y;
+                piece = setup.bounds;
+            }
+            bounds->min_x = piece.min_x < bounds->min_x ? piece.min_x : bounds->min_x;
+            bounds->min_y = piece.min_y < bounds->min_y ? piece.min_y : bounds->min_y;
+            bounds->max_x = piece.max_x > bounds->max_x ? piece.max_x : bounds->max_x;
+            bounds->max_y = piece.max_y > bounds->max_y ? piece.max_y : bounds->max_y;
             drawn = true;
         }
     }
@@ -552,26 +400,8 @@ static bool draw_clipped(const sr_renderer *renderer, const sr_draw_context *con
     return drawn;
 }
 
-/* The vertex indices of triangle t; false when one is out of range. */
-static inline bool triangle_indices(const sr_draw_desc *desc, size_t t, size_t index[3])
-{
-    if (desc->indices) {
-        index[0] = desc->indices[3 * t];
-        index[1] = desc->indices[3 * t + 1];
-        index[2] = desc->indices[3 * t + 2];
-    } else {
-        index[0] = 3 * t;
-        index[1] = 3 * t + 1;
-        index[2] = 3 * t + 2;
-    }
-    const size_t vertex_count = desc->vertex_count;
-    return index[0] < vertex_count && index[1] < vertex_count && index[2] < vertex_count;
-}
-
-/* Sets up an unclipped triangle and rasterises it restricted to `rect`; the set-up's verdict
- * (SR_SETUP_OK when it reached the rasteriser). */
-static inline sr_setup_result draw_unclipped(const draw_job *job, const size_t index[3], uint32_t primitive_id,
-                                             sr_pixel_rect rect, sr_fragment_counters *counters)
+sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
+                                         sr_pixel_rect rect, sr_fragment_counters *counters)
 {
     const sr_renderer *renderer = job->renderer;
     const sr_draw_context *context = &job->context;
@@ -592,7 +422,7 @@ static inline sr_setup_result draw_unclipped(const draw_job *job, const size_t i
 }
 
 /* Phase 3 with one thread: every triangle in submission order over the whole viewport. */
-static void draw_triangles(draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
+static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
 {
     const sr_draw_desc *desc = job->desc;
     const sr_draw_context *context = &job->context;
@@ -601,10 +431,10 @@ static void draw_triangles(draw_job *job, sr_raster_stats *stats, sr_fragment_co
     const sr_pixel_rect viewport = {0, 0, context->viewport.width - 1, context->viewport.height - 1};
     for (size_t t = 0; t < triangle_count; t++) {
         size_t ahead = t + PREFETCH_DISTANCE, next[3];
-        if (ahead < triangle_count && triangle_indices(desc, ahead, next))
+        if (ahead < triangle_count && sr_raster_triangle_indices(desc, ahead, next))
             sr_raster_prefetch_triangle(context, &screen[next[0]], &screen[next[1]], &screen[next[2]]);
         size_t index[3];
-        if (!triangle_indices(desc, t, index)) {
+        if (!sr_raster_triangle_indices(desc, t, index)) {
             stats->triangles_skipped++;
             continue;
         }
@@ -622,12 +452,12 @@ static void draw_triangles(draw_job *job, sr_raster_stats *stats, sr_fragment_co
         uint32_t primitive_id = desc->primitive_id_base + (uint32_t)t;
         bool drawn, backfacing;
         if (any & SR_CLIP_MASK) {
-            int min_y, max_y;
-            drawn = draw_clipped(job->renderer, context, index, any & SR_CLIP_MASK, primitive_id, &viewport, counters,
-                                 &min_y, &max_y, &backfacing);
+            sr_pixel_rect bounds;
+            drawn = sr_raster_draw_clipped(job, index, any & SR_CLIP_MASK, primitive_id, &viewport, counters, &bounds,
+                                           &backfacing);
             stats->triangles_clipped++;
         } else {
-            sr_setup_result result = draw_unclipped(job, index, primitive_id, viewport, counters);
+            sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, viewport, counters);
             drawn = result == SR_SETUP_OK;
             backfacing = result == SR_SETUP_BACKFACE;
         }
@@ -637,144 +467,17 @@ static void draw_triangles(draw_job *job, sr_raster_stats *stats, sr_fragment_co
     }
 }
 
-/* Spans of triangles (job->renderer->spans): first unit | last unit << 8 | SPAN_CLIPPED, or
- * SPAN_NONE for a triangle that draws nothing. */
-#define SPAN_NONE UINT32_MAX
-#define SPAN_CLIPPED (1u << 16)
-
-/* Phase 3a with several threads: sorts triangles, in chunks claimed from a shared counter, into
- * the units of rows they touch. Every triangle is examined once here, so the triangle counters
- * that do not depend on the unit are kept here; clipping happens here once to find the rows of
- * the pieces (and again, per unit, to draw them). */
-static void bin_triangles(draw_job *job, sr_raster_stats *stats)
-{
-    const sr_draw_desc *desc = job->desc;
-    const sr_draw_context *context = &job->context;
-    const sr_screen_vertex *screen = job->renderer->screen;
-    uint32_t *spans = job->renderer->spans;
-    const uint64_t total = chunk_count(job->triangle_count, SR_BIN_CHUNK);
-    for (;;) {
-        uint64_t chunk = atomic_fetch_add_explicit(&job->bin_next, 1, memory_order_relaxed);
-        if (chunk >= total)
-            break;
-        size_t first = (size_t)chunk * SR_BIN_CHUNK;
-        size_t end = first + SR_BIN_CHUNK < job->triangle_count ? first + SR_BIN_CHUNK : job->triangle_count;
-        uint64_t units = 0;
-        for (size_t t = first; t < end; t++) {
-            spans[t] = SPAN_NONE;
-            size_t index[3];
-            if (!triangle_indices(desc, t, index)) {
-                stats->triangles_skipped++;
-                continue;
-            }
-            const sr_screen_vertex *v0 = &screen[index[0]], *v1 = &screen[index[1]], *v2 = &screen[index[2]];
-            uint32_t any = v0->flags | v1->flags | v2->flags;
-            if (any & SR_VERTEX_NONFINITE) {
-                stats->triangles_skipped++;
-                continue;
-            }
-            if (v0->flags & v1->flags & v2->flags & SR_REJECT_MASK) {
-                stats->triangles_culled++;
-                continue;
-            }
-            int min_y, max_y;
-            uint32_t clipped = 0;
-            if (any & SR_CLIP_MASK) {
-                bool backfacing;
-                bool drawn =
-                    draw_clipped(job->renderer, context, index, any & SR_CLIP_MASK,
-                                 desc->primitive_id_base + (uint32_t)t, NULL, NULL, &min_y, &max_y, &backfacing);
-                stats->triangles_clipped++;
-                stats->triangles_rasterized += drawn;
-                stats->triangles_culled += !drawn;
-                stats->triangles_backfacing += backfacing;
-                if (!drawn)
-                    continue;
-                clipped = SPAN_CLIPPED;
-            } else {
-                sr_raster_pixel_rows(v0, v1, v2, context->viewport.height, &min_y, &max_y);
-                if (min_y > max_y) {
-                    stats->triangles_culled++;
-                    continue;
-                }
-            }
-            uint32_t first_unit = (uint32_t)(min_y / job->unit_height),
-                     last_unit = (uint32_t)(max_y / job->unit_height);
-            spans[t] = first_unit | last_unit << 8 | clipped;
-            // Bits first_unit..last_unit (last_unit < 64).
-            units |= (UINT64_MAX >> (63 - last_unit)) & (UINT64_MAX << first_unit);
-        }
-        job->renderer->chunk_units[chunk] = units;
-        finish_chunk(job, &job->bin_done, total);
-    }
-    wait_for_phase(job, &job->bin_done, total);
-}
-
-/* Phase 3b: takes units of rows from a shared counter and draws, for each, the triangles that
- * touch it in submission order, restricted to its rows: every pixel sees the triangles in the
- * order of a single thread. A triangle's rasterised/culled count is kept by its first unit. */
-static void draw_units(draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
-{
-    const sr_draw_desc *desc = job->desc;
-    const sr_draw_context *context = &job->context;
-    const uint32_t *spans = job->renderer->spans;
-    const uint64_t *chunk_units = job->renderer->chunk_units;
-    const size_t chunks = (size_t)chunk_count(job->triangle_count, SR_BIN_CHUNK);
-    for (;;) {
-        uint64_t claimed = atomic_fetch_add_explicit(&job->unit_next, 1, memory_order_relaxed);
-        if (claimed >= (uint64_t)job->unit_count)
-            break;
-        uint32_t unit = (uint32_t)claimed;
-        int top = (int)unit * job->unit_height;
-        int bottom = top + job->unit_height - 1 < context->viewport.height ? top + job->unit_height - 1
-                                                                           : context->viewport.height - 1;
-        const sr_pixel_rect rect = {0, top, context->viewport.width - 1, bottom};
-        for (size_t chunk = 0; chunk < chunks; chunk++) {
-            if (!(chunk_units[chunk] >> unit & 1u))
-                continue;
-            size_t first = chunk * SR_BIN_CHUNK;
-            size_t end = first + SR_BIN_CHUNK < job->triangle_count ? first + SR_BIN_CHUNK : job->triangle_count;
-            for (size_t t = first; t < end; t++) {
-                uint32_t span = spans[t];
-                // SPAN_NONE has first unit 255: never inside.
-                if (unit < (span & 0xffu) || unit > (span >> 8 & 0xffu))
-                    continue;
-                size_t index[3];
-                triangle_indices(desc, t, index);
-                uint32_t primitive_id = desc->primitive_id_base + (uint32_t)t;
-                if (span & SPAN_CLIPPED) {
-                    const sr_screen_vertex *screen = job->renderer->screen;
-                    uint32_t planes =
-                        (screen[index[0]].flags | screen[index[1]].flags | screen[index[2]].flags) & SR_CLIP_MASK;
-                    int min_y, max_y;
-                    bool backfacing;
-                    draw_clipped(job->renderer, context, index, planes, primitive_id, &rect, counters, &min_y, &max_y,
-                                 &backfacing);
-                    continue;
-                }
-                sr_setup_result result = draw_unclipped(job, index, primitive_id, rect, counters);
-                if (unit == (span & 0xffu)) {
-                    stats->triangles_rasterized += result == SR_SETUP_OK;
-                    stats->triangles_culled += result != SR_SETUP_OK;
-                    stats->triangles_backfacing += result == SR_SETUP_BACKFACE;
-                }
-            }
-        }
-    }
-}
-
 /* The whole draw, run by every worker (worker 0 is the calling thread). */
 static void run_draw(void *data, int worker)
 {
-    draw_job *job = data;
+    sr_draw_job *job = data;
     if (job->desc->indices)
         mark_vertices(job);
     transform_vertices(job);
     sr_raster_stats stats = {0};
     sr_fragment_counters counters = {0, 0};
     if (job->workers > 1) {
-        bin_triangles(job, &stats);
-        draw_units(job, &stats, &counters);
+        sr_raster_draw_tiles(job, &stats, &counters);
     } else {
         draw_triangles(job, &stats, &counters);
     }
@@ -796,7 +499,7 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     if (status != SR_OK)
         return status;
 
-    draw_job job;
+    sr_draw_job job;
     job.renderer = renderer;
     job.desc = desc;
     job.context = (sr_draw_context){
@@ -812,7 +515,10 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     };
     job.index_count = index_count;
     job.triangle_count = index_count / 3;
-    job.workers = renderer->pool && job.triangle_count >= PARALLEL_MIN_TRIANGLES ? renderer->threads : 1;
+    // (Tiles hold triangle indices in 32 bits.)
+    job.workers = renderer->pool && job.triangle_count >= PARALLEL_MIN_TRIANGLES && job.triangle_count <= UINT32_MAX
+                      ? renderer->threads
+                      : 1;
     atomic_init(&job.mark_next, 0);
     atomic_init(&job.mark_done, 0);
     atomic_init(&job.low, UINT64_MAX);
@@ -821,14 +527,18 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     atomic_init(&job.transform_done, 0);
     atomic_init(&job.bin_next, 0);
     atomic_init(&job.bin_done, 0);
-    atomic_init(&job.unit_next, 0);
-    // Units of SR_BAND_HEIGHT rows, or taller ones (whole 8-row blocks) when there would be more
-    // than SR_MAX_UNITS.
-    job.unit_height = (fb->height + SR_MAX_UNITS - 1) / SR_MAX_UNITS;
-    job.unit_height = job.unit_height <= SR_BAND_HEIGHT ? SR_BAND_HEIGHT : (job.unit_height + 7) & ~7;
-    job.unit_count = (fb->height + job.unit_height - 1) / job.unit_height;
+    // Workers that do not join the job leave their results as they are here.
+    memset(job.result, 0, sizeof job.result[0] * (size_t)job.workers);
+    atomic_init(&job.entries_used, 0);
+    atomic_init(&job.tile_next, 0);
     if (job.workers > 1) {
-        status = reserve_bins(renderer, job.triangle_count, err);
+        // Chunks of the sorting into tiles: a few per worker (fewer chunks, fewer offsets for each
+        // tile to look through), of 1024 to 65536 triangles.
+        job.grid = sr_raster_tile_grid(fb->width, fb->height, job.workers);
+        size_t chunk = job.triangle_count / ((size_t)job.workers * 4);
+        job.bin_chunk = chunk < 1024 ? 1024 : chunk > 65536 ? 65536 : chunk;
+        job.bin_chunks = chunk_count(job.triangle_count, job.bin_chunk);
+        status = sr_raster_reserve_tiles(renderer, job.triangle_count, job.bin_chunks, &job.grid, err);
         if (status != SR_OK)
             return status;
     }
@@ -840,13 +550,18 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     }
     if (job.workers > 1) {
         // The workers wake up while this thread already marks and transforms vertices.
-        pool_start(renderer->pool, run_draw, &job);
+        sr_pool_start(renderer->pool, run_draw, &job);
         run_draw(&job, 0);
-        pool_finish(renderer->pool);
+        sr_pool_finish(renderer->pool);
     } else {
         run_draw(&job, 0);
     }
 
+    if (job.workers > 1) {
+        // A draw whose entries did not all fit drew some chunks without them; the next has room.
+        uint64_t used = atomic_load_explicit(&job.entries_used, memory_order_relaxed);
+        renderer->entries_wanted = used > renderer->entries_wanted ? (size_t)used : renderer->entries_wanted;
+    }
     sr_raster_stats *total = &renderer->stats;
     total->triangles_in += job.triangle_count;
     for (int w = 0; w < job.workers; w++) {

@@ -13,7 +13,6 @@
 
 #include <softrast/raster.h>
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -193,6 +192,56 @@ typedef enum sr_setup_result {
     SR_SETUP_NO_PIXEL, ///< covers no pixel centre of the viewport
 } sr_setup_result;
 
+/// The pixels whose centres (px * 256 + 128 in fixed point) lie inside the triangle's fixed-point
+/// bounding box, clamped to the viewport; false when there are none (a triangle between two rows
+/// or columns of centres). Triangle setup and the sorting into tiles share this arithmetic.
+static inline bool sr_raster_pixel_bounds(const sr_screen_vertex *v0, const sr_screen_vertex *v1,
+                                          const sr_screen_vertex *v2, const sr_viewport *viewport,
+                                          sr_pixel_rect *bounds)
+{
+    int32_t low_x = v0->x < v1->x ? v0->x : v1->x, high_x = v0->x > v1->x ? v0->x : v1->x;
+    int32_t low_y = v0->y < v1->y ? v0->y : v1->y, high_y = v0->y > v1->y ? v0->y : v1->y;
+    low_x = low_x < v2->x ? low_x : v2->x;
+    high_x = high_x > v2->x ? high_x : v2->x;
+    low_y = low_y < v2->y ? low_y : v2->y;
+    high_y = high_y > v2->y ? high_y : v2->y;
+    int min_x = (low_x + (SR_SUBPIXEL_ONE / 2 - 1)) >> SR_SUBPIXEL_BITS;
+    int max_x = (high_x - SR_SUBPIXEL_ONE / 2) >> SR_SUBPIXEL_BITS;
+    int min_y = (low_y + (SR_SUBPIXEL_ONE / 2 - 1)) >> SR_SUBPIXEL_BITS;
+    int max_y = (high_y - SR_SUBPIXEL_ONE / 2) >> SR_SUBPIXEL_BITS;
+    bounds->min_x = min_x < 0 ? 0 : min_x;
+    bounds->min_y = min_y < 0 ? 0 : min_y;
+    bounds->max_x = max_x >= viewport->width ? viewport->width - 1 : max_x;
+    bounds->max_y = max_y >= viewport->height ? viewport->height - 1 : max_y;
+    return bounds->min_x <= bounds->max_x && bounds->min_y <= bounds->max_y;
+}
+
+/// Twice the signed area of the triangle in 1/256 pixel units, computed with y down. Flipping y
+/// flips the sign, so a triangle counter-clockwise in NDC (y up) — a front face (DESIGN.md) — has
+/// a negative value.
+static inline int64_t sr_raster_doubled_area(const sr_screen_vertex *v0, const sr_screen_vertex *v1,
+                                             const sr_screen_vertex *v2)
+{
+    return ((int64_t)v1->x - v0->x) * ((int64_t)v2->y - v0->y) - ((int64_t)v1->y - v0->y) * ((int64_t)v2->x - v0->x);
+}
+
+/// The verdict of sr_raster_setup_triangle without the setup (the same tests in the same order),
+/// and the pixel bounds when it is SR_SETUP_OK.
+static inline sr_setup_result sr_raster_classify_triangle(const sr_draw_context *context, const sr_screen_vertex *v0,
+                                                          const sr_screen_vertex *v1, const sr_screen_vertex *v2,
+                                                          sr_pixel_rect *bounds)
+{
+    if (!sr_raster_pixel_bounds(v0, v1, v2, &context->viewport, bounds))
+        return SR_SETUP_NO_PIXEL;
+    int64_t area = sr_raster_doubled_area(v0, v1, v2);
+    if (area == 0)
+        return SR_SETUP_CULLED;
+    bool front = area < 0;
+    if ((context->state.cull == SR_CULL_BACK && !front) || (context->state.cull == SR_CULL_FRONT && front))
+        return SR_SETUP_BACKFACE;
+    return SR_SETUP_OK;
+}
+
 /// Sets up the triangle (v0, v1, v2) whose attributes / w are not yet applied: `attributes[i]`
 /// points at vertex i's attributes, SR_ATTRIBUTE_SLOTS_FOR(attribute_count) floats with zero
 /// padding. Decides facing (front = counter-clockwise
@@ -219,56 +268,61 @@ void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_s
 /// stored RGBA8 pixel `destination` (see the rounding rule in raster.h, sr_blend_mode).
 uint32_t sr_raster_blend(sr_blend_mode mode, const float rgba[4], uint32_t destination);
 
+/// Clears rows first_row .. end_row - 1 as sr_framebuffer_clear clears them all (framebuffer.c).
+void sr_raster_clear_rows(sr_framebuffer *fb, uint32_t rgba, float depth, int first_row, int end_row);
+
 /// Checks that `fb` is usable for drawing: non-NULL buffers, sides in [1, SR_MAX_IMAGE_SIDE].
 sr_status sr_raster_check_framebuffer(const sr_framebuffer *fb, const char *function, sr_error *err);
 
-/// The drawing context (public type sr_renderer).
-/// Rows per unit of work of the multi-threaded renderer (more when a framebuffer would need over
-/// SR_MAX_UNITS units). Triangles are first sorted into the units they touch; then each thread
-/// takes a unit at a time and draws its triangles, in submission order, restricted to its rows.
-/// A multiple of the 8-row blocks, so each unit sees whole blocks.
+/// Rows per unit of work of a multi-threaded line draw (line.c): each thread takes a unit at a
+/// time and draws every segment that reaches it, in order, restricted to its rows.
 #define SR_BAND_HEIGHT 32
-/// Most units of rows in a draw (one bit each in a 64-bit mask).
-#define SR_MAX_UNITS 64
-/// Triangles per chunk of the sorting into units (one unit mask per chunk).
-#define SR_BIN_CHUNK 1024
 
-/// Worker threads of a renderer created with threads > 1: the calling thread runs as worker 0
-/// of each job, the `count` threads as workers 1..count. Threads that wait (workers for the next
-/// job, the caller for the end of one, anyone for a phase of a draw) spin briefly on atomics
-/// before sleeping on a condition variable: waking a sleeping thread costs tens of microseconds
-/// on an idle machine and milliseconds on a busy one.
+/// Sides of the square screen tiles of multi-threaded triangle draws (tiles.c), in pixels: powers
+/// of two and multiples of the 8x8 blocks, so that a tile sees whole blocks. A draw starts from
+/// SR_TILE_SIZE and halves it, down to SR_MIN_TILE_SIZE, while there are fewer than
+/// SR_TILES_PER_WORKER tiles per thread (for the balance between threads; larger tiles cost less
+/// per triangle: fewer tiles per triangle, longer runs of neighbouring triangles per tile: with
+/// two threads at 1280x720, 128-pixel tiles beat 64-pixel ones on every benchmark mesh, by 1 to
+/// 7%). Framebuffers too large for SR_MAX_TILES tiles, or SR_MAX_TILES_PER_SIDE along a side, get
+/// larger tiles.
+#define SR_TILE_SIZE 128
+#define SR_MIN_TILE_SIZE 32
+#define SR_TILES_PER_WORKER 16
+#define SR_MAX_TILES 4096
+#define SR_MAX_TILES_PER_SIDE 256
+
+/// Worker threads of a renderer created with threads > 1 (pool.c): the calling thread runs as
+/// worker 0 of each job, the `count` threads as workers 1..count, each of which joins the job only
+/// if it gets there before the caller has finished its own share. Threads that wait (workers for
+/// the next job, the caller for the workers inside the job, anyone for a phase of a job) spin
+/// briefly on atomics before sleeping on a condition variable: waking a sleeping thread costs tens
+/// of microseconds on an idle machine and milliseconds on a busy one.
 typedef struct sr_worker_pool sr_worker_pool;
-struct sr_worker_start {
-    sr_worker_pool *pool;
-    int index;
-};
-struct sr_worker_pool {
-    pthread_mutex_t lock;
-    pthread_cond_t wake, done, progress;
-    void (*job)(void *data, int worker); ///< written under `lock` before `generation` changes
-    void *data;
-    _Atomic uint64_t generation; ///< incremented per job (and to quit); jobs are numbered 1, 2, ...
-    _Atomic uint64_t finished;   ///< workers that have finished the current job
-    _Atomic bool quit;
-    int count;
-    pthread_t threads[SR_MAX_THREADS - 1];
-    struct sr_worker_start starts[SR_MAX_THREADS - 1];
-};
 
-/// Finds the rows of pixel centres a triangle's bounding box covers, clamped to the viewport
-/// (min_y > max_y when it covers none); the same arithmetic as triangle setup.
-static inline void sr_raster_pixel_rows(const sr_screen_vertex *v0, const sr_screen_vertex *v1,
-                                        const sr_screen_vertex *v2, int height, int *min_y, int *max_y)
-{
-    int32_t low = v0->y < v1->y ? v0->y : v1->y, high = v0->y > v1->y ? v0->y : v1->y;
-    low = low < v2->y ? low : v2->y;
-    high = high > v2->y ? high : v2->y;
-    int first = (low + (SR_SUBPIXEL_ONE / 2 - 1)) >> SR_SUBPIXEL_BITS;
-    int last = (high - SR_SUBPIXEL_ONE / 2) >> SR_SUBPIXEL_BITS;
-    *min_y = first < 0 ? 0 : first;
-    *max_y = last >= height ? height - 1 : last;
-}
+/// Starts `count` worker threads (1 .. SR_MAX_THREADS - 1). Free with sr_pool_destroy.
+sr_status sr_pool_create(int count, sr_worker_pool **out, sr_error *err);
+/// Stops and joins the workers and frees the pool (NULL: nothing).
+void sr_pool_destroy(sr_worker_pool *pool);
+/// Offers job(data, worker) to the workers 1..count; the caller then runs its own share as worker
+/// 0 and calls sr_pool_finish, which closes the job and returns once every worker that joined it
+/// has left. A job must therefore be complete whichever workers join (work shared through atomic
+/// counters; results of workers that did not join left as the caller initialised them).
+void sr_pool_start(sr_worker_pool *pool, void (*job)(void *data, int worker), void *data);
+void sr_pool_finish(sr_worker_pool *pool);
+/// Inside a job: waits until *value == target (spinning, then sleeping). Whoever makes the value
+/// reach the target calls sr_pool_announce afterwards, so that a sleeper cannot miss it.
+void sr_pool_wait(sr_worker_pool *pool, const _Atomic uint64_t *value, uint64_t target);
+void sr_pool_announce(sr_worker_pool *pool);
+
+/// What the waiting threads of a pool have done so far (for tests: an idle pool's numbers stand
+/// still, with every worker asleep).
+typedef struct sr_pool_activity {
+    uint64_t spins;   ///< rounds of SPIN_ROUNDS pause instructions
+    uint64_t wakeups; ///< returns from sleeping on a condition variable
+    int sleeping;     ///< workers asleep waiting for a job
+} sr_pool_activity;
+sr_pool_activity sr_pool_read_activity(sr_worker_pool *pool);
 
 struct sr_renderer {
     int threads;
@@ -283,16 +337,96 @@ struct sr_renderer {
     float *varyings;          ///< SR_ATTRIBUTE_SLOTS_FOR(varying_count) floats per vertex
     uint32_t *stamps;         ///< stamps[i] == stamp: vertex i is referenced by this draw
     uint32_t stamp;
-    /// Multi-threaded draws only (see pipeline.c): per triangle the range of units of rows it
-    /// touches, per SR_BIN_CHUNK triangles the mask of units any of them touches. Grown at the
-    /// start of a draw.
-    size_t span_capacity, chunk_capacity;
+    /// Multi-threaded draws only (tiles.c), grown at the start of a draw: per triangle the
+    /// rectangle of tiles it touches (`spans`); per chunk of triangles, tile_count + 1 offsets into
+    /// `entries` (`offsets`); the entries, indices of triangles sorted by chunk, then tile.
+    size_t span_capacity, offset_capacity, entry_capacity;
+    size_t entries_wanted; ///< entries the last multi-threaded draw needed (the next one grows to it)
     uint32_t *spans;
-    uint64_t *chunk_units;
+    uint32_t *offsets;
+    uint32_t *entries;
     /// sr_draw_lines: the clipped window-space segments of a draw (line.c), grown at its start.
     void *line_scratch;
     size_t line_scratch_capacity; ///< bytes
 };
+
+/// The screen tiles of a multi-threaded draw: `size` = 1 << `shift` pixels square (the last
+/// column and row may be cut), `columns` x `rows` of them, numbered row by row.
+typedef struct sr_tile_grid {
+    int size, shift, columns, rows, count;
+} sr_tile_grid;
+
+/// One draw as a job for the workers (pipeline.c runs it, tiles.c sorts and draws its triangles
+/// when there are several workers). The phases are cut into chunks that the workers claim from
+/// shared counters, so a worker that wakes up late finds the work done instead of delaying
+/// everyone; a worker starts a phase once every chunk of the previous one is finished.
+typedef struct sr_draw_job {
+    sr_renderer *renderer;
+    const sr_draw_desc *desc;
+    sr_draw_context context;
+    size_t index_count, triangle_count;
+    int workers;
+    sr_tile_grid grid;
+    size_t bin_chunk;    ///< triangles per chunk of the sorting into tiles
+    uint64_t bin_chunks; ///< chunks of the draw
+    /// The counters every worker writes, on cache lines of their own: the fields above are read
+    /// by every pixel of the draw.
+    _Alignas(64) _Atomic uint64_t mark_next, mark_done; ///< chunks of indices claimed / finished
+    _Atomic uint64_t low, high;                         ///< smallest and largest referenced index (high + 1)
+    _Atomic uint64_t transform_next, transform_done;
+    _Atomic uint64_t bin_next, bin_done; ///< chunks of triangles sorted into tiles
+    _Atomic uint64_t entries_used;       ///< entries handed out to the chunks (may exceed the capacity)
+    _Atomic uint64_t tile_next;          ///< tiles claimed
+    struct {
+        _Alignas(64) sr_raster_stats stats;
+        sr_fragment_counters counters;
+    } result[SR_MAX_THREADS];
+} sr_draw_job;
+
+/// The vertex indices of triangle t of a draw; false when one is out of range.
+static inline bool sr_raster_triangle_indices(const sr_draw_desc *desc, size_t t, size_t index[3])
+{
+    if (desc->indices) {
+        index[0] = desc->indices[3 * t];
+        index[1] = desc->indices[3 * t + 1];
+        index[2] = desc->indices[3 * t + 2];
+    } else {
+        index[0] = 3 * t;
+        index[1] = 3 * t + 1;
+        index[2] = 3 * t + 2;
+    }
+    const size_t vertex_count = desc->vertex_count;
+    return index[0] < vertex_count && index[1] < vertex_count && index[2] < vertex_count;
+}
+
+/// Waits (with several workers) until `*done` chunks of a phase reach `total`.
+void sr_raster_wait_phase(const sr_draw_job *job, const _Atomic uint64_t *done, uint64_t total);
+/// Marks a chunk of a phase as finished; the worker finishing the last one wakes those that sleep.
+void sr_raster_finish_chunk(const sr_draw_job *job, _Atomic uint64_t *done, uint64_t total);
+
+/// Clips a triangle of the draw (vertex indices `index`) against the planes its vertices are
+/// outside of and fan-triangulates the convex result. With `rect`, rasterises each piece
+/// restricted to it; without, only finds the pixels the pieces' bounds cover (`bounds`, empty:
+/// min_x > max_x, when none). Returns true when any piece reached the rasteriser; *backfacing
+/// when the pieces were removed by face culling.
+bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint32_t planes, uint32_t primitive_id,
+                            const sr_pixel_rect *rect, sr_fragment_counters *counters, sr_pixel_rect *bounds,
+                            bool *backfacing);
+/// Sets up an unclipped triangle of the draw and rasterises it restricted to `rect`; the set-up's
+/// verdict (SR_SETUP_OK when it reached the rasteriser).
+sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
+                                         sr_pixel_rect rect, sr_fragment_counters *counters);
+
+/// The tiles of a framebuffer of the given size for a draw with `workers` threads.
+sr_tile_grid sr_raster_tile_grid(int width, int height, int workers);
+/// Grows the renderer's spans, offsets and entries for a draw of `triangle_count` triangles cut
+/// into `chunks` chunks over `grid` (between draws; on failure the old arrays stay valid).
+sr_status sr_raster_reserve_tiles(sr_renderer *renderer, size_t triangle_count, uint64_t chunks,
+                                  const sr_tile_grid *grid, sr_error *err);
+/// The multi-threaded triangle stage of a draw, run by every worker after the vertex stage: sorts
+/// the triangles into the tiles they touch (counting the triangles' statistics), then draws tiles
+/// claimed one at a time until none is left.
+void sr_raster_draw_tiles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters);
 
 /// Runs `job(data, worker)` on the calling thread (worker 0) and, when `workers` > 1 and the
 /// renderer has a pool, on every pool thread too (workers 1..threads - 1), and returns when all

@@ -136,29 +136,15 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
                                          const float *const attributes[3], uint32_t primitive_id,
                                          sr_triangle_setup *setup)
 {
-    // Pixels whose centres (px * 256 + 128) lie inside the fixed-point bounding box: a triangle
-    // between two rows or columns of centres covers none and is dropped before any other work.
-    int min_x = (min3(v0->x, v1->x, v2->x) + (SR_SUBPIXEL_ONE / 2 - 1)) >> SR_SUBPIXEL_BITS;
-    int max_x = (max3(v0->x, v1->x, v2->x) - SR_SUBPIXEL_ONE / 2) >> SR_SUBPIXEL_BITS;
-    int min_y = (min3(v0->y, v1->y, v2->y) + (SR_SUBPIXEL_ONE / 2 - 1)) >> SR_SUBPIXEL_BITS;
-    int max_y = (max3(v0->y, v1->y, v2->y) - SR_SUBPIXEL_ONE / 2) >> SR_SUBPIXEL_BITS;
-    min_x = min_x < 0 ? 0 : min_x;
-    min_y = min_y < 0 ? 0 : min_y;
-    max_x = max_x >= context->viewport.width ? context->viewport.width - 1 : max_x;
-    max_y = max_y >= context->viewport.height ? context->viewport.height - 1 : max_y;
-    if (min_x > max_x || min_y > max_y)
-        return SR_SETUP_NO_PIXEL;
-
-    // Twice the signed area in 1/256 pixel units computed with y down. Flipping y flips the
-    // sign, so a triangle counter-clockwise in NDC (y up) — a front face (DESIGN.md) — has a
-    // negative value here.
-    int64_t area =
-        ((int64_t)v1->x - v0->x) * ((int64_t)v2->y - v0->y) - ((int64_t)v1->y - v0->y) * ((int64_t)v2->x - v0->x);
-    if (area == 0)
-        return SR_SETUP_CULLED;
+    // The bounding box of pixel centres first: a triangle between two rows or columns of centres
+    // covers none and is dropped before any other work; then zero area and face culling.
+    sr_pixel_rect bounds;
+    sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
+    if (verdict != SR_SETUP_OK)
+        return verdict;
+    const int min_x = bounds.min_x, min_y = bounds.min_y;
+    int64_t area = sr_raster_doubled_area(v0, v1, v2);
     bool front = area < 0;
-    if ((context->state.cull == SR_CULL_BACK && !front) || (context->state.cull == SR_CULL_FRONT && front))
-        return SR_SETUP_BACKFACE;
 
     // Order the vertices so that the interior has positive edge functions.
     const sr_screen_vertex *v[3] = {v0, v1, v2};
@@ -170,7 +156,7 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
         attr[2] = attributes[1];
         area = -area;
     }
-    setup->bounds = (sr_pixel_rect){min_x, min_y, max_x, max_y};
+    setup->bounds = bounds;
     setup->primitive_id = primitive_id;
     setup->front_facing = front;
     const int32_t small = SR_SMALL_TRIANGLE * SR_SUBPIXEL_ONE;

@@ -423,7 +423,7 @@ sr_status sr_scene_render(sr_scene *scene, const sr_scene_render_desc *desc, sr_
         sr_camera_matrices(&camera, fb->width, fb->height, &setup.view, &setup.projection);
         fit_depth_range(&setup, frame, &camera);
         if (!desc->no_clear)
-            sr_framebuffer_clear(fb, scene->background, 1.0f);
+            sr_renderer_clear(renderer, fb, scene->background, 1.0f);
         sr_raster_stats before = sr_renderer_stats(renderer);
         status = draw_visible(&setup, frame, err);
         sr_raster_stats after = sr_renderer_stats(renderer);

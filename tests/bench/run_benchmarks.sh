@@ -9,26 +9,28 @@
 #   tests/bench/run_benchmarks.sh [BUILD_DIR] [RUNS]      (defaults: build, 11)
 #
 # Needs a release build (./softrast.sh run makes one). Generated meshes go to $TMPDIR (never
-# committed); ../shared/meshes is skipped with a message when absent.
+# committed); ../shared/meshes (or $SOFTRAST_MESHES) is skipped with a message when absent.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 runs=${2:-11}
+only=${3:-}
 exe=$build/src/app/softrast
 [ -x "$exe" ] || { echo "run_benchmarks.sh: $exe not found: build first (./softrast.sh run)" >&2; exit 1; }
 tmp=${TMPDIR:-/tmp}/softrast-bench
 mkdir -p "$tmp"
 
+shared=${SOFTRAST_MESHES:-../shared/meshes}
 meshes=()
-if [ -d ../shared/meshes ]; then
-    meshes+=(../shared/meshes/teapot.obj ../shared/meshes/bunny.obj ../shared/meshes/dragon_res3.obj)
+if [ -d "$shared" ]; then
+    meshes+=("$shared"/teapot.obj "$shared"/bunny.obj "$shared"/dragon_res3.obj)
 else
-    echo "run_benchmarks.sh: ../shared/meshes is absent: only generated meshes" >&2
+    echo "run_benchmarks.sh: $shared is absent: only generated meshes" >&2
 fi
-if [ -d ../shared/meshes ]; then
+if [ -d "$shared" ]; then
     # the Stanford dragon's shape at its size: dragon_res3 split 16-fold (764,704 triangles)
     mesh=$tmp/dragon_x16.obj
-    [ -f "$mesh" ] || python3 tests/bench/make_mesh.py --subdivide ../shared/meshes/dragon_res3.obj --levels 2 \
+    [ -f "$mesh" ] || python3 tests/bench/make_mesh.py --subdivide "$shared"/dragon_res3.obj --levels 2 \
         --out "$mesh" >&2
     meshes+=("$mesh")
 fi
@@ -42,12 +44,15 @@ raster=()
 bvh=()
 embree=()
 obj=()
+llvmpipe=()
+llvmpipe_exe=$build/tests/bench/bench_llvmpipe
+[ -x "$llvmpipe_exe" ] || echo "run_benchmarks.sh: $llvmpipe_exe not built (apt-get install libosmesa6-dev, then reconfigure): no llvmpipe table" >&2
 embree_exe=$build/tests/bench/bench_embree
 [ -x "$embree_exe" ] || echo "run_benchmarks.sh: $embree_exe not built (apt-get install libembree-dev, then reconfigure): no Embree column" >&2
 obj_exe=$build/tests/bench/bench_obj
 [ -x "$obj_exe" ] || echo "run_benchmarks.sh: $obj_exe not built (apt-get install libtinyobjloader-dev, then reconfigure): no OBJ loading table" >&2
 for mesh in "${meshes[@]}"; do
-    if [ -x "$obj_exe" ]; then
+    if [ -x "$obj_exe" ] && [ "$only" != raster ]; then
         # sr_obj_load and tinyobjloader's LoadObj side by side in one process
         line=$("$obj_exe" "$mesh" --runs "$runs")
         echo "$line"
@@ -57,7 +62,21 @@ for mesh in "${meshes[@]}"; do
         line=$("$exe" bench raster "$mesh" --runs "$runs" --threads "$threads")
         echo "$line"
         raster+=("$line")
+        if [ -x "$llvmpipe_exe" ]; then
+            # softrast and llvmpipe side by side in one process (one process per thread count:
+            # llvmpipe reads LP_NUM_THREADS once). On a shared machine, a row whose probe found
+            # fewer than 1.8 cores free before or after it is measured again, up to 3 times in
+            # all (the table shows the probe of the row kept).
+            for attempt in 1 2 3; do
+                line=$("$llvmpipe_exe" "$mesh" --runs "$runs" --threads "$threads")
+                echo "$line"
+                python3 -c 'import json, sys; sys.exit(min(json.loads(sys.argv[1])["machine_parallelism"]) < 1.8)' \
+                    "$line" && break
+            done
+            llvmpipe+=("$line")
+        fi
     done
+    [ "$only" = raster ] && continue
     line=$("$exe" bench bvh "$mesh" --runs "$runs")
     echo "$line"
     bvh+=("$line")
@@ -71,7 +90,7 @@ done
 # The dynamic tree, then the same workload on Bullet's btDbvt and Box2D's b2DynamicTree where
 # those baselines are built (apt-get install libbullet-dev libbox2d-dev, then reconfigure).
 dynamic=()
-for program in bench_dynamic bench_dynamic_bullet bench_dynamic_box2d; do
+[ "$only" = raster ] || for program in bench_dynamic bench_dynamic_bullet bench_dynamic_box2d; do
     if [ -x "$build/tests/bench/$program" ]; then
         line=$("$build/tests/bench/$program" 2>/dev/null | tail -n 1)
         echo "$line"
@@ -81,18 +100,20 @@ for program in bench_dynamic bench_dynamic_bullet bench_dynamic_box2d; do
     fi
 done
 
-python3 - "${raster[@]}" -- "${bvh[@]}" -- "${embree[@]}" -- "${dynamic[@]}" -- "${obj[@]}" <<'PY'
+python3 - "${raster[@]}" -- "${bvh[@]}" -- "${embree[@]}" -- "${dynamic[@]}" -- "${obj[@]}" -- "${llvmpipe[@]}" <<'PY'
 import json, os, sys
 args = sys.argv[1:]
 first = args.index("--")
 second = args.index("--", first + 1)
 third = args.index("--", second + 1)
 fourth = args.index("--", third + 1)
+fifth = args.index("--", fourth + 1)
 raster = [json.loads(a) for a in args[:first]]
 bvh = [json.loads(a) for a in args[first + 1:second]]
 embree = {e["mesh"]: e for e in (json.loads(a) for a in args[second + 1:third])}
 dynamic = [json.loads(a) for a in args[third + 1:fourth]]
-obj = [json.loads(a) for a in args[fourth + 1:]]
+obj = [json.loads(a) for a in args[fourth + 1:fifth]]
+llvmpipe = [json.loads(a) for a in args[fifth + 1:]]
 print("\n| mesh | triangles | frame ms, 1 thread | frame ms, 2 threads |")
 print("|---|---|---|---|")
 by_mesh = {}
@@ -101,8 +122,25 @@ for r in raster:
 for mesh, r in by_mesh.items():
     print(f"| {os.path.basename(mesh)} | {r[1]['triangles']:,} | {r[1]['frame_ms']['median']:.1f} | "
           f"{r[2]['frame_ms']['median']:.1f} |")
-print("\n| mesh | triangles | build ms | SAH cost | nodes | M rays/s |")
-print("|---|---|---|---|---|---|")
+if llvmpipe:
+    print("\nSide by side with Mesa's llvmpipe (bench_llvmpipe: softrast, llvmpipe and, with 2 threads, softrast on "
+          "one thread in rotating order in one process; ratios are medians of per-round ratios; coverage: pixels "
+          "covered by only one of the two / pixels where they drew different front triangles; machine: how much "
+          "faster two threads ran two pieces of fixed work than one thread, before / after the row, about 2 when two "
+          "cores were free)\n")
+    print("| mesh | triangles | threads | softrast ms | llvmpipe ms | softrast / llvmpipe | softrast, 1 thread, ms "
+          "| ratio to 1 thread | coverage differences | machine |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for l in llvmpipe:
+        c = l["covered"]
+        one = f"{l['softrast_1_thread_ms']:.2f} | {l['ratio_to_1_thread']:.2f}" if l["threads"] > 1 else "— | —"
+        print(f"| {os.path.basename(l['mesh'])} | {l['triangles']:,} | {l['threads']} | {l['softrast_ms']:.2f} | "
+              f"{l['llvmpipe_ms']:.2f} | {l['ratio']:.2f} | {one} | "
+              f"{c['only_softrast'] + c['only_llvmpipe']} / {c['other_triangle']} of {c['llvmpipe']:,} | "
+              f"{l['machine_parallelism'][0]:.2f} / {l['machine_parallelism'][1]:.2f} |")
+if bvh:
+    print("\n| mesh | triangles | build ms | SAH cost | nodes | M rays/s |")
+    print("|---|---|---|---|---|---|")
 for b in bvh:
     print(f"| {os.path.basename(b['mesh'])} | {b['triangles']:,} | {b['build_ms']['median']:.1f} | "
           f"{b['sah_cost']:.1f} | {b['nodes']:,} | {b['rays_per_s'] / 1e6:.2f} |")

@@ -234,9 +234,11 @@ typedef struct sr_raster_stats {
 
 typedef struct sr_renderer_desc {
     /// 0 or 1 = render on the calling thread. N > 1: the renderer owns N - 1 worker threads; the
-    /// calling thread and the workers split large draws into bands of screen rows (each band
-    /// drawn by one thread, triangles in submission order), so the image is bit-identical to the
-    /// single-threaded one. Program functions must then be thread-safe. At most SR_MAX_THREADS.
+    /// calling thread and the workers split draws of 256 triangles or more into square screen
+    /// tiles (each tile drawn by one thread, its triangles in submission order; large triangles
+    /// are split between tiles like small ones), so the image, depth, ids and statistics are
+    /// bit-identical to the single-threaded ones. Between frames the workers sleep: an idle
+    /// renderer uses no CPU. Program functions must then be thread-safe. At most SR_MAX_THREADS.
     int threads;
 } sr_renderer_desc;
 
@@ -249,6 +251,10 @@ typedef struct sr_renderer sr_renderer;
 sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err);
 void sr_renderer_destroy(sr_renderer *renderer);
 sr_raster_stats sr_renderer_stats(const sr_renderer *renderer);
+/// Clears `fb` exactly as sr_framebuffer_clear does, with the renderer's threads (each clears
+/// whole rows). Starting a frame with it also wakes worker threads that slept since the last
+/// frame, so that they are running when the first draw needs them. NULL arguments: nothing.
+void sr_renderer_clear(sr_renderer *renderer, sr_framebuffer *fb, uint32_t rgba, float depth);
 void sr_renderer_reset_stats(sr_renderer *renderer);
 
 /// Draws an indexed triangle list into `fb`. Triangles with an index out of range or a
