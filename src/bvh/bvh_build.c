@@ -13,7 +13,7 @@
  * so the same input always gives byte-identical arrays.
  *
  * Knows nothing of raster or scene. */
-#include <softrast/bvh.h>
+#include "bvh_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -881,7 +881,7 @@ static inline bool finite3(const float *v)
  * (Linux, THP in "madvise" mode). A large tree spans tens of megabytes that every ray walks at
  * random: with 4 KiB pages nearly every deep node costs a TLB miss, and the build page-faults
  * every 4 KiB. Only advice: the block stays the allocator's, nothing changes if it is refused. */
-static void advise_huge_pages(void *block, size_t size)
+void sr_bvh_advise_huge_pages(void *block, size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     const uintptr_t huge = (uintptr_t)2 << 20;
@@ -911,7 +911,7 @@ static sr_status scratch_create(size_t count, scratch *s, sr_error *err)
         sr_free(s->records);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for %zu primitives", count);
     }
-    advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
+    sr_bvh_advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
     s->builder->records = s->records;
     for (int set = 0; set < BIN_SETS; set++)
         for (int axis = 0; axis < 3; axis++)
@@ -961,7 +961,7 @@ static sr_status tree_allocate(uint32_t primitive_count, size_t per_slot_bytes, 
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for %u primitives",
                             primitive_count);
     }
-    advise_huge_pages(block, size);
+    sr_bvh_advise_huge_pages(block, size);
     bvh->allocation = block;
     bvh->primitive_indices = (uint32_t *)block;
     bvh->primitive_count = primitive_count;

@@ -139,9 +139,12 @@ typedef struct sr_bvh_hit {
 /// primitive SR_BVH_NO_HIT and t = +infinity). A box tree or an empty tree reports no hit. Rays
 /// with NaN components or a zero direction hit nothing. `ray` must be made by sr_ray_make (the
 /// triangle test reads its ray-space fields). Thread-safe on a const tree. The hit is the
-/// brute-force closest hit over sr_ray_triangle, except for rays lying in the plane of the hit
-/// triangles, where t may differ from brute force's by the rounding of the triangle test.
+/// brute-force closest hit over sr_ray_triangle: the smallest t, and of triangles hit at that
+/// very t (a ray through a shared edge or vertex) the one with the smallest number, whatever
+/// the shape of the tree; except for rays lying in the plane of the hit triangles, where t may
+/// differ from brute force's by the rounding of the triangle test.
 bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit);
+
 
 /// Any hit (occlusion) of a triangle tree: stops at the first triangle hit in
 /// [ray->tmin, ray->tmax]; `hit` (may be NULL) gets that triangle's t, u, v. Thread-safe.
@@ -149,7 +152,8 @@ bool sr_bvh_query_ray_any(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)
 
 /// Intersects one primitive for sr_bvh_query_ray_custom. `ray->tmax` is the closest t found so
 /// far. On a hit at a t in [ray->tmin, ray->tmax] it writes hit->t (and, if it has them, u, v
-/// and normal) and returns true.
+/// and normal) and returns true. Of hits at equal t the query keeps the smallest primitive
+/// number, so the answer does not depend on the order of the calls.
 typedef bool (*sr_bvh_ray_primitive_fn)(void *user, uint32_t primitive, const sr_ray *ray, sr_bvh_hit *hit);
 
 /// Closest hit over any tree (box or triangle) with a caller's primitive test, called for each
