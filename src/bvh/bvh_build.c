@@ -1018,15 +1018,20 @@ static sr_status build_over_records(scratch *s, uint32_t kept, size_t per_slot_b
     return SR_OK;
 }
 
-/* After the caller filled the slot data: statistics, the unused node capacity given back, and
- * the scratch freed. `count` is the number of primitives given to the build. */
-static void finish_tree(scratch *s, sr_bvh *bvh, size_t count, size_t per_slot_bytes)
+/* After the caller filled the slot data: statistics, the unused node capacity given back, the
+ * scratch freed and the wide tree built. `count` is the number of primitives given to the
+ * build. On failure (out of memory for the wide tree) the tree is destroyed. */
+static sr_status finish_tree(scratch *s, sr_bvh *bvh, size_t count, size_t per_slot_bytes, sr_error *err)
 {
     bvh->stats.primitive_count = bvh->primitive_count;
     bvh->stats.skipped_count = count - bvh->primitive_count;
     tree_trim(bvh, per_slot_bytes);
     compute_stats(bvh, s->builder->max_depth);
     scratch_destroy(s);
+    sr_status status = sr_bvh_wide_build(bvh, err);
+    if (status != SR_OK)
+        sr_bvh_destroy(bvh);
+    return status;
 }
 
 static const float *vertex_at(const sr_bvh_triangles *input, size_t stride, size_t vertex)
@@ -1114,7 +1119,9 @@ sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles
             memcpy(&bvh->triangles[9 * (size_t)slot + 3 * (size_t)k], vertex_at(triangles, stride, vertices[k]),
                    3 * sizeof(float));
     }
-    finish_tree(&s, bvh, count, 9 * sizeof(float));
+    status = finish_tree(&s, bvh, count, 9 * sizeof(float), err);
+    if (status != SR_OK)
+        return status;
     *out = bvh;
     return SR_OK;
 }
@@ -1158,7 +1165,9 @@ sr_status sr_bvh_build_boxes(const sr_bvh_desc *desc, const sr_aabb *boxes, size
     bvh->boxes = slot_data;
     for (uint32_t slot = 0; slot < kept; slot++)
         bvh->boxes[slot] = boxes[bvh->primitive_indices[slot]];
-    finish_tree(&s, bvh, count, sizeof(sr_aabb));
+    status = finish_tree(&s, bvh, count, sizeof(sr_aabb), err);
+    if (status != SR_OK)
+        return status;
     *out = bvh;
     return SR_OK;
 }
@@ -1167,6 +1176,7 @@ void sr_bvh_destroy(sr_bvh *bvh)
 {
     if (!bvh)
         return;
+    sr_bvh_wide_destroy(bvh->wide);
     sr_free(bvh->allocation);
     sr_free(bvh);
 }

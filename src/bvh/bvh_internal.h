@@ -1,7 +1,16 @@
-/* src/bvh/bvh_internal.h — private to src/bvh/: the exact leaf triangle test and the hit rules
- * that ray traversals share. Never installed.
+/* src/bvh/bvh_internal.h — private to src/bvh/: the wide tree that the ray queries walk (built
+ * by bvh_wide.c after the binary build, walked by bvh_query_wide.c and bvh_query_packet.c), the
+ * exact leaf triangle test and the hit rules that every ray traversal shares, and the binary
+ * traversal kept for comparisons (tests/test_bvh_wide.c, tests/fuzz/fuzz_bvh.c). Never installed.
  *
- * Knows nothing of raster or scene. */
+ * The wide tree is the binary SAH tree collapsed into nodes of up to 8 children (Wald, Benthin
+ * & Boulos, "Getting rid of packets", 2008; Embree's BVH8): every child box of a node is tested
+ * in one 8-lane slab test, the children hit are visited nearest first. Its leaves are packs of
+ * 4 triangles in SoA order, tested 4 at a time by a float filter that is exact for the answers:
+ * it only ever rejects a triangle that sr_ray_triangle's double-precision edge functions reject
+ * too, and every other triangle goes through the very test of sr_ray_triangle (see
+ * bvh_query_wide.c for the proof). The binary `sr_bvh.nodes` stays as it is (the debug renderer
+ * draws it, the overlap queries walk it). Knows nothing of raster or scene. */
 #ifndef SR_BVH_INTERNAL_H
 #define SR_BVH_INTERNAL_H
 
@@ -15,6 +24,93 @@
 #else
 #define SR_BVH_ALWAYS_INLINE static inline
 #endif
+
+/* ---- the wide tree ---- */
+
+/// Children per wide node; fixed whatever the instruction set, so that every build walks the
+/// same tree in the same order (AVX tests the 8 boxes in one register, SSE in two, the portable
+/// path lane by lane, with the same IEEE operations per lane).
+#define SR_WIDE_WIDTH 8
+/// Triangles per leaf pack.
+#define SR_PACK_WIDTH 4
+/// The wide tree is one array of 32-byte units holding nodes (8 units) and, right after each
+/// node, the packs (5 units each) of its leaf children, so that a leaf is read from memory
+/// next to its parent. Nodes start on 64-byte boundaries.
+#define SR_WIDE_UNIT 32
+/// Set in a child reference that is a leaf. Triangle trees: the rest is the unit of the leaf's
+/// first pack. Box trees: the index of the binary leaf node (sr_bvh.nodes) whose slots the leaf
+/// holds. Without it, a reference is the unit of a wide node.
+#define SR_WIDE_LEAF 0x80000000u
+/// Set in sr_triangle_pack.primitive: in lane 0, "the leaf's next pack follows this one"; in
+/// lanes 1..3, "padding: a copy of the pack's last real triangle". Primitive numbers are below
+/// 2^31 (the build refuses more).
+#define SR_PACK_FLAG 0x80000000u
+
+/// One node of the wide tree: 256 bytes. Child i's box is [bounds[0][i], bounds[1][i]] x
+/// [bounds[2][i], bounds[3][i]] x [bounds[4][i], bounds[5][i]] (min x, max x, min y, max y,
+/// min z, max z): the box of a node of the binary tree. Slots from the child count on are
+/// empty: box +inf / -inf, which every slab test misses.
+///
+/// `order` gives the order in which the children hit by a ray are pushed on the traversal
+/// stack, farthest first (Fuetterling et al., "Accelerated single ray tracing for wide vector
+/// units", 2017): for the ray octant q (bit 0 set when 1/d.x < 0, bit 1 for y, bit 2 for z),
+/// bits 3q..3q+2 of order[p] are the slot of the child at position p, position 7 being the
+/// child nearest along the octant's diagonal (the entry corners of the child boxes projected
+/// onto it), empty slots first. Bits 24..31 of order[0] hold the child count.
+typedef struct sr_wide_node {
+    float bounds[6][SR_WIDE_WIDTH];
+    uint32_t child[SR_WIDE_WIDTH]; ///< a wide node's unit, or SR_WIDE_LEAF | leaf reference
+    uint32_t order[SR_WIDE_WIDTH];
+} sr_wide_node;
+
+_Static_assert(sizeof(sr_wide_node) == 8 * SR_WIDE_UNIT, "wide nodes are 8 units, four cache lines");
+
+/// The number of children of a wide node.
+static inline unsigned sr_wide_node_child_count(const sr_wide_node *node)
+{
+    return node->order[0] >> 24;
+}
+
+/// Four triangles of one leaf, structure of arrays: v[k][axis][lane] is coordinate `axis` (0 x,
+/// 1 y, 2 z) of vertex k of the lane's triangle, the very floats of sr_bvh.triangles.
+/// `primitive` is the caller's triangle number, with SR_PACK_FLAG as described there. 160 bytes.
+typedef struct sr_triangle_pack {
+    float v[3][3][SR_PACK_WIDTH];
+    uint32_t primitive[SR_PACK_WIDTH];
+} sr_triangle_pack;
+
+_Static_assert(sizeof(sr_triangle_pack) == 5 * SR_WIDE_UNIT, "packs are 5 units");
+
+/// The wide tree of an sr_bvh (sr_bvh.wide). The root node is at unit 0.
+typedef struct sr_bvh_wide {
+    unsigned char *units; ///< 64-byte aligned
+    size_t unit_count;
+    size_t node_count, pack_count; ///< statistics
+    void *block; ///< the allocation `units` lives in
+} sr_bvh_wide;
+
+/// The wide node at unit `ref`.
+static inline const sr_wide_node *sr_wide_node_at(const sr_bvh_wide *wide, uint32_t ref)
+{
+    return (const sr_wide_node *)(const void *)(wide->units + (size_t)ref * SR_WIDE_UNIT);
+}
+
+/// The first pack of the leaf reference `ref` of a triangle tree.
+static inline const sr_triangle_pack *sr_wide_pack_at(const sr_bvh_wide *wide, uint32_t ref)
+{
+    return (const sr_triangle_pack *)(const void *)(wide->units + (size_t)(ref & ~SR_WIDE_LEAF) * SR_WIDE_UNIT);
+}
+
+/// Builds bvh->wide from bvh->nodes (the binary tree must be complete, slots and triangles
+/// filled). Errors: out of memory (bvh->wide stays NULL). Deterministic. An empty tree gets no
+/// wide tree.
+sr_status sr_bvh_wide_build(sr_bvh *bvh, sr_error *err);
+/// Frees a wide tree (NULL is fine).
+void sr_bvh_wide_destroy(sr_bvh_wide *wide);
+
+/// Bytes the wide tree holds (nodes, packs and the padding that keeps nodes 64-byte aligned),
+/// for the memory figures of the benchmarks.
+size_t sr_bvh_wide_bytes(const sr_bvh *bvh);
 
 /// Asks the kernel for transparent huge pages over a large block (advice only; bvh_build.c).
 void sr_bvh_advise_huge_pages(void *block, size_t size);
@@ -152,8 +248,15 @@ static inline void sr_bvh_hit_clear(sr_bvh_hit *hit)
 
 /* ---- traversals ---- */
 
-/// The ray query of softrast/bvh.h (closest, any or custom) walking the binary node array
-/// (bvh_query.c). Same contract as the public queries, which call it.
+/// The ray query of softrast/bvh.h (closest, any or custom) walking the wide tree; `ray` is
+/// usable (sr_bvh_ray_is_usable), the tree not empty, `hit` cleared (sr_bvh_hit_clear). Fills
+/// `hit` completely; returns whether something was hit. (bvh_query_wide.c)
+bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
+                       void *user, sr_bvh_hit *hit);
+
+/// The same query walking the binary node array instead (bvh_query.c): the traversal the wide
+/// tree replaced, kept so that tests can compare the two ray by ray. Same contract and same
+/// answers as the public queries (for `nodes_visited`: nodes of the binary tree).
 bool sr_bvh_query_ray_binary(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,
                              sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);
 

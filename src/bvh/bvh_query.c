@@ -1,6 +1,8 @@
 /* src/bvh/bvh_query.c — queries of the static BVH (softrast/bvh.h): the entry points of the ray
- * queries (closest hit, any hit, closest hit with a caller's primitive test) and the box,
- * sphere and frustum overlap queries with callbacks.
+ * queries (closest hit, any hit, closest hit with a caller's primitive test), which walk the
+ * wide tree (bvh_query_wide.c); the binary traversal they replaced, kept for comparisons
+ * (bvh_internal.h); and the box, sphere and frustum overlap queries with callbacks, which walk
+ * the binary node array.
  *
  * Every query reads a const tree and keeps its state on the stack (explicit traversal stack,
  * no recursion, no allocation), so queries are reentrant and any number of threads may query

@@ -1,6 +1,7 @@
 /* softrast/bvh.h — the static bounding volume hierarchy: a binned-SAH build over triangles or
- * boxes into a flat array of 32-byte nodes, closest-hit and any-hit ray queries, and box, sphere
- * and frustum overlap queries with callbacks.
+ * boxes into a flat array of 32-byte nodes, collapsed into a private 8-wide tree with leaves of
+ * 4-triangle packs for the ray queries; closest-hit and any-hit ray queries, and box, sphere and
+ * frustum overlap queries with callbacks.
  * Stands on geom (rays, boxes, frustums); knows nothing of raster or scene: meshes come in as
  * plain arrays. (The dynamic tree of moving boxes is softrast/bvh_dynamic.h.) */
 #ifndef SOFTRAST_BVH_H
@@ -95,6 +96,10 @@ typedef struct sr_bvh {
     sr_aabb *boxes;
     sr_bvh_stats stats;
     void *allocation; ///< private: the block `nodes` lives in
+    /// Private: the wide tree the ray queries walk, built from `nodes` by the build (8 children
+    /// per node, each child a node of `nodes`; leaves hold the triangles again as packs of 4
+    /// in SIMD order). NULL for an empty tree.
+    struct sr_bvh_wide *wide;
 } sr_bvh;
 
 /// Builds a tree over triangles. Triangles with a non-finite vertex are left out (they can
@@ -105,9 +110,13 @@ typedef struct sr_bvh {
 /// empty tree whose queries report nothing. Errors: NULL arguments, an index >= vertex_count
 /// (naming the triangle), more than 2^31 - 1 triangles, bad desc values, out of memory.
 /// Deterministic: the same input and desc give byte-identical arrays. `*out` is NULL on failure.
-/// Memory: one block for the tree and a scratch array, both through sr_alloc; on Linux, blocks
-/// of 4 MiB and more get madvise(MADV_HUGEPAGE) (advice only) because large trees are walked at
-/// random. Single-threaded; builds of different trees may run on different threads at once.
+/// Memory: one block for the tree, a scratch array, and the wide tree's nodes and packs, all
+/// through sr_alloc; on Linux, blocks of 4 MiB and more get madvise(MADV_HUGEPAGE) (advice
+/// only) because large trees are walked at random. Per triangle, the tree holds the 32-byte
+/// binary nodes (about 1.1 per triangle), its slot index (4 bytes) and vertices (36 bytes),
+/// and the wide tree (about 0.03 nodes of 256 bytes and 0.4 packs of 160 bytes per triangle on
+/// scanned meshes). Single-threaded; builds of different trees may run on different threads
+/// at once.
 sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles *triangles, sr_bvh **out,
                                  sr_error *err);
 

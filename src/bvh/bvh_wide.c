@@ -1,0 +1,295 @@
+/* src/bvh/bvh_wide.c — collapses the binary SAH tree into the wide tree that the ray queries walk
+ * (bvh_internal.h): nodes of up to 8 children, leaves of 4-triangle packs.
+ *
+ * The collapse (Wald, Benthin & Boulos 2008; Embree's BVH4/BVH8 from a binary tree): a wide
+ * node starts with the two children of a binary node and, while it has fewer than 8, replaces
+ * the child of largest surface area that is not a leaf by that child's two children. The
+ * children that remain are its children: each one's box is the box of a binary node, so the
+ * wide tree tests only boxes that the binary tree has, and fewer of them. A child becomes a leaf
+ * when it is a binary leaf or when its whole binary subtree holds at most LEAF_TRIANGLES
+ * triangles (one pack): their slots are contiguous, and testing the 4 lanes of one pack costs
+ * about what testing one triangle does, so a subtree of 2-4 small leaves would only add box
+ * tests. Each node also gets its children's push order for the 8 ray octants.
+ *
+ * Layout: one array of 32-byte units, depth first. A node is followed by the packs of its leaf
+ * children (in slot order, a leaf's packs contiguous, a pack's unused lanes repeating its last
+ * triangle, flagged: SR_PACK_FLAG), so the traversal finds a leaf next to its parent in memory;
+ * nodes start on 64-byte boundaries. Box trees get the same nodes, with leaves that name their
+ * binary leaf.
+ *
+ * Deterministic (no threads, no addresses in decisions, padding zeroed) and linear in the size
+ * of the tree: one pass over the binary nodes for the subtree sizes, one collapse step per wide
+ * node. Knows nothing of raster or scene. */
+#include "bvh_internal.h"
+
+#include <string.h>
+
+/* A binary subtree of at most this many triangles becomes one leaf (one pack). */
+#define LEAF_TRIANGLES SR_PACK_WIDTH
+
+typedef struct collapse {
+    const sr_bvh *bvh;
+    const uint32_t *subtree_counts; /* per binary node: primitives in its subtree */
+    unsigned char *units;
+    size_t unit_count, node_count, pack_count;
+} collapse;
+
+static float half_area(const sr_bvh_node *node)
+{
+    const float dx = node->max.x - node->min.x, dy = node->max.y - node->min.y, dz = node->max.z - node->min.z;
+    return dx * dy + dy * dz + dz * dx;
+}
+
+static bool becomes_leaf(const collapse *c, uint32_t index)
+{
+    return c->bvh->nodes[index].count > 0 || (c->bvh->triangles && c->subtree_counts[index] <= LEAF_TRIANGLES);
+}
+
+/* First slot of a subtree: its slots are contiguous from its leftmost leaf on. */
+static uint32_t first_slot(const sr_bvh_node *nodes, uint32_t index)
+{
+    while (nodes[index].count == 0)
+        index = nodes[index].first;
+    return nodes[index].first;
+}
+
+/* The leaf reference of binary node `index`, whose subtree is one leaf of the wide tree; its
+ * packs go at the end of the units. */
+static uint32_t emit_leaf(collapse *c, uint32_t index)
+{
+    const sr_bvh *bvh = c->bvh;
+    if (!bvh->triangles)
+        return SR_WIDE_LEAF | index;
+    const uint32_t first = first_slot(bvh->nodes, index), count = c->subtree_counts[index];
+    const uint32_t unit = (uint32_t)c->unit_count;
+    for (uint32_t start = 0; start < count; start += SR_PACK_WIDTH) {
+        sr_triangle_pack *pack = (sr_triangle_pack *)(void *)(c->units + c->unit_count * SR_WIDE_UNIT);
+        c->unit_count += sizeof(sr_triangle_pack) / SR_WIDE_UNIT;
+        c->pack_count++;
+        for (uint32_t lane = 0; lane < SR_PACK_WIDTH; lane++) {
+            const bool real = start + lane < count;
+            const uint32_t slot = first + (real ? start + lane : count - 1);
+            const float *v = &bvh->triangles[9 * (size_t)slot];
+            for (int k = 0; k < 3; k++)
+                for (int axis = 0; axis < 3; axis++)
+                    pack->v[k][axis][lane] = v[3 * k + axis];
+            pack->primitive[lane] = bvh->primitive_indices[slot] | (real ? 0u : SR_PACK_FLAG);
+        }
+        if (start + SR_PACK_WIDTH < count)
+            pack->primitive[0] |= SR_PACK_FLAG;
+    }
+    return SR_WIDE_LEAF | unit;
+}
+
+/* The push order of every ray octant (sr_wide_node.order): children sorted by the distance of
+ * their entry corner along the octant's diagonal, farthest first, empty slots before all;
+ * equal distances in slot order. */
+static void set_child_order(sr_wide_node *node, int count)
+{
+    for (int p = 0; p < SR_WIDE_WIDTH; p++)
+        node->order[p] = 0;
+    for (unsigned octant = 0; octant < 8; octant++) {
+        float key[SR_WIDE_WIDTH];
+        int slots[SR_WIDE_WIDTH];
+        for (int i = 0; i < SR_WIDE_WIDTH; i++) {
+            slots[i] = i;
+            key[i] = INFINITY; /* empty: farthest */
+            if (i >= count)
+                continue;
+            key[i] = 0.0f;
+            for (int axis = 0; axis < 3; axis++) {
+                const bool negative = octant >> axis & 1u;
+                /* entry corner: the min face for a positive direction, the max face else */
+                const float corner = node->bounds[2 * axis + (negative ? 1 : 0)][i];
+                key[i] += negative ? -corner : corner;
+            }
+        }
+        /* insertion sort, nearest first, stable */
+        for (int i = 1; i < SR_WIDE_WIDTH; i++) {
+            const int slot = slots[i];
+            int j = i;
+            for (; j > 0 && key[slots[j - 1]] > key[slot]; j--)
+                slots[j] = slots[j - 1];
+            slots[j] = slot;
+        }
+        for (int p = 0; p < SR_WIDE_WIDTH; p++)
+            node->order[p] |= (uint32_t)slots[SR_WIDE_WIDTH - 1 - p] << (3 * octant);
+    }
+    node->order[0] |= (uint32_t)count << 24;
+}
+
+/* A binary node to become a wide node, and where its reference goes (the root has none). */
+typedef struct collapse_task {
+    uint32_t binary;
+    uint32_t parent_unit, slot;
+} collapse_task;
+
+#define NO_PARENT 0xffffffffu
+
+/* Makes a wide node from binary node `task.binary` at the end of the units, followed by the
+ * packs of its leaf children; pushes the children that are wide nodes. */
+static void collapse_node(collapse *c, collapse_task task, collapse_task *stack, int *top)
+{
+    const sr_bvh_node *nodes = c->bvh->nodes;
+    uint32_t children[SR_WIDE_WIDTH];
+    float areas[SR_WIDE_WIDTH];
+    int count;
+    if (nodes[task.binary].count > 0) { /* the root of a tree that is one leaf */
+        children[0] = task.binary;
+        count = 1;
+    } else {
+        const uint32_t left = nodes[task.binary].first;
+        children[0] = left;
+        children[1] = left + 1;
+        areas[0] = half_area(&nodes[left]);
+        areas[1] = half_area(&nodes[left + 1]);
+        count = 2;
+        while (count < SR_WIDE_WIDTH) {
+            /* open the largest child that is not a leaf (the first of equal ones) */
+            int open = -1;
+            float open_area = -1.0f;
+            for (int i = 0; i < count; i++) {
+                if (!becomes_leaf(c, children[i]) && areas[i] > open_area) {
+                    open = i;
+                    open_area = areas[i];
+                }
+            }
+            if (open < 0)
+                break;
+            const uint32_t first = nodes[children[open]].first;
+            children[open] = first;
+            areas[open] = half_area(&nodes[first]);
+            children[count] = first + 1;
+            areas[count] = half_area(&nodes[first + 1]);
+            count++;
+        }
+    }
+    if (c->unit_count & 1u) { /* nodes on 64-byte boundaries; the padding is zero (determinism) */
+        memset(c->units + c->unit_count * SR_WIDE_UNIT, 0, SR_WIDE_UNIT);
+        c->unit_count++;
+    }
+    const uint32_t unit = (uint32_t)c->unit_count;
+    sr_wide_node *node = (sr_wide_node *)(void *)(c->units + c->unit_count * SR_WIDE_UNIT);
+    c->unit_count += sizeof(sr_wide_node) / SR_WIDE_UNIT;
+    c->node_count++;
+    if (task.parent_unit != NO_PARENT)
+        ((sr_wide_node *)(void *)(c->units + (size_t)task.parent_unit * SR_WIDE_UNIT))->child[task.slot] = unit;
+    for (int i = 0; i < SR_WIDE_WIDTH; i++) {
+        for (int axis = 0; axis < 3; axis++) {
+            node->bounds[2 * axis][i] = INFINITY;
+            node->bounds[2 * axis + 1][i] = -INFINITY;
+        }
+        node->child[i] = 0;
+    }
+    for (int i = 0; i < count; i++) {
+        const sr_bvh_node *child = &nodes[children[i]];
+        const float min[3] = {child->min.x, child->min.y, child->min.z};
+        const float max[3] = {child->max.x, child->max.y, child->max.z};
+        for (int axis = 0; axis < 3; axis++) {
+            node->bounds[2 * axis][i] = min[axis];
+            node->bounds[2 * axis + 1][i] = max[axis];
+        }
+    }
+    set_child_order(node, count);
+    /* the leaves' packs right after the node; the wide children later, their references filled
+     * in when they are made */
+    for (int i = count - 1; i >= 0; i--) {
+        if (becomes_leaf(c, children[i]))
+            node->child[i] = emit_leaf(c, children[i]);
+        else
+            stack[(*top)++] = (collapse_task){children[i], unit, (uint32_t)i};
+    }
+}
+
+/* A 64-byte aligned array inside a block from sr_alloc (64 bytes of slack). */
+static unsigned char *align_64(void *block)
+{
+    return (unsigned char *)block + (64 - (uintptr_t)block % 64) % 64;
+}
+
+sr_status sr_bvh_wide_build(sr_bvh *bvh, sr_error *err)
+{
+    bvh->wide = NULL;
+    if (bvh->primitive_count == 0)
+        return SR_OK;
+    const sr_bvh_node *nodes = bvh->nodes;
+    const size_t n = bvh->node_count;
+    uint32_t *counts = sr_alloc_array(n, sizeof *counts);
+    sr_bvh_wide *wide = sr_calloc(1, sizeof *wide);
+    if (!counts || !wide) {
+        sr_free(counts);
+        sr_free(wide);
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for the wide tree");
+    }
+    /* Subtree sizes, bottom-up: children always have larger indices than their parent. */
+    size_t leaves = 0, pack_bound = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (i == 1 && n > 1) { /* the padding node */
+            counts[i] = 0;
+            continue;
+        }
+        if (nodes[i].count > 0) {
+            counts[i] = nodes[i].count;
+            leaves++;
+            pack_bound += (nodes[i].count + SR_PACK_WIDTH - 1) / SR_PACK_WIDTH;
+        } else {
+            counts[i] = counts[nodes[i].first] + counts[nodes[i].first + 1];
+        }
+    }
+    /* Every wide node but a lone root has at least two children, each a different binary
+     * leaf or subtree: there are fewer wide nodes than binary leaves. Merged leaves take fewer
+     * packs than their binary leaves did. A node takes at most 9 units with its alignment.
+     * The block is trimmed to what was used. */
+    const size_t unit_bound = 9 * leaves + (bvh->triangles ? 5 * pack_bound : 0) + 2;
+    const size_t bytes = unit_bound * SR_WIDE_UNIT + 64;
+    wide->block = sr_alloc(bytes);
+    if (!wide->block) {
+        sr_free(counts);
+        sr_free(wide);
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for the wide tree");
+    }
+    sr_bvh_advise_huge_pages(wide->block, bytes);
+    collapse c = {.bvh = bvh, .subtree_counts = counts, .units = align_64(wide->block)};
+    /* depth-first; each wide level leaves at most 7 siblings waiting, over at most
+     * SR_BVH_MAX_DEPTH levels (a wide level takes at least one binary level) */
+    collapse_task stack[SR_WIDE_WIDTH * (SR_BVH_MAX_DEPTH + 1)];
+    int top = 0;
+    stack[top++] = (collapse_task){0, NO_PARENT, 0};
+    while (top > 0) {
+        collapse_task task = stack[--top];
+        collapse_node(&c, task, stack, &top);
+    }
+    sr_free(counts);
+    wide->unit_count = c.unit_count;
+    wide->node_count = c.node_count;
+    wide->pack_count = c.pack_count;
+    /* give back the unused tail; slide the units to the new alignment if the block moved */
+    const size_t used = wide->unit_count * SR_WIDE_UNIT;
+    const size_t offset = (size_t)(c.units - (unsigned char *)wide->block);
+    unsigned char *moved = sr_realloc(wide->block, used + 64);
+    if (moved) {
+        unsigned char *aligned = align_64(moved);
+        if (aligned != moved + offset)
+            memmove(aligned, moved + offset, used);
+        wide->block = moved;
+        c.units = aligned;
+    }
+    wide->units = c.units;
+    bvh->wide = wide;
+    return SR_OK;
+}
+
+void sr_bvh_wide_destroy(sr_bvh_wide *wide)
+{
+    if (!wide)
+        return;
+    sr_free(wide->block);
+    sr_free(wide);
+}
+
+size_t sr_bvh_wide_bytes(const sr_bvh *bvh)
+{
+    if (!bvh || !bvh->wide)
+        return 0;
+    return bvh->wide->unit_count * SR_WIDE_UNIT;
+}
