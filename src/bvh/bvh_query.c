@@ -319,11 +319,16 @@ bool sr_bvh_query_ray_binary(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mo
     return true;
 }
 
+/* The public ray queries walk the wide tree. */
 static bool query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                       void *user, sr_bvh_hit *hit)
 {
     sr_bvh_hit_clear(hit);
-    return sr_bvh_query_ray_binary(bvh, ray, mode, intersect, user, hit);
+    if (!bvh || !ray || !sr_bvh_ray_is_usable(ray) || bvh->primitive_count == 0 || !bvh->wide)
+        return false;
+    if (mode == SR_BVH_RAY_CUSTOM ? !intersect : !bvh->triangles)
+        return false;
+    return sr_bvh_query_wide(bvh, ray, mode, intersect, user, hit);
 }
 
 bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)

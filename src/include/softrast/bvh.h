@@ -139,8 +139,11 @@ typedef struct sr_bvh_hit {
     /// Geometric normal: unit length along (v1 - v0) x (v2 - v0); (0, 0, 0) for a zero-area
     /// triangle (which sr_ray_triangle can hit where it fills a crack between its neighbours).
     sr_vec3 normal;
-    uint32_t nodes_visited; ///< nodes whose box was tested (for the debug heat map)
-    uint32_t primitives_tested;
+    /// Boxes tested (for the debug heat map): the ray queries walk the wide tree, and every
+    /// node of it that the ray enters has all its children's boxes (up to 8, each a node of
+    /// `sr_bvh.nodes`) tested at once; this counts those child boxes.
+    uint32_t nodes_visited;
+    uint32_t primitives_tested; ///< primitives intersected (triangles of the leaves reached)
 } sr_bvh_hit;
 
 /// Closest hit of a triangle tree in [ray->tmin, ray->tmax] (two-sided, as sr_ray_triangle and
