@@ -254,6 +254,11 @@ static inline void sr_bvh_hit_clear(sr_bvh_hit *hit)
 bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                        void *user, sr_bvh_hit *hit);
 
+/// For tests: the lanes of `pack` (bit i for lane i) that the triangle filter of the wide
+/// traversal keeps for `ray` in a tree whose root box is `root` (which must hold the pack's
+/// vertices); sr_ray_triangle misses the triangles of every other lane. (bvh_query_wide.c)
+unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
+
 /// The same query walking the binary node array instead (bvh_query.c): the traversal the wide
 /// tree replaced, kept so that tests can compare the two ray by ray. Same contract and same
 /// answers as the public queries (for `nodes_visited`: nodes of the binary tree).

@@ -136,7 +136,7 @@ SR_BVH_ALWAYS_INLINE uint32_t push_children(const sr_wide_node *node, unsigned m
                                             uint32_t *refs, float *t_entry, int *top)
 {
     const int count = (int)bit_count(mask);
-#if defined(__AVX2__) && defined(__BMI2__)
+#if defined(SR_BVH_AVX2)
     const __m256i slots = _mm256_and_si256(_mm256_srl_epi32(_mm256_load_si256((const __m256i *)(const void *)node->order),
                                                             _mm_cvtsi32_si128((int)(3 * octant))),
                                            _mm256_set1_epi32(7));
@@ -146,7 +146,7 @@ SR_BVH_ALWAYS_INLINE uint32_t push_children(const sr_wide_node *node, unsigned m
     const unsigned hit = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(lane_bits));
     const __m256i child = _mm256_permutevar8x32_epi32(_mm256_load_si256((const __m256i *)(const void *)node->child), slots);
     const __m256 t = _mm256_permutevar8x32_ps(enter, slots);
-#if defined(__AVX512F__) && defined(__AVX512VL__)
+#if defined(SR_BVH_AVX512)
     const __m256i packed_child = _mm256_maskz_compress_epi32((__mmask8)hit, child);
     const __m256 packed_t = _mm256_maskz_compress_ps((__mmask8)hit, t);
 #else
@@ -196,10 +196,9 @@ typedef struct pack_ray {
  * most three roundings to nearest (a relative u each) before it, so G, K1 and K2 are never
  * below the real values the proof needs. Past 2^62 the filter is switched off (K1 = inf: no
  * lane is rejected), which keeps every product of the filter far from overflow. */
-static void pack_ray_make(const sr_bvh *bvh, const sr_ray *ray, pack_ray *p)
+static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *p)
 {
     const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    const sr_bvh_node *root = &bvh->nodes[0];
     const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
     float reach[3];
     for (int axis = 0; axis < 3; axis++) {
@@ -308,6 +307,14 @@ SR_BVH_ALWAYS_INLINE bool pack_triangle_test(const sr_bvh_leaf_ray *ray, float t
     return sr_bvh_leaf_triangle_in_ray_space(ray, tmin, tmax, p[0], p[1], p[2], hit);
 }
 
+unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root)
+{
+    const sr_bvh_node root_node = {.min = root.min, .max = root.max};
+    pack_ray r;
+    pack_ray_make(&root_node, ray, &r);
+    return pack_candidates(pack, &r, -1, -1, -1);
+}
+
 /* The 9 floats of lane `lane`'s triangle (sr_bvh.triangles order). */
 static inline void pack_triangle(const sr_triangle_pack *pack, unsigned lane, float v[9])
 {
@@ -399,7 +406,7 @@ static int axis_order(const sr_ray *ray)
 SR_BVH_ALWAYS_INLINE bool leaf_triangles(query *q, uint32_t ref, bool any)
 {
     if (!q->leaf_rays_made) {
-        pack_ray_make(q->bvh, q->ray, &q->filter);
+        pack_ray_make(&q->bvh->nodes[0], q->ray, &q->filter);
         sr_bvh_leaf_ray_make(q->ray, &q->leaf);
         q->axis_order = axis_order(q->ray);
         q->leaf_rays_made = true;

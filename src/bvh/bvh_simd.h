@@ -7,7 +7,10 @@
  *    MINPS/MAXPS: the second operand wins when either is NaN or both are zeros;
  *  - comparisons are ordered (false for NaN) and return a bit mask, bit i for lane i;
  *  - no operation is fused: intrinsics are never contracted into FMA, and the portable version
- *    writes each operation as a separate statement. */
+ *    writes each operation as a separate statement.
+ * Defining SR_BVH_PORTABLE selects the portable versions on any machine: tests/meson.build
+ * compiles the traversal a second time that way, and tests/test_bvh_wide.c checks that both
+ * answer alike, counters included. */
 #ifndef SR_BVH_SIMD_H
 #define SR_BVH_SIMD_H
 
@@ -15,15 +18,23 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_SSE2 1
 #include <emmintrin.h>
 #endif
-#if defined(__AVX__)
+#if defined(__AVX__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_AVX 1
 #include <immintrin.h>
+#endif
+#if defined(__AVX2__) && defined(__BMI2__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_AVX2 1
+#endif
+#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_AVX512 1
 #endif
 
 /* ---- f8: 8 floats ---- */
-#if defined(__AVX__)
+#if defined(SR_BVH_AVX)
 typedef __m256 f8;
 static inline f8 f8_load(const float *p)
 {
@@ -73,7 +84,7 @@ static inline unsigned f8_gt(f8 a, f8 b)
 {
     return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ));
 }
-#elif defined(__SSE2__)
+#elif defined(SR_BVH_SSE2)
 typedef struct f8 {
     __m128 lo, hi;
 } f8;
@@ -174,7 +185,7 @@ SR_F8_COMPARE(f8_gt, >)
 #endif
 
 /* ---- f4: 4 floats ---- */
-#if defined(__SSE2__)
+#if defined(SR_BVH_SSE2)
 typedef __m128 f4;
 static inline f4 f4_load(const float *p)
 {
