@@ -153,7 +153,8 @@ static inline bool sr_bvh_ray_is_fast(const sr_ray *ray)
 /// in a triangle's plane, whose t is rounding noise that may lie outside its box: bvh.h.)
 static inline float sr_bvh_prune_limit(float t)
 {
-    return t + fabsf(t) * 0x1p-18f;
+    /* (a caller's test may report t = -inf, where t + |t| would be NaN) */
+    return fabsf(t) < INFINITY ? t + fabsf(t) * 0x1p-18f : t;
 }
 
 /// Whether a hit at (t, primitive) replaces the best so far (best_t, best_primitive): closer,

@@ -8,7 +8,8 @@
  * the rounding of t where FUZZ_SKIP_KNOWN_BUGS allows it, and only for rays and scenes of sane
  * magnitudes, see is_well_scaled), any hit, the closest hit through a caller's test
  * (sr_ray_aabb over boxes, exact), and the exact sets of primitives an overlap query must
- * report once each. Bad options and out-of-range indices
+ * report once each. The ray queries (which walk the wide tree) must also answer exactly as the
+ * binary traversal (sr_bvh_query_ray_binary) wherever no hit is decided by rounding. Bad options and out-of-range indices
  * must be refused with an error; the tree itself must be well formed (every kept primitive in
  * exactly one leaf, node boxes holding their contents, depth within SR_BVH_MAX_DEPTH). Inputs
  * starting with FUZZ_ALLOCATION_FAILURE_MARK build with failing allocations.
@@ -16,6 +17,8 @@
 #include "fuzz_targets.h"
 
 #include <softrast/bvh.h>
+
+#include "../../src/bvh/bvh_internal.h" /* sr_bvh_query_ray_binary: the traversal the wide tree replaced */
 
 #include <float.h>
 #include <math.h>
@@ -302,6 +305,25 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
         FUZZ_CHECK(custom_found == found && (!found || (custom.primitive < s->count && custom.t == hit.t)),
                    "custom query (%d, t %g) differs from the closest hit (%d, t %g)", custom_found, (double)custom.t,
                    found, (double)hit.t);
+
+        /* The wide tree against the binary traversal: the same hit, bit for bit, and the same
+         * triangle (ties go to the smallest number in both), unless a hit is marginal, where
+         * which boxes a traversal enters can decide whether rounding lets it find a triangle. */
+        bool any_marginal = false;
+        for (size_t i = 0; i < s->count && !any_marginal; i++)
+            any_marginal = brute_hit[i] && (tolerance == 0.0f || marginal_hit(s, i, ray, brute_t[i], tolerance));
+        sr_bvh_hit binary;
+        bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CLOSEST, NULL, NULL, &binary);
+        FUZZ_CHECK(!compare || any_marginal ||
+                       (binary_found == found &&
+                        (!found || (binary.primitive == hit.primitive && memcmp(&binary.t, &hit.t, sizeof hit.t) == 0 &&
+                                    memcmp(&binary.u, &hit.u, sizeof hit.u) == 0 &&
+                                    memcmp(&binary.v, &hit.v, sizeof hit.v) == 0))),
+                   "wide closest hit (%d, primitive %u, t %a) differs from the binary traversal's (%d, %u, %a)", found,
+                   hit.primitive, (double)hit.t, binary_found, binary.primitive, (double)binary.t);
+        FUZZ_CHECK(!compare || any_marginal ||
+                       sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_ANY, NULL, NULL, &binary) == any_found,
+                   "wide any-hit (%d) differs from the binary traversal's", any_found);
         return;
     }
     sr_bvh_hit hit;
@@ -314,6 +336,13 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
                    "custom box query reports primitive %u at t %g", p, (double)hit.t);
         FUZZ_CHECK(hit.t == best, "custom box query t %.9g, brute force closest %.9g", (double)hit.t, (double)best);
     }
+    /* exact box tests on both sides: the wide tree answers as the binary traversal */
+    sr_bvh_hit binary;
+    bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CUSTOM, intersect_box, (void *)s, &binary);
+    FUZZ_CHECK(binary_found == found && (!found || (binary.primitive == hit.primitive &&
+                                                    memcmp(&binary.t, &hit.t, sizeof hit.t) == 0)),
+               "wide custom box query (%d, primitive %u, t %a) differs from the binary traversal's (%d, %u, %a)", found,
+               hit.primitive, (double)hit.t, binary_found, binary.primitive, (double)binary.t);
 }
 
 /* ------------------------------------------------------------------------------------------ */
