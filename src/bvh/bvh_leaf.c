@@ -20,7 +20,7 @@
  * most three roundings to nearest (a relative u each) before it, so G, K1 and K2 are never
  * below the real values the proof needs. Past 2^62 the filter is switched off (K1 = inf: no
  * lane is rejected), which keeps every product of the filter far from overflow. */
-static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *p)
+void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale_out, float *offset_out)
 {
     const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
     const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
@@ -39,6 +39,15 @@ static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *
         scale = (g * 0x1p-20f + 0x1p-100f) * up;
         offset = (g * 0x1p-24f + 0x1p-20f) * up;
     }
+    *scale_out = scale;
+    *offset_out = offset;
+}
+
+static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *p)
+{
+    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    float scale, offset;
+    sr_bvh_filter_bound(root, ray, &scale, &offset);
     p->offset_x = (size_t)ray->axis_x * sizeof(float[SR_PACK_WIDTH]);
     p->offset_y = (size_t)ray->axis_y * sizeof(float[SR_PACK_WIDTH]);
     p->offset_z = (size_t)ray->axis_z * sizeof(float[SR_PACK_WIDTH]);
@@ -111,26 +120,6 @@ SR_BVH_ALWAYS_INLINE unsigned pack_candidates(const sr_triangle_pack *pack, cons
     return ~f4_gt_and_lt(high, bound, low, f4_negate(bound)) & 0xfu;
 }
 
-/* sr_ray_triangle on lane `lane` of a pack: sr_bvh_leaf_triangle's arithmetic on the pack's
- * floats (the same expressions, so the same bits), axes as in pack_candidates. */
-SR_BVH_ALWAYS_INLINE bool pack_triangle_test(const sr_bvh_leaf_ray *ray, float tmin, float tmax,
-                                             const sr_triangle_pack *pack, unsigned lane, int axis_x, int axis_y,
-                                             int axis_z, sr_triangle_hit *hit)
-{
-    if (axis_x < 0) {
-        axis_x = ray->axis_x;
-        axis_y = ray->axis_y;
-        axis_z = ray->axis_z;
-    }
-    sr_vec3 p[3];
-    for (int k = 0; k < 3; k++) {
-        const float z = pack->v[k][axis_z][lane] - ray->origin_z;
-        p[k] = (sr_vec3){(pack->v[k][axis_x][lane] - ray->origin_x) - ray->shear_x * z,
-                         (pack->v[k][axis_y][lane] - ray->origin_y) - ray->shear_y * z, z};
-    }
-    return sr_bvh_leaf_triangle_in_ray_space(ray, tmin, tmax, p[0], p[1], p[2], hit);
-}
-
 unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root)
 {
     const sr_bvh_node root_node = {.min = root.min, .max = root.max};
@@ -169,16 +158,10 @@ SR_BVH_ALWAYS_INLINE bool leaf_packs(sr_bvh_leaf_query *q, uint32_t ref, bool an
             candidates &= candidates - 1;
             const uint32_t primitive = pack->primitive[lane] & ~SR_PACK_FLAG;
             sr_triangle_hit triangle_hit;
-            if (pack_triangle_test(&q->leaf, q->ray->tmin, q->tmax, pack, lane, axis_x, axis_y, axis_z,
+            if (sr_bvh_pack_triangle_test(&q->leaf, q->ray->tmin, q->tmax, pack, lane, axis_x, axis_y, axis_z,
                                    &triangle_hit) &&
                 sr_bvh_hit_is_better(triangle_hit.t, primitive, q->tmax, q->best_primitive)) {
-                q->tmax = triangle_hit.t;
-                q->hit->t = triangle_hit.t;
-                q->hit->u = triangle_hit.u;
-                q->hit->v = triangle_hit.v;
-                q->best_primitive = primitive;
-                q->best_pack = pack;
-                q->best_lane = lane;
+                sr_bvh_leaf_query_keep(q, pack, lane, primitive, &triangle_hit);
                 if (any)
                     return true;
             }

@@ -16,6 +16,7 @@
 #define sr_bvh_leaf_closest sr_bvh_leaf_closest_portable
 #define sr_bvh_leaf_any sr_bvh_leaf_any_portable
 #define sr_bvh_leaf_custom sr_bvh_leaf_custom_portable
+#define sr_bvh_filter_bound sr_bvh_filter_bound_portable
 #endif
 
 #include "bvh_internal.h"
@@ -51,6 +52,44 @@ typedef struct sr_bvh_leaf_query {
     sr_bvh_ray_primitive_fn intersect;
     void *user;
 } sr_bvh_leaf_query;
+
+/// The bound constants of the triangle filter (pack_candidates' K1 and K2) for `ray` in a tree
+/// whose root box is `root`. (bvh_leaf.c)
+void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale, float *offset);
+
+/// sr_ray_triangle on lane `lane` of a pack: sr_bvh_leaf_triangle's arithmetic on the pack's
+/// floats (the same expressions, so the same bits). The axes are the ray's (constants in
+/// specialised copies), or -1: read them from `ray`.
+SR_BVH_ALWAYS_INLINE bool sr_bvh_pack_triangle_test(const sr_bvh_leaf_ray *ray, float tmin, float tmax,
+                                             const sr_triangle_pack *pack, unsigned lane, int axis_x, int axis_y,
+                                             int axis_z, sr_triangle_hit *hit)
+{
+    if (axis_x < 0) {
+        axis_x = ray->axis_x;
+        axis_y = ray->axis_y;
+        axis_z = ray->axis_z;
+    }
+    sr_vec3 p[3];
+    for (int k = 0; k < 3; k++) {
+        const float z = pack->v[k][axis_z][lane] - ray->origin_z;
+        p[k] = (sr_vec3){(pack->v[k][axis_x][lane] - ray->origin_x) - ray->shear_x * z,
+                         (pack->v[k][axis_y][lane] - ray->origin_y) - ray->shear_y * z, z};
+    }
+    return sr_bvh_leaf_triangle_in_ray_space(ray, tmin, tmax, p[0], p[1], p[2], hit);
+}
+
+/// Keeps a hit of lane `lane` of `pack` (primitive `primitive`) as the query's best.
+static inline void sr_bvh_leaf_query_keep(sr_bvh_leaf_query *q, const sr_triangle_pack *pack, unsigned lane,
+                                          uint32_t primitive, const sr_triangle_hit *hit)
+{
+    q->tmax = hit->t;
+    q->hit->t = hit->t;
+    q->hit->u = hit->u;
+    q->hit->v = hit->v;
+    q->best_primitive = primitive;
+    q->best_pack = pack;
+    q->best_lane = lane;
+}
 
 /// Starts a query of `ray` (usable: sr_bvh_ray_is_usable) over `bvh` (not empty) into `hit`
 /// (cleared: sr_bvh_hit_clear).

@@ -184,6 +184,139 @@ SR_F8_COMPARE(f8_gt, >)
 #undef SR_F8_COMPARE
 #endif
 
+/* ---- f16: 16 floats (a packet of rays), with 16-bit lane masks ---- */
+#if defined(SR_BVH_AVX512)
+typedef __m512 f16;
+static inline f16 f16_load(const float *p)
+{
+    return _mm512_loadu_ps(p);
+}
+static inline void f16_store(float *p, f16 a)
+{
+    _mm512_storeu_ps(p, a);
+}
+static inline f16 f16_splat(float a)
+{
+    return _mm512_set1_ps(a);
+}
+static inline f16 f16_add(f16 a, f16 b)
+{
+    return _mm512_add_ps(a, b);
+}
+static inline f16 f16_sub(f16 a, f16 b)
+{
+    return _mm512_sub_ps(a, b);
+}
+static inline f16 f16_mul(f16 a, f16 b)
+{
+    return _mm512_mul_ps(a, b);
+}
+static inline f16 f16_min(f16 a, f16 b)
+{
+    return _mm512_min_ps(a, b);
+}
+static inline f16 f16_max(f16 a, f16 b)
+{
+    return _mm512_max_ps(a, b);
+}
+static inline f16 f16_abs(f16 a)
+{
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff)));
+}
+static inline f16 f16_negate(f16 a)
+{
+    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int)0x80000000u)));
+}
+static inline unsigned f16_le(f16 a, f16 b)
+{
+    return (unsigned)_mm512_cmp_ps_mask(a, b, _CMP_LE_OQ);
+}
+static inline unsigned f16_lt(f16 a, f16 b)
+{
+    return (unsigned)_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+}
+/// Bit i set where lane i of a > lane i of b and lane i of c < lane i of d.
+static inline unsigned f16_gt_and_lt(f16 a, f16 b, f16 c, f16 d)
+{
+    return (unsigned)(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) & _mm512_cmp_ps_mask(c, d, _CMP_LT_OQ));
+}
+/// The smallest lane among those of `mask` (+inf for none).
+static inline float f16_min_of(unsigned mask, f16 a)
+{
+    return _mm512_mask_reduce_min_ps((__mmask16)mask, a);
+}
+/// counters[i] += amount for each lane i of `mask`.
+static inline void u16_add_masked(uint32_t counters[16], unsigned mask, uint32_t amount)
+{
+    const __m512i c = _mm512_loadu_si512(counters);
+    _mm512_storeu_si512(counters, _mm512_mask_add_epi32(c, (__mmask16)mask, c, _mm512_set1_epi32((int)amount)));
+}
+#else
+typedef struct f16 {
+    f8 lo, hi;
+} f16;
+static inline f16 f16_load(const float *p)
+{
+    return (f16){f8_load(p), f8_load(p + 8)};
+}
+static inline void f16_store(float *p, f16 a)
+{
+    f8_store(p, a.lo);
+    f8_store(p + 8, a.hi);
+}
+static inline f16 f16_splat(float a)
+{
+    return (f16){f8_splat(a), f8_splat(a)};
+}
+#define SR_F16_BINARY(name, op)                                                                                        \
+    static inline f16 name(f16 a, f16 b)                                                                               \
+    {                                                                                                                  \
+        return (f16){op(a.lo, b.lo), op(a.hi, b.hi)};                                                                  \
+    }
+SR_F16_BINARY(f16_add, f8_add)
+SR_F16_BINARY(f16_sub, f8_sub)
+SR_F16_BINARY(f16_mul, f8_mul)
+SR_F16_BINARY(f16_min, f8_min)
+SR_F16_BINARY(f16_max, f8_max)
+#undef SR_F16_BINARY
+static inline f16 f16_abs(f16 a)
+{
+    return (f16){f8_abs(a.lo), f8_abs(a.hi)};
+}
+static inline f16 f16_negate(f16 a)
+{
+    return f16_sub(f16_splat(-0.0f), a); /* -0 - x: the sign flipped, exactly (as xor) */
+}
+static inline unsigned f16_le(f16 a, f16 b)
+{
+    return f8_le(a.lo, b.lo) | f8_le(a.hi, b.hi) << 8;
+}
+static inline unsigned f16_lt(f16 a, f16 b)
+{
+    return f8_lt(a.lo, b.lo) | f8_lt(a.hi, b.hi) << 8;
+}
+static inline unsigned f16_gt_and_lt(f16 a, f16 b, f16 c, f16 d)
+{
+    return (f8_gt(a.lo, b.lo) & f8_lt(c.lo, d.lo)) | (f8_gt(a.hi, b.hi) & f8_lt(c.hi, d.hi)) << 8;
+}
+static inline float f16_min_of(unsigned mask, f16 a)
+{
+    float lanes[16];
+    f16_store(lanes, a);
+    float m = INFINITY;
+    for (int i = 0; i < 16; i++)
+        if (mask >> i & 1u)
+            m = lanes[i] < m ? lanes[i] : m;
+    return m;
+}
+static inline void u16_add_masked(uint32_t counters[16], unsigned mask, uint32_t amount)
+{
+    for (int i = 0; i < 16; i++)
+        if (mask >> i & 1u)
+            counters[i] += amount;
+}
+#endif
+
 /* ---- f4: 4 floats ---- */
 #if defined(SR_BVH_SSE2)
 typedef __m128 f4;

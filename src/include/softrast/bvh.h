@@ -1,7 +1,7 @@
 /* softrast/bvh.h — the static bounding volume hierarchy: a binned-SAH build over triangles or
  * boxes into a flat array of 32-byte nodes, collapsed into a private 8-wide tree with leaves of
- * 4-triangle packs for the ray queries; closest-hit and any-hit ray queries, and box, sphere and
- * frustum overlap queries with callbacks.
+ * 4-triangle packs for the ray queries; closest-hit and any-hit ray queries for one ray or a
+ * packet of up to 16, and box, sphere and frustum overlap queries with callbacks.
  * Stands on geom (rays, boxes, frustums); knows nothing of raster or scene: meshes come in as
  * plain arrays. (The dynamic tree of moving boxes is softrast/bvh_dynamic.h.) */
 #ifndef SOFTRAST_BVH_H
@@ -156,6 +156,18 @@ typedef struct sr_bvh_hit {
 /// the shape of the tree; except for rays lying in the plane of the hit triangles, where t may
 /// differ from brute force's by the rounding of the triangle test.
 bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit);
+
+/// Most rays sr_bvh_query_ray_packet takes at once.
+#define SR_BVH_PACKET_MAX 16
+
+/// Closest hits of `count` rays (0..SR_BVH_PACKET_MAX) at once: hits[i] is exactly what
+/// sr_bvh_query_ray(bvh, &rays[i], &hits[i]) gives (t, primitive, u, v, point, normal), except
+/// for the counters, which count the work of the packet (nodes_visited: the boxes tested for
+/// that ray, primitives_tested: the triangles tested for it). Fastest for coherent rays (e.g.
+/// primary rays through a 4x2 or 4x4 block of pixels), which mostly enter the same nodes: those
+/// are tested for all rays together. Returns the number of rays that hit. Thread-safe on a
+/// const tree; `rays` and `hits` must not overlap.
+int sr_bvh_query_ray_packet(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
 
 
 /// Any hit (occlusion) of a triangle tree: stops at the first triangle hit in
