@@ -1029,9 +1029,15 @@ static sr_status finish_tree(scratch *s, sr_bvh *bvh, size_t count, size_t per_s
     compute_stats(bvh, s->builder->max_depth);
     scratch_destroy(s);
     sr_status status = sr_bvh_wide_build(bvh, err);
-    if (status != SR_OK)
+    if (status != SR_OK) {
         sr_bvh_destroy(bvh);
-    return status;
+        return status;
+    }
+    bvh->stats.wide_node_count = bvh->wide ? bvh->wide->node_count : 0;
+    bvh->stats.pack_count = bvh->wide ? bvh->wide->pack_count : 0;
+    bvh->stats.bytes = bvh->node_count * sizeof(sr_bvh_node) + bvh->primitive_count * (sizeof(uint32_t) + per_slot_bytes) +
+                       sr_bvh_wide_bytes(bvh);
+    return SR_OK;
 }
 
 static const float *vertex_at(const sr_bvh_triangles *input, size_t stride, size_t vertex)

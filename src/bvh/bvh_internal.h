@@ -55,8 +55,8 @@
 /// stack, farthest first (Fuetterling et al., "Accelerated single ray tracing for wide vector
 /// units", 2017): for the ray octant q (bit 0 set when 1/d.x < 0, bit 1 for y, bit 2 for z),
 /// bits 3q..3q+2 of order[p] are the slot of the child at position p, position 7 being the
-/// child nearest along the octant's diagonal (the entry corners of the child boxes projected
-/// onto it), empty slots first. Bits 24..31 of order[0] hold the child count.
+/// child nearest along the octant's diagonal (the centres of the child boxes projected onto
+/// it), empty slots first. Bits 24..31 of order[0] hold the child count.
 typedef struct sr_wide_node {
     float bounds[6][SR_WIDE_WIDTH];
     uint32_t child[SR_WIDE_WIDTH]; ///< a wide node's unit, or SR_WIDE_LEAF | leaf reference

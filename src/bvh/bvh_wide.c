@@ -20,16 +20,21 @@
  * Deterministic (no threads, no addresses in decisions, padding zeroed) and linear in the size
  * of the tree: one pass over the binary nodes for the subtree sizes, one collapse step per wide
  * node. Knows nothing of raster or scene. */
-#include "bvh_internal.h"
+#include "bvh_leaf.h" /* bit_count, and the lanes of bvh_simd.h */
 
 #include <string.h>
 
 /* A binary subtree of at most this many triangles becomes one leaf (one pack). */
 #define LEAF_TRIANGLES SR_PACK_WIDTH
 
+/* Per binary node: its subtree's primitives and first slot (slots of a subtree are contiguous). */
+typedef struct subtree {
+    uint32_t count, first_slot;
+} subtree;
+
 typedef struct collapse {
     const sr_bvh *bvh;
-    const uint32_t *subtree_counts; /* per binary node: primitives in its subtree */
+    const subtree *subtrees;
     unsigned char *units;
     size_t unit_count, node_count, pack_count;
 } collapse;
@@ -42,15 +47,7 @@ static float half_area(const sr_bvh_node *node)
 
 static bool becomes_leaf(const collapse *c, uint32_t index)
 {
-    return c->bvh->nodes[index].count > 0 || (c->bvh->triangles && c->subtree_counts[index] <= LEAF_TRIANGLES);
-}
-
-/* First slot of a subtree: its slots are contiguous from its leftmost leaf on. */
-static uint32_t first_slot(const sr_bvh_node *nodes, uint32_t index)
-{
-    while (nodes[index].count == 0)
-        index = nodes[index].first;
-    return nodes[index].first;
+    return c->bvh->nodes[index].count > 0 || (c->bvh->triangles && c->subtrees[index].count <= LEAF_TRIANGLES);
 }
 
 /* The leaf reference of binary node `index`, whose subtree is one leaf of the wide tree; its
@@ -60,62 +57,90 @@ static uint32_t emit_leaf(collapse *c, uint32_t index)
     const sr_bvh *bvh = c->bvh;
     if (!bvh->triangles)
         return SR_WIDE_LEAF | index;
-    const uint32_t first = first_slot(bvh->nodes, index), count = c->subtree_counts[index];
+    const uint32_t first = c->subtrees[index].first_slot, count = c->subtrees[index].count;
     const uint32_t unit = (uint32_t)c->unit_count;
     for (uint32_t start = 0; start < count; start += SR_PACK_WIDTH) {
         sr_triangle_pack *pack = (sr_triangle_pack *)(void *)(c->units + c->unit_count * SR_WIDE_UNIT);
         c->unit_count += sizeof(sr_triangle_pack) / SR_WIDE_UNIT;
         c->pack_count++;
+        const float *v[SR_PACK_WIDTH];
         for (uint32_t lane = 0; lane < SR_PACK_WIDTH; lane++) {
             const bool real = start + lane < count;
             const uint32_t slot = first + (real ? start + lane : count - 1);
-            const float *v = &bvh->triangles[9 * (size_t)slot];
-            for (int k = 0; k < 3; k++)
-                for (int axis = 0; axis < 3; axis++)
-                    pack->v[k][axis][lane] = v[3 * k + axis];
+            v[lane] = &bvh->triangles[9 * (size_t)slot];
             pack->primitive[lane] = bvh->primitive_indices[slot] | (real ? 0u : SR_PACK_FLAG);
         }
+        /* row by row: each row of the pack written at once, in order */
+        for (int k = 0; k < 3; k++)
+            for (int axis = 0; axis < 3; axis++)
+                for (uint32_t lane = 0; lane < SR_PACK_WIDTH; lane++)
+                    pack->v[k][axis][lane] = v[lane][3 * k + axis];
         if (start + SR_PACK_WIDTH < count)
             pack->primitive[0] |= SR_PACK_FLAG;
     }
     return SR_WIDE_LEAF | unit;
 }
 
-/* The push order of every ray octant (sr_wide_node.order): children sorted by the distance of
- * their entry corner along the octant's diagonal, farthest first, empty slots before all;
- * equal distances in slot order. */
+/* The push order of every ray octant (sr_wide_node.order): children sorted by the position of
+ * their box's centre along the octant's diagonal, farthest first, empty slots before all; equal
+ * positions in slot order. The opposite octant's diagonal is the negated one, so its order is
+ * the reverse (empty slots kept first): 4 sorts make the 8 orders. Each sort ranks the keys by
+ * counting the smaller ones (8 lanes at once), without the branches of a comparison sort. */
 static void set_child_order(sr_wide_node *node, int count)
 {
+    float centre[3][SR_WIDE_WIDTH];
+    for (int axis = 0; axis < 3; axis++)
+        for (int i = 0; i < SR_WIDE_WIDTH; i++)
+            centre[axis][i] = i < count ? node->bounds[2 * axis][i] + node->bounds[2 * axis + 1][i] : 0.0f;
     for (int p = 0; p < SR_WIDE_WIDTH; p++)
         node->order[p] = 0;
-    for (unsigned octant = 0; octant < 8; octant++) {
+    const int empty = SR_WIDE_WIDTH - count;
+    const unsigned real = (1u << count) - 1u;
+    for (unsigned octant = 0; octant < 4; octant++) {
+        /* octant bits: 1/d.x < 0, 1/d.y < 0 (1/d.z >= 0 here; octant + 4 is the opposite of 3 - octant) */
+        const float sx = octant & 1u ? -1.0f : 1.0f, sy = octant & 2u ? -1.0f : 1.0f;
         float key[SR_WIDE_WIDTH];
+        for (int i = 0; i < SR_WIDE_WIDTH; i++)
+            key[i] = sx * centre[0][i] + sy * centre[1][i] + centre[2][i];
+        const f8 keys = f8_load(key);
         int slots[SR_WIDE_WIDTH];
-        for (int i = 0; i < SR_WIDE_WIDTH; i++) {
-            slots[i] = i;
-            key[i] = INFINITY; /* empty: farthest */
-            if (i >= count)
-                continue;
-            key[i] = 0.0f;
-            for (int axis = 0; axis < 3; axis++) {
-                const bool negative = octant >> axis & 1u;
-                /* entry corner: the min face for a positive direction, the max face else */
-                const float corner = node->bounds[2 * axis + (negative ? 1 : 0)][i];
-                key[i] += negative ? -corner : corner;
-            }
+        for (int i = 0; i < count; i++) {
+            /* rank: the keys before it (smaller, or equal in a lower slot) */
+            const f8 mine = f8_splat(key[i]);
+            const unsigned smaller = f8_lt(keys, mine), equal = f8_le(keys, mine) & ~smaller;
+            const unsigned before = (smaller | (equal & ((1u << i) - 1u))) & real;
+            slots[bit_count(before)] = i;
         }
-        /* insertion sort, nearest first, stable */
-        for (int i = 1; i < SR_WIDE_WIDTH; i++) {
-            const int slot = slots[i];
-            int j = i;
-            for (; j > 0 && key[slots[j - 1]] > key[slot]; j--)
-                slots[j] = slots[j - 1];
-            slots[j] = slot;
+        const unsigned opposite = 7u - octant;
+        for (int p = 0; p < empty; p++) {
+            node->order[p] |= (uint32_t)(count + p) << (3 * octant);
+            node->order[p] |= (uint32_t)(count + p) << (3 * opposite);
         }
-        for (int p = 0; p < SR_WIDE_WIDTH; p++)
-            node->order[p] |= (uint32_t)slots[SR_WIDE_WIDTH - 1 - p] << (3 * octant);
+        for (int k = 0; k < count; k++) {
+            /* position empty + k: this octant's k-th farthest, the opposite's k-th nearest */
+            node->order[empty + k] |= (uint32_t)slots[count - 1 - k] << (3 * octant);
+            node->order[empty + k] |= (uint32_t)slots[k] << (3 * opposite);
+        }
     }
     node->order[0] |= (uint32_t)count << 24;
+}
+
+/* The collapse walks the binary tree from parents to children, whose pairs lie anywhere in a
+ * large tree: fetching the children of a new candidate as soon as it is known overlaps those
+ * cache misses with the work on the others (measured: the collapse of a 764,704-triangle tree
+ * in 3/4 of the time). */
+static inline void prefetch_children(const collapse *c, uint32_t index)
+{
+#if defined(__GNUC__)
+    const sr_bvh_node *node = &c->bvh->nodes[index];
+    if (node->count == 0) {
+        __builtin_prefetch(&c->bvh->nodes[node->first]);
+        __builtin_prefetch(&c->subtrees[node->first]);
+    }
+#else
+    (void)c;
+    (void)index;
+#endif
 }
 
 /* A binary node to become a wide node, and where its reference goes (the root has none). */
@@ -144,6 +169,8 @@ static void collapse_node(collapse *c, collapse_task task, collapse_task *stack,
         areas[0] = half_area(&nodes[left]);
         areas[1] = half_area(&nodes[left + 1]);
         count = 2;
+        prefetch_children(c, left);
+        prefetch_children(c, left + 1);
         while (count < SR_WIDE_WIDTH) {
             /* open the largest child that is not a leaf (the first of equal ones) */
             int open = -1;
@@ -162,6 +189,8 @@ static void collapse_node(collapse *c, collapse_task task, collapse_task *stack,
             children[count] = first + 1;
             areas[count] = half_area(&nodes[first + 1]);
             count++;
+            prefetch_children(c, first);
+            prefetch_children(c, first + 1);
         }
     }
     if (c->unit_count & 1u) { /* nodes on 64-byte boundaries; the padding is zero (determinism) */
@@ -214,10 +243,10 @@ sr_status sr_bvh_wide_build(sr_bvh *bvh, sr_error *err)
         return SR_OK;
     const sr_bvh_node *nodes = bvh->nodes;
     const size_t n = bvh->node_count;
-    uint32_t *counts = sr_alloc_array(n, sizeof *counts);
+    subtree *subtrees = sr_alloc_array(n, sizeof *subtrees);
     sr_bvh_wide *wide = sr_calloc(1, sizeof *wide);
-    if (!counts || !wide) {
-        sr_free(counts);
+    if (!subtrees || !wide) {
+        sr_free(subtrees);
         sr_free(wide);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for the wide tree");
     }
@@ -225,15 +254,16 @@ sr_status sr_bvh_wide_build(sr_bvh *bvh, sr_error *err)
     size_t leaves = 0, pack_bound = 0;
     for (size_t i = n; i-- > 0;) {
         if (i == 1 && n > 1) { /* the padding node */
-            counts[i] = 0;
+            subtrees[i] = (subtree){0, 0};
             continue;
         }
         if (nodes[i].count > 0) {
-            counts[i] = nodes[i].count;
+            subtrees[i] = (subtree){nodes[i].count, nodes[i].first};
             leaves++;
             pack_bound += (nodes[i].count + SR_PACK_WIDTH - 1) / SR_PACK_WIDTH;
         } else {
-            counts[i] = counts[nodes[i].first] + counts[nodes[i].first + 1];
+            const subtree left = subtrees[nodes[i].first], right = subtrees[nodes[i].first + 1];
+            subtrees[i] = (subtree){left.count + right.count, left.first_slot};
         }
     }
     /* Every wide node but a lone root has at least two children, each a different binary
@@ -244,12 +274,12 @@ sr_status sr_bvh_wide_build(sr_bvh *bvh, sr_error *err)
     const size_t bytes = unit_bound * SR_WIDE_UNIT + 64;
     wide->block = sr_alloc(bytes);
     if (!wide->block) {
-        sr_free(counts);
+        sr_free(subtrees);
         sr_free(wide);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for the wide tree");
     }
     sr_bvh_advise_huge_pages(wide->block, bytes);
-    collapse c = {.bvh = bvh, .subtree_counts = counts, .units = align_64(wide->block)};
+    collapse c = {.bvh = bvh, .subtrees = subtrees, .units = align_64(wide->block)};
     /* depth-first; each wide level leaves at most 7 siblings waiting, over at most
      * SR_BVH_MAX_DEPTH levels (a wide level takes at least one binary level) */
     collapse_task stack[SR_WIDE_WIDTH * (SR_BVH_MAX_DEPTH + 1)];
@@ -259,7 +289,7 @@ sr_status sr_bvh_wide_build(sr_bvh *bvh, sr_error *err)
         collapse_task task = stack[--top];
         collapse_node(&c, task, stack, &top);
     }
-    sr_free(counts);
+    sr_free(subtrees);
     wide->unit_count = c.unit_count;
     wide->node_count = c.node_count;
     wide->pack_count = c.pack_count;

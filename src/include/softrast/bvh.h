@@ -75,6 +75,11 @@ typedef struct sr_bvh_stats {
     /// BENCH_SCENE.md: sum over interior nodes of SA(n)/SA(root) plus sum over leaves of
     /// SA(n)/SA(root) * primitives. When SA(root) is 0 every ratio is taken as 1.
     double sah_cost;
+    size_t wide_node_count; ///< nodes of the wide tree the ray queries walk
+    size_t pack_count;      ///< its leaf packs of 4 triangles (box trees: 0)
+    /// Bytes the tree holds: binary nodes, slot indices, the triangles' vertices or the boxes,
+    /// and the wide tree (nodes and packs); not the sr_bvh struct itself.
+    size_t bytes;
 } sr_bvh_stats;
 
 /// A built tree. Every field is read-only for the caller (the debug renderer draws `nodes`).
