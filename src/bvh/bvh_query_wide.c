@@ -199,6 +199,16 @@ SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mod
 bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                        void *user, sr_bvh_hit *hit)
 {
+    /* The root's box first, with geom's own slab test (sr_ray_aabb, which the wide test agrees
+     * with): most primary rays miss the whole mesh, and this one test is cheaper than the
+     * set-up of the traversal and its first 8 boxes. It counts as one box tested. */
+    sr_ray limited = *ray;
+    limited.tmax = sr_bvh_prune_limit(ray->tmax);
+    const sr_aabb root = {bvh->nodes[0].min, bvh->nodes[0].max};
+    if (!sr_ray_aabb(&limited, &root, NULL, NULL)) {
+        hit->nodes_visited = 1;
+        return false;
+    }
     sr_bvh_leaf_query q;
     sr_bvh_leaf_query_start(&q, bvh, ray, intersect, user, hit);
     uint32_t visited;
@@ -211,5 +221,5 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
                   : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, false)
                                              : traverse(&q, SR_BVH_RAY_CUSTOM, false);
     }
-    return sr_bvh_leaf_query_finish(&q, mode, visited);
+    return sr_bvh_leaf_query_finish(&q, mode, 1 + visited);
 }

@@ -144,9 +144,9 @@ typedef struct sr_bvh_hit {
     /// Geometric normal: unit length along (v1 - v0) x (v2 - v0); (0, 0, 0) for a zero-area
     /// triangle (which sr_ray_triangle can hit where it fills a crack between its neighbours).
     sr_vec3 normal;
-    /// Boxes tested (for the debug heat map): the ray queries walk the wide tree, and every
-    /// node of it that the ray enters has all its children's boxes (up to 8, each a node of
-    /// `sr_bvh.nodes`) tested at once; this counts those child boxes.
+    /// Boxes tested (for the debug heat map): the root's box, then, as the ray queries walk the
+    /// wide tree, the children's boxes (up to 8, each a node of `sr_bvh.nodes`, tested at once)
+    /// of every wide node the ray enters. A ray missing the root's box counts 1.
     uint32_t nodes_visited;
     uint32_t primitives_tested; ///< primitives intersected (triangles of the leaves reached)
 } sr_bvh_hit;
