@@ -184,6 +184,24 @@ SR_F8_COMPARE(f8_gt, >)
 #undef SR_F8_COMPARE
 #endif
 
+/* Shared by every f8 version. */
+static inline f8 f8_negate(f8 a)
+{
+    return f8_sub(f8_splat(-0.0f), a); /* -0 - x: x with its sign flipped, exactly */
+}
+/// Bit i set where lane i of a > lane i of b and lane i of c < lane i of d.
+static inline unsigned f8_gt_and_lt(f8 a, f8 b, f8 c, f8 d)
+{
+    return f8_gt(a, b) & f8_lt(c, d);
+}
+/// counters[i] += amount for each lane i of `mask`.
+static inline void u8_add_masked(uint32_t counters[8], unsigned mask, uint32_t amount)
+{
+    for (int i = 0; i < 8; i++)
+        if (mask >> i & 1u)
+            counters[i] += amount;
+}
+
 /* ---- f16: 16 floats (a packet of rays), with 16-bit lane masks ---- */
 #if defined(SR_BVH_AVX512)
 typedef __m512 f16;
