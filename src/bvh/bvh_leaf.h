@@ -17,6 +17,7 @@
 #define sr_bvh_leaf_any sr_bvh_leaf_any_portable
 #define sr_bvh_leaf_custom sr_bvh_leaf_custom_portable
 #define sr_bvh_filter_bound sr_bvh_filter_bound_portable
+#define sr_bvh_wide_traverse_subtree sr_bvh_wide_traverse_subtree_portable
 #endif
 
 #include "bvh_internal.h"
@@ -90,6 +91,12 @@ static inline void sr_bvh_leaf_query_keep(sr_bvh_leaf_query *q, const sr_triangl
     q->best_pack = pack;
     q->best_lane = lane;
 }
+
+/// The single-ray closest-hit traversal (bvh_query_wide.c) of the subtree at `ref`, a wide node,
+/// for a query under way (its best hit and tmax are kept and updated): the packet traversal hands
+/// it the rays that are left alone in a subtree. The ray must take the box test's short path
+/// (sr_bvh_ray_is_fast). Returns the boxes tested.
+uint32_t sr_bvh_wide_traverse_subtree(sr_bvh_leaf_query *q, uint32_t ref);
 
 /// Starts a query of `ray` (usable: sr_bvh_ray_is_usable) over `bvh` (not empty) into `hit`
 /// (cleared: sr_bvh_hit_clear).

@@ -193,9 +193,27 @@ static void P(traverse_packet)(P(packet) *p, P(packet_stack) *stack, uint32_t vi
             top--;
             ref = stack->ref[top];
             active = stack->rays[top];
+            if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+                if (!p->leaves_ready)
+                    P(packet_start_leaves)(p);
+                goto alone;
+            }
         }
         if (!p->leaves_ready)
             P(packet_start_leaves)(p);
+        goto leaf;
+    alone:
+        /* Few rays left in this subtree: each walks it alone, as Embree's hybrid traversal
+         * does; the packet's box tests would be spent mostly on empty lanes. */
+        for (unsigned rest = active; rest; rest &= rest - 1) {
+            const unsigned ray = lowest_bit(rest);
+            const float before = p->q[ray].tmax;
+            visited[ray] += sr_bvh_wide_traverse_subtree(&p->q[ray], ref);
+            if (p->q[ray].tmax != before)
+                P(update_limit)(p, ray, p->q[ray].tmax);
+        }
+        goto pop;
+    leaf:
         if (p->shared_axes) {
             P(packet_leaf)(p, ref, active);
         } else {
@@ -218,6 +236,11 @@ static void P(traverse_packet)(P(packet) *p, P(packet_stack) *stack, uint32_t vi
                 break;
         }
         ref = stack->ref[top];
+        if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+            if (!p->leaves_ready)
+                P(packet_start_leaves)(p);
+            goto alone;
+        }
     }
 }
 

@@ -151,7 +151,7 @@ SR_BVH_ALWAYS_INLINE uint32_t push_children(const sr_wide_node *node, unsigned m
 
 /* The one wide traversal; `mode` and `fast` are constants at each call site (see bvh_query.c's
  * traverse for why it is inlined into each). Returns the number of child boxes tested. */
-SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, bool fast)
+SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, bool fast, uint32_t start)
 {
     const sr_bvh_wide *wide = q->bvh->wide;
     wide_ray box_ray;
@@ -164,7 +164,7 @@ SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mod
     uint32_t stack_ref[STACK_SIZE];
     float stack_t[STACK_SIZE];
     int top = 0;
-    uint32_t ref = 0;
+    uint32_t ref = start;
     for (;;) {
         while (!(ref & SR_WIDE_LEAF)) {
             const sr_wide_node *node = sr_wide_node_at(wide, ref);
@@ -213,13 +213,18 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
     sr_bvh_leaf_query_start(&q, bvh, ray, intersect, user, hit);
     uint32_t visited;
     if (sr_bvh_ray_is_fast(ray)) {
-        visited = mode == SR_BVH_RAY_CLOSEST ? traverse(&q, SR_BVH_RAY_CLOSEST, true)
-                  : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, true)
-                                             : traverse(&q, SR_BVH_RAY_CUSTOM, true);
+        visited = mode == SR_BVH_RAY_CLOSEST ? traverse(&q, SR_BVH_RAY_CLOSEST, true, 0)
+                  : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, true, 0)
+                                             : traverse(&q, SR_BVH_RAY_CUSTOM, true, 0);
     } else {
-        visited = mode == SR_BVH_RAY_CLOSEST ? traverse(&q, SR_BVH_RAY_CLOSEST, false)
-                  : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, false)
-                                             : traverse(&q, SR_BVH_RAY_CUSTOM, false);
+        visited = mode == SR_BVH_RAY_CLOSEST ? traverse(&q, SR_BVH_RAY_CLOSEST, false, 0)
+                  : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, false, 0)
+                                             : traverse(&q, SR_BVH_RAY_CUSTOM, false, 0);
     }
     return sr_bvh_leaf_query_finish(&q, mode, 1 + visited);
+}
+
+uint32_t sr_bvh_wide_traverse_subtree(sr_bvh_leaf_query *q, uint32_t ref)
+{
+    return traverse(q, SR_BVH_RAY_CLOSEST, true, ref);
 }
