@@ -177,8 +177,8 @@ static bool same_bits(float a, float b)
 
 static bool same_hit(const sr_bvh_hit *a, const sr_bvh_hit *b)
 {
-    return a->primitive == b->primitive && same_bits(a->t, b->t) && same_bits(a->u, b->u) &&
-           same_bits(a->v, b->v) && same_bits(a->point.x, b->point.x) && same_bits(a->point.y, b->point.y) &&
+    return a->primitive == b->primitive && same_bits(a->t, b->t) && same_bits(a->u, b->u) && same_bits(a->v, b->v) &&
+           same_bits(a->point.x, b->point.x) && same_bits(a->point.y, b->point.y) &&
            same_bits(a->point.z, b->point.z) && same_bits(a->normal.x, b->normal.x) &&
            same_bits(a->normal.y, b->normal.y) && same_bits(a->normal.z, b->normal.z);
 }
@@ -201,11 +201,10 @@ static void compare_ray(const sr_mesh *mesh, const sr_bvh *bvh, const sr_ray *ra
         cr_assert_fail("%s ray %d (origin %a %a %a, direction %a %a %a, t in [%a, %a]): wide %s triangle %u t %a, "
                        "binary %s triangle %u t %a",
                        what, index, (double)ray->origin.x, (double)ray->origin.y, (double)ray->origin.z,
-                       (double)ray->direction.x, (double)ray->direction.y, (double)ray->direction.z,
-                       (double)ray->tmin, (double)ray->tmax, found ? "hit" : "missed", wide.primitive, (double)wide.t,
+                       (double)ray->direction.x, (double)ray->direction.y, (double)ray->direction.z, (double)ray->tmin,
+                       (double)ray->tmax, found ? "hit" : "missed", wide.primitive, (double)wide.t,
                        found_binary ? "hit" : "missed", binary.primitive, (double)binary.t);
-    cr_assert(found_portable == found && same_hit(&portable, &wide) &&
-                  portable.nodes_visited == wide.nodes_visited &&
+    cr_assert(found_portable == found && same_hit(&portable, &wide) && portable.nodes_visited == wide.nodes_visited &&
                   portable.primitives_tested == wide.primitives_tested,
               "%s ray %d: the portable traversal answers differently (%d/%d, nodes %u/%u, triangles %u/%u)", what,
               index, found_portable, found, portable.nodes_visited, wide.nodes_visited, portable.primitives_tested,
@@ -220,8 +219,9 @@ static void compare_ray(const sr_mesh *mesh, const sr_bvh *bvh, const sr_ray *ra
     cr_assert_eq(any, found, "%s ray %d: any-hit %d, closest hit %d", what, index, any, found);
     if (any) {
         sr_triangle_hit own;
-        cr_assert(sr_ray_triangle(ray, mesh_vertex(mesh, any_wide.primitive, 0), mesh_vertex(mesh, any_wide.primitive, 1),
-                                  mesh_vertex(mesh, any_wide.primitive, 2), &own) &&
+        cr_assert(sr_ray_triangle(ray, mesh_vertex(mesh, any_wide.primitive, 0),
+                                  mesh_vertex(mesh, any_wide.primitive, 1), mesh_vertex(mesh, any_wide.primitive, 2),
+                                  &own) &&
                       same_bits(own.t, any_wide.t),
                   "%s ray %d: any-hit reports triangle %u", what, index, any_wide.primitive);
     }
@@ -233,8 +233,8 @@ static void compare_ray(const sr_mesh *mesh, const sr_bvh *bvh, const sr_ray *ra
         cr_assert(found_custom == found &&
                       (!found || (custom.primitive == wide.primitive && same_bits(custom.t, wide.t) &&
                                   same_bits(custom.u, wide.u) && same_bits(custom.v, wide.v))),
-                  "%s ray %d: custom query %d triangle %u t %a, closest %d triangle %u t %a", what, index,
-                  found_custom, custom.primitive, (double)custom.t, found, wide.primitive, (double)wide.t);
+                  "%s ray %d: custom query %d triangle %u t %a, closest %d triangle %u t %a", what, index, found_custom,
+                  custom.primitive, (double)custom.t, found, wide.primitive, (double)wide.t);
         sr_bvh_hit any_portable;
         cr_assert_eq(query_portable(bvh, ray, SR_BVH_RAY_ANY, NULL, NULL, &any_portable), any);
         cr_assert(!any || (any_portable.primitive == any_wide.primitive && same_bits(any_portable.t, any_wide.t)));
@@ -373,8 +373,7 @@ static void compare_aimed_rays(const sr_mesh *mesh, float distance, const char *
         }
     }
     cr_assert_gt(t.rays, 5000);
-    cr_assert_eq(t.hits, t.rays, "%s: %d of %d rays aimed at vertices and edges missed", what, t.rays - t.hits,
-                 t.rays);
+    cr_assert_eq(t.hits, t.rays, "%s: %d of %d rays aimed at vertices and edges missed", what, t.rays - t.hits, t.rays);
     sr_bvh_destroy(bvh);
 }
 
@@ -585,8 +584,8 @@ static void check_filter(float scale, bool effective, uint64_t seed)
         }
         /* the root box of a larger scene, sometimes */
         if (i % 5 == 0)
-            root = sr_aabb_merge(root, (sr_aabb){sr_vec3_scale((sr_vec3){-3, -3, -3}, scale),
-                                                 sr_vec3_scale((sr_vec3){3, 3, 3}, scale)});
+            root = sr_aabb_merge(
+                root, (sr_aabb){sr_vec3_scale((sr_vec3){-3, -3, -3}, scale), sr_vec3_scale((sr_vec3){3, 3, 3}, scale)});
         sr_triangle_pack pack = make_pack((const sr_vec3(*)[3])v);
         /* aim at a point of lane 0's triangle: a vertex, an edge point, inside, or just outside */
         const int aim = (int)(rng_next(&r) % 4);
@@ -600,7 +599,7 @@ static void check_filter(float scale, bool effective, uint64_t seed)
         else if (aim == 3)
             b = -1e-6f * rng_unit(&r);
         sr_vec3 target = sr_vec3_add(v[0][0], sr_vec3_add(sr_vec3_scale(sr_vec3_sub(v[0][1], v[0][0]), a),
-                                                           sr_vec3_scale(sr_vec3_sub(v[0][2], v[0][0]), b)));
+                                                          sr_vec3_scale(sr_vec3_sub(v[0][2], v[0][0]), b)));
         sr_vec3 origin = sr_vec3_scale(rng_in_box(&r, (sr_aabb){{-3, -3, -3}, {3, 3, 3}}), scale);
         if (i % 3 == 0) { /* close to the triangle, where the rounding of ray space matters most */
             float size = sr_vec3_length(sr_vec3_sub(v[0][1], v[0][0]));
@@ -755,9 +754,9 @@ Test(bvh_wide, tree_holds_every_triangle_once_in_nested_boxes)
                               .vertex_count = soup->vertex_count,
                               .indices = soup->indices,
                               .triangle_count = soup->triangle_count};
-    cr_assert_eq(sr_bvh_build_triangles(&(sr_bvh_desc){.split = SR_BVH_SPLIT_MEDIAN, .max_leaf_size = 255}, &input,
-                                        &bvh, NULL),
-                 SR_OK);
+    cr_assert_eq(
+        sr_bvh_build_triangles(&(sr_bvh_desc){.split = SR_BVH_SPLIT_MEDIAN, .max_leaf_size = 255}, &input, &bvh, NULL),
+        SR_OK);
     check_wide_tree(bvh);
     rng r = {100};
     tally t = {0};
@@ -885,12 +884,14 @@ Test(bvh_packet, incoherent_packets_give_the_single_ray_answers, .timeout = 600)
         sr_ray rays[SR_BVH_PACKET_MAX];
         const int count = (int)(rng_next(&r) % (SR_BVH_PACKET_MAX + 1));
         const bool coherent = index % 2 == 0;
-        const sr_vec3 origin = rng_in_box(&r, (sr_aabb){sr_vec3_scale(bounds.min, 2.5f), sr_vec3_scale(bounds.max, 2.5f)});
+        const sr_vec3 origin =
+            rng_in_box(&r, (sr_aabb){sr_vec3_scale(bounds.min, 2.5f), sr_vec3_scale(bounds.max, 2.5f)});
         const sr_vec3 target = rng_in_box(&r, bounds);
         for (int i = 0; i < count; i++) {
             if (coherent && index % 4 == 2) { /* one octant, the dominant axis alternating: two axis orders */
                 sr_vec3 d = {rng_range(&r, 0.5f, 1.0f), rng_range(&r, 0.1f, 0.3f), rng_range(&r, 0.5f, 1.0f)};
-                d = i % 2 ? (sr_vec3){fmaxf(d.x, d.z), d.y, fminf(d.x, d.z)} : (sr_vec3){fminf(d.x, d.z), d.y, fmaxf(d.x, d.z)};
+                d = i % 2 ? (sr_vec3){fmaxf(d.x, d.z), d.y, fminf(d.x, d.z)}
+                          : (sr_vec3){fminf(d.x, d.z), d.y, fmaxf(d.x, d.z)};
                 rays[i] = sr_ray_make(sr_vec3_sub(target, sr_vec3_scale(d, 2.0f)), d, 0.0f, INFINITY);
             } else if (coherent) { /* from one point towards a small region: one octant */
                 sr_vec3 aim = sr_vec3_add(target, sr_vec3_scale(rng_direction(&r), 0.2f));

@@ -1037,8 +1037,8 @@ static sr_status finish_tree(scratch *s, sr_bvh *bvh, size_t count, size_t per_s
     }
     bvh->stats.wide_node_count = bvh->wide ? bvh->wide->node_count : 0;
     bvh->stats.pack_count = bvh->wide ? bvh->wide->pack_count : 0;
-    bvh->stats.bytes = bvh->node_count * sizeof(sr_bvh_node) + bvh->primitive_count * (sizeof(uint32_t) + per_slot_bytes) +
-                       sr_bvh_wide_bytes(bvh);
+    bvh->stats.bytes = bvh->node_count * sizeof(sr_bvh_node) +
+                       bvh->primitive_count * (sizeof(uint32_t) + per_slot_bytes) + sr_bvh_wide_bytes(bvh);
     return SR_OK;
 }
 

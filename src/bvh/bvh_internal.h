@@ -86,7 +86,7 @@ typedef struct sr_bvh_wide {
     unsigned char *units; ///< 64-byte aligned
     size_t unit_count;
     size_t node_count, pack_count; ///< statistics
-    void *block; ///< the allocation `units` lives in
+    void *block;                   ///< the allocation `units` lives in
 } sr_bvh_wide;
 
 /// The wide node at unit `ref`.

@@ -95,8 +95,8 @@ static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *
  * scales. */
 /* `axis_x`, `axis_y`, `axis_z` are the ray's (constants at the call sites of the specialised
  * versions, -1 for "read them from r"). */
-SR_BVH_ALWAYS_INLINE unsigned pack_candidates(const sr_triangle_pack *pack, const pack_ray *r, int axis_x,
-                                              int axis_y, int axis_z)
+SR_BVH_ALWAYS_INLINE unsigned pack_candidates(const sr_triangle_pack *pack, const pack_ray *r, int axis_x, int axis_y,
+                                              int axis_z)
 {
     f4 x[3], y[3];
     for (int k = 0; k < 3; k++) {
@@ -159,7 +159,7 @@ SR_BVH_ALWAYS_INLINE bool leaf_packs(sr_bvh_leaf_query *q, uint32_t ref, bool an
             const uint32_t primitive = pack->primitive[lane] & ~SR_PACK_FLAG;
             sr_triangle_hit triangle_hit;
             if (sr_bvh_pack_triangle_test(&q->leaf, q->ray->tmin, q->tmax, pack, lane, axis_x, axis_y, axis_z,
-                                   &triangle_hit) &&
+                                          &triangle_hit) &&
                 sr_bvh_hit_is_better(triangle_hit.t, primitive, q->tmax, q->best_primitive)) {
                 sr_bvh_leaf_query_keep(q, pack, lane, primitive, &triangle_hit);
                 if (any)
@@ -254,7 +254,8 @@ NOINLINE bool sr_bvh_leaf_custom(sr_bvh_leaf_query *q, uint32_t ref)
             q->tested++;
             sr_bvh_hit candidate = {.primitive = primitives[i], .t = INFINITY};
             if (q->intersect(q->user, primitives[i], &ray, &candidate) && candidate.t >= ray.tmin &&
-                candidate.t <= ray.tmax && sr_bvh_hit_is_better(candidate.t, primitives[i], ray.tmax, q->best_primitive)) {
+                candidate.t <= ray.tmax &&
+                sr_bvh_hit_is_better(candidate.t, primitives[i], ray.tmax, q->best_primitive)) {
                 *q->hit = candidate;
                 q->best_primitive = primitives[i];
                 ray.tmax = candidate.t;

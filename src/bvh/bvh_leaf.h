@@ -45,7 +45,7 @@ typedef struct sr_bvh_leaf_query {
     bool leaf_rays_made; /* filter, leaf and axis_order are made at the first leaf: most primary rays miss */
     int axis_order;
     const sr_bvh *bvh;
-    sr_bvh_hit *hit; /* t, u, v of the best hit so far */
+    sr_bvh_hit *hit;         /* t, u, v of the best hit so far */
     uint32_t best_primitive; /* SR_BVH_NO_HIT before the first hit */
     const sr_triangle_pack *best_pack;
     unsigned best_lane;
@@ -62,8 +62,8 @@ void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scal
 /// floats (the same expressions, so the same bits). The axes are the ray's (constants in
 /// specialised copies), or -1: read them from `ray`.
 SR_BVH_ALWAYS_INLINE bool sr_bvh_pack_triangle_test(const sr_bvh_leaf_ray *ray, float tmin, float tmax,
-                                             const sr_triangle_pack *pack, unsigned lane, int axis_x, int axis_y,
-                                             int axis_z, sr_triangle_hit *hit)
+                                                    const sr_triangle_pack *pack, unsigned lane, int axis_x, int axis_y,
+                                                    int axis_z, sr_triangle_hit *hit)
 {
     if (axis_x < 0) {
         axis_x = ray->axis_x;

@@ -2,16 +2,20 @@
  * width, included there once per width (8 rays in f8 lanes, 16 in f16 lanes): LANES, the vector
  * type VEC, V(op) for its operations, UADD for the masked counter increment, LANE_MASK, and
  * P(name) for the width's names are defined by the includer. Private to src/bvh/. */
+/* the width's types */
+#define PACKET P(packet)
+#define PACKET_STACK P(packet_stack)
+
 /* The packet's rays in SoA order, lane i for ray i. Lanes without a ray have tmin = +inf and a
  * limit of -inf, so that no box is entered by them. */
-typedef struct P(packet) {
+typedef struct PACKET {
     VEC origin[3];
     VEC inv_near[3];
     VEC inv_far[3]; /* times 1 + 2^-21: the exit widening, sound for tmin >= 0 (wide_ray_make) */
     VEC tmin;
-    VEC limit;                                   /* sr_bvh_prune_limit of each ray's closest hit so far */
+    VEC limit;                        /* sr_bvh_prune_limit of each ray's closest hit so far */
     _Alignas(64) float limits[LANES]; /* the same, for updates */
-    int near_row[3], far_row[3];                 /* as wide_ray's offsets: the octant is the packet's */
+    int near_row[3], far_row[3];      /* as wide_ray's offsets: the octant is the packet's */
     unsigned octant;
     const sr_bvh *bvh;
     const sr_ray *rays;
@@ -26,21 +30,21 @@ typedef struct P(packet) {
     VEC shear_x, shear_y, bound_scale, bound_offset;
     _Alignas(64) uint32_t tested[LANES];
     sr_bvh_leaf_query q[LANES];
-} P(packet);
+} PACKET;
 
 /* The traversal stack: per entry the child, the rays that entered it and their entry
  * distances (lanes of the other rays unused). */
-typedef struct P(packet_stack) {
+typedef struct PACKET_STACK {
     VEC t_entry[STACK_SIZE];
     uint32_t ref[STACK_SIZE];
     uint32_t rays[STACK_SIZE];
-} P(packet_stack);
+} PACKET_STACK;
 
 /* Slab test of a box (its bounds min x, max x, min y, max y, min z, max z) against every ray of
  * the packet: bit i of the result is set when ray i enters it, *enter_out holds the entry
  * distances. Per lane, the fast path of wide_box_test (bvh_query_wide.c) with the bounds
  * broadcast. */
-static inline unsigned P(packet_box_test)(const float bounds[6], const P(packet) *p, VEC *enter_out)
+static inline unsigned P(packet_box_test)(const float bounds[6], const PACKET *p, VEC *enter_out)
 {
     VEC near[3], far[3];
     for (int axis = 0; axis < 3; axis++) {
@@ -53,14 +57,14 @@ static inline unsigned P(packet_box_test)(const float bounds[6], const P(packet)
     return V(le)(enter, leave);
 }
 
-static void P(update_limit)(P(packet) *p, unsigned ray, float tmax)
+static void P(update_limit)(PACKET *p, unsigned ray, float tmax)
 {
     p->limits[ray] = sr_bvh_prune_limit(tmax);
     p->limit = V(load)(p->limits);
 }
 
 /* The queries and the filter's constants, when the first leaf is reached. */
-static void P(packet_start_leaves)(P(packet) *p)
+static void P(packet_start_leaves)(PACKET *p)
 {
     const sr_ray *rays = p->rays;
     const int first = (int)lowest_bit(p->members);
@@ -109,7 +113,7 @@ static void P(packet_start_leaves)(P(packet) *p)
 /* The triangles of leaf `ref` against the rays of `rays`, one triangle at a time with the rays
  * in lanes (packet.shared_axes): the filter's verdict per (ray, triangle), then sr_ray_triangle's
  * own test for each pair it keeps (sr_bvh_pack_triangle_test). */
-static void P(packet_leaf)(P(packet) *p, uint32_t ref, unsigned rays)
+static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
 {
     const sr_triangle_pack *pack = sr_wide_pack_at(p->bvh->wide, ref);
     for (;;) {
@@ -121,17 +125,16 @@ static void P(packet_leaf)(P(packet) *p, uint32_t ref, unsigned rays)
             VEC x[3], y[3];
             for (int k = 0; k < 3; k++) {
                 const VEC z = V(sub)(V(splat)(pack->v[k][p->axis_z][lane]), p->filter_origin[2]);
-                x[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]),
-                               V(mul)(p->shear_x, z));
-                y[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]),
-                               V(mul)(p->shear_y, z));
+                x[k] =
+                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]), V(mul)(p->shear_x, z));
+                y[k] =
+                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]), V(mul)(p->shear_y, z));
             }
             const VEC edge_a = V(sub)(V(mul)(x[2], y[1]), V(mul)(y[2], x[1]));
             const VEC edge_b = V(sub)(V(mul)(x[0], y[2]), V(mul)(y[0], x[2]));
             const VEC edge_c = V(sub)(V(mul)(x[1], y[0]), V(mul)(y[1], x[0]));
-            const VEC magnitude =
-                V(max)(V(max)(V(max)(V(abs)(x[0]), V(abs)(y[0])), V(max)(V(abs)(x[1]), V(abs)(y[1]))),
-                        V(max)(V(abs)(x[2]), V(abs)(y[2])));
+            const VEC magnitude = V(max)(V(max)(V(max)(V(abs)(x[0]), V(abs)(y[0])), V(max)(V(abs)(x[1]), V(abs)(y[1]))),
+                                         V(max)(V(abs)(x[2]), V(abs)(y[2])));
             const VEC bound = V(mul)(p->bound_scale, V(add)(magnitude, p->bound_offset));
             const VEC low = V(min)(V(min)(edge_a, edge_b), edge_c);
             const VEC high = V(max)(V(max)(edge_a, edge_b), edge_c);
@@ -158,7 +161,7 @@ static void P(packet_leaf)(P(packet) *p, uint32_t ref, unsigned rays)
 }
 
 /* Walks the tree with the packet's rays. */
-static void P(traverse_packet)(P(packet) *p, P(packet_stack) *stack, uint32_t visited[LANES])
+static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[LANES])
 {
     const sr_bvh_wide *wide = p->bvh->wide;
     int top = 0;
@@ -256,7 +259,8 @@ static inline unsigned P(finite_lanes)(VEC a)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-vectorize")))
 #endif
-static void P(transpose_rays)(const sr_ray *rays, int count, float lanes[LANE_ROWS][LANES])
+static void
+P(transpose_rays)(const sr_ray *rays, int count, float lanes[LANE_ROWS][LANES])
 {
     for (int i = 0; i < LANES; i++) {
         const sr_ray *ray = &rays[i < count ? i : 0];
@@ -315,7 +319,7 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     if (!members)
         return found;
 
-    P(packet) p;
+    PACKET p;
     p.bvh = bvh;
     p.rays = rays;
     p.hits = hits;
@@ -352,7 +356,7 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     p.members = members;
     if (!members)
         return found;
-    P(packet_stack) stack;
+    PACKET_STACK stack;
     P(traverse_packet)(&p, &stack, visited);
     for (unsigned rest = members; rest; rest &= rest - 1) {
         const unsigned i = lowest_bit(rest);
@@ -365,3 +369,6 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     }
     return found;
 }
+
+#undef PACKET
+#undef PACKET_STACK

@@ -106,14 +106,16 @@ SR_BVH_ALWAYS_INLINE uint32_t push_children(const sr_wide_node *node, unsigned m
 {
     const int count = (int)bit_count(mask);
 #if defined(SR_BVH_AVX2)
-    const __m256i slots = _mm256_and_si256(_mm256_srl_epi32(_mm256_load_si256((const __m256i *)(const void *)node->order),
-                                                            _mm_cvtsi32_si128((int)(3 * octant))),
-                                           _mm256_set1_epi32(7));
+    const __m256i slots =
+        _mm256_and_si256(_mm256_srl_epi32(_mm256_load_si256((const __m256i *)(const void *)node->order),
+                                          _mm_cvtsi32_si128((int)(3 * octant))),
+                         _mm256_set1_epi32(7));
     /* bit p of `hit`: the child at position p is hit (bit `slot` of mask moved to the sign) */
     const __m256i lane_bits =
         _mm256_sllv_epi32(_mm256_set1_epi32((int)mask), _mm256_sub_epi32(_mm256_set1_epi32(31), slots));
     const unsigned hit = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(lane_bits));
-    const __m256i child = _mm256_permutevar8x32_epi32(_mm256_load_si256((const __m256i *)(const void *)node->child), slots);
+    const __m256i child =
+        _mm256_permutevar8x32_epi32(_mm256_load_si256((const __m256i *)(const void *)node->child), slots);
     const __m256 t = _mm256_permutevar8x32_ps(enter, slots);
 #if defined(SR_BVH_AVX512)
     const __m256i packed_child = _mm256_maskz_compress_epi32((__mmask8)hit, child);

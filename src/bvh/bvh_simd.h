@@ -159,7 +159,7 @@ static inline f8 f8_splat(float a)
     }
 SR_F8_LANES(f8_add, x + y)
 SR_F8_LANES(f8_sub, x - y)
-SR_F8_LANES(f8_mul, x * y)
+SR_F8_LANES(f8_mul, x *y)
 SR_F8_LANES(f8_min, x < y ? x : y)
 SR_F8_LANES(f8_max, x > y ? x : y)
 #undef SR_F8_LANES
@@ -410,7 +410,7 @@ static inline f4 f4_splat(float a)
     }
 SR_F4_LANES(f4_add, x + y)
 SR_F4_LANES(f4_sub, x - y)
-SR_F4_LANES(f4_mul, x * y)
+SR_F4_LANES(f4_mul, x *y)
 SR_F4_LANES(f4_min, x < y ? x : y)
 SR_F4_LANES(f4_max, x > y ? x : y)
 #undef SR_F4_LANES

@@ -160,8 +160,7 @@ static double median_of(double *values, int count)
 }
 
 /* softrast's round: sr_bvh_build_triangles, then the closest hits of each form. */
-static bool run_softrast(const sr_bvh_triangles *input, const ray_sets *sets, engine_result *result,
-                         size_t bytes[3])
+static bool run_softrast(const sr_bvh_triangles *input, const ray_sets *sets, engine_result *result, size_t bytes[3])
 {
     sr_error err = {0};
     sr_bvh *bvh = NULL;
@@ -204,8 +203,7 @@ static bool run_softrast(const sr_bvh_triangles *input, const ray_sets *sets, en
     return true;
 }
 
-static void embree_ray(const sr_ray *ray, float *org, float *dir, float *tnear, float *tfar, size_t lane,
-                       size_t stride)
+static void embree_ray(const sr_ray *ray, float *org, float *dir, float *tnear, float *tfar, size_t lane, size_t stride)
 {
     org[0 * stride + lane] = ray->origin.x;
     org[1 * stride + lane] = ray->origin.y;
@@ -268,7 +266,8 @@ static void run_embree(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuali
                     const sr_ray *ray = &rays[i + k];
                     valid[k] = -1;
                     if (n == 8) {
-                        rh8.ray.org_x[k] = ray->origin.x, rh8.ray.org_y[k] = ray->origin.y, rh8.ray.org_z[k] = ray->origin.z;
+                        rh8.ray.org_x[k] = ray->origin.x, rh8.ray.org_y[k] = ray->origin.y,
+                        rh8.ray.org_z[k] = ray->origin.z;
                         rh8.ray.dir_x[k] = ray->direction.x, rh8.ray.dir_y[k] = ray->direction.y;
                         rh8.ray.dir_z[k] = ray->direction.z;
                         rh8.ray.tnear[k] = ray->tmin, rh8.ray.tfar[k] = ray->tmax, rh8.ray.time[k] = 0.0f;
@@ -288,7 +287,8 @@ static void run_embree(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuali
                 if (n == 8) {
                     rtcIntersect8(valid, scene, &coherent, &rh8);
                     for (size_t k = 0; k < n; k++)
-                        checksum_add(c, rh8.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID, rh8.ray.tfar[k], rh8.hit.primID[k]);
+                        checksum_add(c, rh8.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID, rh8.ray.tfar[k],
+                                     rh8.hit.primID[k]);
                 } else {
                     rtcIntersect16(valid, scene, &coherent, &rh16);
                     for (size_t k = 0; k < n; k++)

@@ -9,11 +9,10 @@
  * magnitudes, see is_well_scaled), any hit, the closest hit through a caller's test
  * (sr_ray_aabb over boxes, exact), and the exact sets of primitives an overlap query must
  * report once each. The ray queries (which walk the wide tree) must also answer exactly as the
- * binary traversal (sr_bvh_query_ray_binary) wherever no hit is decided by rounding. Bad options and out-of-range indices
- * must be refused with an error; the tree itself must be well formed (every kept primitive in
- * exactly one leaf, node boxes holding their contents, depth within SR_BVH_MAX_DEPTH). Inputs
- * starting with FUZZ_ALLOCATION_FAILURE_MARK build with failing allocations.
- * Knows nothing of the driver that calls it. */
+ * binary traversal (sr_bvh_query_ray_binary) wherever no hit is decided by rounding. Bad options and out-of-range
+ * indices must be refused with an error; the tree itself must be well formed (every kept primitive in exactly one leaf,
+ * node boxes holding their contents, depth within SR_BVH_MAX_DEPTH). Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK
+ * build with failing allocations. Knows nothing of the driver that calls it. */
 #include "fuzz_targets.h"
 
 #include <softrast/bvh.h>
@@ -339,8 +338,8 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
     /* exact box tests on both sides: the wide tree answers as the binary traversal */
     sr_bvh_hit binary;
     bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CUSTOM, intersect_box, (void *)s, &binary);
-    FUZZ_CHECK(binary_found == found && (!found || (binary.primitive == hit.primitive &&
-                                                    memcmp(&binary.t, &hit.t, sizeof hit.t) == 0)),
+    FUZZ_CHECK(binary_found == found &&
+                   (!found || (binary.primitive == hit.primitive && memcmp(&binary.t, &hit.t, sizeof hit.t) == 0)),
                "wide custom box query (%d, primitive %u, t %a) differs from the binary traversal's (%d, %u, %a)", found,
                hit.primitive, (double)hit.t, binary_found, binary.primitive, (double)binary.t);
 }

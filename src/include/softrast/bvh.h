@@ -117,11 +117,11 @@ typedef struct sr_bvh {
 /// Deterministic: the same input and desc give byte-identical arrays. `*out` is NULL on failure.
 /// Memory: one block for the tree, a scratch array, and the wide tree's nodes and packs, all
 /// through sr_alloc; on Linux, blocks of 4 MiB and more get madvise(MADV_HUGEPAGE) (advice
-/// only) because large trees are walked at random. Per triangle, the tree holds the 32-byte
-/// binary nodes (about 1.1 per triangle), its slot index (4 bytes) and vertices (36 bytes),
-/// and the wide tree (about 0.03 nodes of 256 bytes and 0.4 packs of 160 bytes per triangle on
-/// scanned meshes). Single-threaded; builds of different trees may run on different threads
-/// at once.
+/// only) because large trees are walked at random. Per triangle, the tree holds its 32-byte
+/// binary nodes (about 1.05), its slot index (4 bytes) and vertices (36 bytes), and the wide
+/// tree: about 0.09 nodes of 256 bytes and 0.32 packs of 160 bytes, 73-86 bytes in all on the
+/// shared and benchmark meshes; stats.bytes has the total. Single-threaded; builds of
+/// different trees may run on different threads at once.
 sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles *triangles, sr_bvh **out,
                                  sr_error *err);
 
@@ -173,7 +173,6 @@ bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit);
 /// are tested for all rays together. Returns the number of rays that hit. Thread-safe on a
 /// const tree; `rays` and `hits` must not overlap.
 int sr_bvh_query_ray_packet(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
-
 
 /// Any hit (occlusion) of a triangle tree: stops at the first triangle hit in
 /// [ray->tmin, ray->tmax]; `hit` (may be NULL) gets that triangle's t, u, v. Thread-safe.
