@@ -119,8 +119,8 @@ typedef struct sr_bvh {
 /// through sr_alloc; on Linux, blocks of 4 MiB and more get madvise(MADV_HUGEPAGE) (advice
 /// only) because large trees are walked at random. Per triangle, the tree holds its 32-byte
 /// binary nodes (about 1.05), its slot index (4 bytes) and vertices (36 bytes), and the wide
-/// tree: about 0.09 nodes of 256 bytes and 0.32 packs of 160 bytes, 73-86 bytes in all on the
-/// shared and benchmark meshes; stats.bytes has the total. Single-threaded; builds of
+/// tree: about 0.09 nodes of 256 bytes and 0.32 packs of 160 bytes, 69-86 bytes (141-163 bytes
+/// per triangle with the rest) on the shared and benchmark meshes; stats.bytes has the total. Single-threaded; builds of
 /// different trees may run on different threads at once.
 sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles *triangles, sr_bvh **out,
                                  sr_error *err);
