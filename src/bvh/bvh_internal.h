@@ -9,7 +9,7 @@
  * 4 triangles in SoA order, tested 4 at a time by a float filter that is exact for the answers:
  * it only ever rejects a triangle that sr_ray_triangle's double-precision edge functions reject
  * too, and every other triangle goes through the very test of sr_ray_triangle (see
- * bvh_query_wide.c for the proof). The binary `sr_bvh.nodes` stays as it is (the debug renderer
+ * bvh_leaf.c for the proof). The binary `sr_bvh.nodes` stays as it is (the debug renderer
  * draws it, the overlap queries walk it). Knows nothing of raster or scene. */
 #ifndef SR_BVH_INTERNAL_H
 #define SR_BVH_INTERNAL_H
