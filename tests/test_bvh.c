@@ -1674,14 +1674,20 @@ Test(bvh_cli, bench_bvh_prints_one_json_line, .timeout = 120)
     double median = cJSON_GetObjectItem(build, "median")->valuedouble;
     cr_assert(cJSON_GetObjectItem(build, "min")->valuedouble <= median &&
               median <= cJSON_GetObjectItem(build, "max")->valuedouble);
-    const char *keys[] = {"nodes",      "leaves", "max_depth", "sah_cost",          "rays",
-                          "rays_per_s", "hits",   "mean_t",    "triangle_index_sum"};
-    for (int i = 0; i < 9; i++)
+    const char *keys[] = {"nodes",      "leaves", "max_depth", "sah_cost",          "wide_nodes", "packs",
+                          "bytes_per_triangle", "rays", "rays_per_s", "hits", "mean_t", "triangle_index_sum"};
+    for (int i = 0; i < 12; i++)
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(json, keys[i])), "key %s", keys[i]);
     cr_assert_eq(cJSON_GetObjectItem(json, "rays")->valuedouble, 1280.0 * 720.0);
     double nodes = cJSON_GetObjectItem(json, "nodes")->valuedouble,
            leaves = cJSON_GetObjectItem(json, "leaves")->valuedouble;
     cr_assert_eq(nodes, 2 * leaves - 1);
+    /* the wide tree: fewer nodes than the binary one; packs of at most 4 triangles hold every
+     * leaf's triangles (at least one per leaf) */
+    double wide_nodes = cJSON_GetObjectItem(json, "wide_nodes")->valuedouble;
+    cr_assert(wide_nodes >= 1 && wide_nodes < nodes, "wide nodes %g, binary %g", wide_nodes, nodes);
+    cr_assert_geq(4 * cJSON_GetObjectItem(json, "packs")->valuedouble, leaves);
+    cr_assert_gt(cJSON_GetObjectItem(json, "bytes_per_triangle")->valuedouble, 40.0);
     /* the unit sphere at distance 3: hits start at t ~ 2 */
     double mean_t = cJSON_GetObjectItem(json, "mean_t")->valuedouble;
     cr_assert(mean_t > 2.0 && mean_t < 2.5, "mean_t %g", mean_t);

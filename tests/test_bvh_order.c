@@ -1,13 +1,15 @@
-/* test_bvh_order.c — the work a closest-hit query does (src/bvh/bvh_query.c): the answers are
- * checked against brute force elsewhere (test_bvh.c); here the traversal must also visit the
- * nearer child first and prune what lies behind the closest hit, so that it tests no more
- * triangles than a reference front-to-back traversal written here over the public node array.
- * A traversal that visits the far child first, or stops pruning, still answers right but tests
- * far more triangles. */
+/* test_bvh_order.c — the work a closest-hit query does: the answers are checked against brute
+ * force elsewhere (test_bvh.c, test_bvh_wide.c); here the traversals must also visit the nearer
+ * children first and prune what lies behind the closest hit, so that they test hardly more
+ * triangles than reference front-to-back traversals written here: over the public binary node
+ * array for the binary traversal (bvh_query.c, sr_bvh_query_ray_binary), over the wide tree
+ * (bvh_internal.h) for the wide one that sr_bvh_query_ray walks (bvh_query_wide.c). A traversal
+ * that visits far children first, or stops pruning, still answers right but tests far more. */
 #include <criterion/criterion.h>
 #include <softrast/bvh.h>
 #include <softrast/scene.h>
 
+#include "../src/bvh/bvh_internal.h" /* the wide tree and the binary traversal */
 #include "test_random.h"
 
 #include <math.h>
@@ -87,6 +89,75 @@ static uint32_t reference_tested(const sr_bvh *bvh, const sr_ray *ray)
     return tested;
 }
 
+/* Front-to-back traversal of the wide tree with pruning, children sorted by their exact entry
+ * distances: the number of triangles it tests (the real lanes of each leaf's packs). */
+static uint32_t reference_wide_tested(const sr_bvh *bvh, const sr_ray *ray)
+{
+    struct {
+        uint32_t ref;
+        double entry;
+    } stack[8 * SR_BVH_MAX_DEPTH + 8];
+    int top = 0;
+    double best = ray->tmax;
+    uint32_t tested = 0;
+    if (box_entry(ray, bvh->nodes[0].min, bvh->nodes[0].max, best) == INFINITY)
+        return 0;
+    stack[top].ref = 0;
+    stack[top++].entry = ray->tmin;
+    while (top > 0) {
+        top--;
+        if (stack[top].entry > best)
+            continue;
+        const uint32_t ref = stack[top].ref;
+        if (ref & SR_WIDE_LEAF) {
+            for (const sr_triangle_pack *pack = sr_wide_pack_at(bvh->wide, ref);; pack++) {
+                for (int lane = 0; lane < SR_PACK_WIDTH; lane++) {
+                    if (lane > 0 && (pack->primitive[lane] & SR_PACK_FLAG))
+                        continue; /* padding */
+                    tested++;
+                    const float(*v)[3][SR_PACK_WIDTH] = pack->v;
+                    sr_vec3 p[3];
+                    for (int k = 0; k < 3; k++)
+                        p[k] = sr_vec3_make(v[k][0][lane], v[k][1][lane], v[k][2][lane]);
+                    sr_ray limited = *ray;
+                    limited.tmax = (float)best;
+                    sr_triangle_hit hit;
+                    if (sr_ray_triangle(&limited, p[0], p[1], p[2], &hit))
+                        best = hit.t;
+                }
+                if (!(pack->primitive[0] & SR_PACK_FLAG))
+                    break;
+            }
+            continue;
+        }
+        const sr_wide_node *node = sr_wide_node_at(bvh->wide, ref);
+        const unsigned count = sr_wide_node_child_count(node);
+        uint32_t child[SR_WIDE_WIDTH];
+        double entry[SR_WIDE_WIDTH];
+        unsigned hit_count = 0;
+        for (unsigned i = 0; i < count; i++) {
+            sr_vec3 min = {node->bounds[0][i], node->bounds[2][i], node->bounds[4][i]};
+            sr_vec3 max = {node->bounds[1][i], node->bounds[3][i], node->bounds[5][i]};
+            double t = box_entry(ray, min, max, best);
+            if (t == INFINITY)
+                continue;
+            /* insertion sort, farthest first, so that the nearest is popped next */
+            unsigned j = hit_count++;
+            for (; j > 0 && entry[j - 1] < t; j--) {
+                entry[j] = entry[j - 1];
+                child[j] = child[j - 1];
+            }
+            entry[j] = t;
+            child[j] = node->child[i];
+        }
+        for (unsigned j = 0; j < hit_count; j++) {
+            stack[top].ref = child[j];
+            stack[top++].entry = entry[j];
+        }
+    }
+    return tested;
+}
+
 static sr_bvh *build(const sr_mesh *mesh)
 {
     sr_bvh *bvh = NULL;
@@ -109,7 +180,7 @@ static void check_work(const sr_mesh *mesh, const char *what)
     sr_aabb box = sr_mesh_bounds(mesh);
     sr_vec3 centre = sr_aabb_centre(box);
     float radius = sr_vec3_length(sr_aabb_extent(box));
-    uint64_t tested = 0, reference = 0;
+    uint64_t tested = 0, reference = 0, binary_tested = 0, binary_reference = 0;
     int hits = 0;
     rng_seed(31);
     for (int i = 0; i < 20000; i++) {
@@ -121,12 +192,22 @@ static void check_work(const sr_mesh *mesh, const char *what)
         sr_bvh_hit hit;
         hits += sr_bvh_query_ray(bvh, &ray, &hit);
         tested += hit.primitives_tested;
-        reference += reference_tested(bvh, &ray);
+        reference += reference_wide_tested(bvh, &ray);
+        sr_bvh_query_ray_binary(bvh, &ray, SR_BVH_RAY_CLOSEST, NULL, NULL, &hit);
+        binary_tested += hit.primitives_tested;
+        binary_reference += reference_tested(bvh, &ray);
     }
     cr_assert_gt(hits, 5000, "%s: %d hits", what, hits);
     // The query may test a few more where its rounding widens a box; never many more.
-    cr_assert_leq(tested, reference + reference / 10, "%s: %llu triangles tested, front to back needs %llu", what,
-                  (unsigned long long)tested, (unsigned long long)reference);
+    cr_assert_leq(binary_tested, binary_reference + binary_reference / 10,
+                  "%s: the binary traversal tests %llu triangles, front to back needs %llu", what,
+                  (unsigned long long)binary_tested, (unsigned long long)binary_reference);
+    // The wide tree's order is fixed per node and octant (the children's centres along the
+    // octant's diagonal), not sorted per ray by entry distance: it may test a little more.
+    cr_assert_leq(tested, reference + reference / 10, "%s: the wide tree tests %llu triangles, front to back needs %llu",
+                  what, (unsigned long long)tested, (unsigned long long)reference);
+    cr_log_info("%s: wide %llu / %llu, binary %llu / %llu", what, (unsigned long long)tested,
+                (unsigned long long)reference, (unsigned long long)binary_tested, (unsigned long long)binary_reference);
     sr_bvh_destroy(bvh);
 }
 

@@ -13,7 +13,7 @@
  * so the same input always gives byte-identical arrays.
  *
  * Knows nothing of raster or scene. */
-#include <softrast/bvh.h>
+#include "bvh_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -881,7 +881,7 @@ static inline bool finite3(const float *v)
  * (Linux, THP in "madvise" mode). A large tree spans tens of megabytes that every ray walks at
  * random: with 4 KiB pages nearly every deep node costs a TLB miss, and the build page-faults
  * every 4 KiB. Only advice: the block stays the allocator's, nothing changes if it is refused. */
-static void advise_huge_pages(void *block, size_t size)
+void sr_bvh_advise_huge_pages(void *block, size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     const uintptr_t huge = (uintptr_t)2 << 20;
@@ -902,7 +902,9 @@ typedef struct scratch {
     build_record *records;
 } scratch;
 
-static sr_status scratch_create(size_t count, scratch *s, sr_error *err)
+/* Bins from bin_count on are never used: only the first bin_count per set and axis are made
+ * empty (all 256 of them were 48 KiB of stores per build, a few percent of a small build). */
+static sr_status scratch_create(size_t count, int bin_count, scratch *s, sr_error *err)
 {
     s->builder = sr_alloc(sizeof(builder));
     s->records = sr_alloc_array(count > 0 ? count : 1, sizeof(build_record));
@@ -911,11 +913,11 @@ static sr_status scratch_create(size_t count, scratch *s, sr_error *err)
         sr_free(s->records);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for %zu primitives", count);
     }
-    advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
+    sr_bvh_advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
     s->builder->records = s->records;
     for (int set = 0; set < BIN_SETS; set++)
         for (int axis = 0; axis < 3; axis++)
-            for (int i = 0; i < MAX_BIN_COUNT; i++)
+            for (int i = 0; i < bin_count; i++)
                 s->builder->bins[set][axis][i] = bounds_empty();
     return SR_OK;
 }
@@ -961,7 +963,7 @@ static sr_status tree_allocate(uint32_t primitive_count, size_t per_slot_bytes, 
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for %u primitives",
                             primitive_count);
     }
-    advise_huge_pages(block, size);
+    sr_bvh_advise_huge_pages(block, size);
     bvh->allocation = block;
     bvh->primitive_indices = (uint32_t *)block;
     bvh->primitive_count = primitive_count;
@@ -1018,15 +1020,26 @@ static sr_status build_over_records(scratch *s, uint32_t kept, size_t per_slot_b
     return SR_OK;
 }
 
-/* After the caller filled the slot data: statistics, the unused node capacity given back, and
- * the scratch freed. `count` is the number of primitives given to the build. */
-static void finish_tree(scratch *s, sr_bvh *bvh, size_t count, size_t per_slot_bytes)
+/* After the caller filled the slot data: statistics, the unused node capacity given back, the
+ * scratch freed and the wide tree built. `count` is the number of primitives given to the
+ * build. On failure (out of memory for the wide tree) the tree is destroyed. */
+static sr_status finish_tree(scratch *s, sr_bvh *bvh, size_t count, size_t per_slot_bytes, sr_error *err)
 {
     bvh->stats.primitive_count = bvh->primitive_count;
     bvh->stats.skipped_count = count - bvh->primitive_count;
     tree_trim(bvh, per_slot_bytes);
     compute_stats(bvh, s->builder->max_depth);
     scratch_destroy(s);
+    sr_status status = sr_bvh_wide_build(bvh, err);
+    if (status != SR_OK) {
+        sr_bvh_destroy(bvh);
+        return status;
+    }
+    bvh->stats.wide_node_count = bvh->wide ? bvh->wide->node_count : 0;
+    bvh->stats.pack_count = bvh->wide ? bvh->wide->pack_count : 0;
+    bvh->stats.bytes = bvh->node_count * sizeof(sr_bvh_node) +
+                       bvh->primitive_count * (sizeof(uint32_t) + per_slot_bytes) + sr_bvh_wide_bytes(bvh);
+    return SR_OK;
 }
 
 static const float *vertex_at(const sr_bvh_triangles *input, size_t stride, size_t vertex)
@@ -1072,7 +1085,7 @@ sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles
                             triangles->position_stride);
 
     scratch s;
-    status = scratch_create(count, &s, err);
+    status = scratch_create(count, settings.bin_count, &s, err);
     if (status != SR_OK)
         return status;
     builder *b = s.builder;
@@ -1114,7 +1127,9 @@ sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles
             memcpy(&bvh->triangles[9 * (size_t)slot + 3 * (size_t)k], vertex_at(triangles, stride, vertices[k]),
                    3 * sizeof(float));
     }
-    finish_tree(&s, bvh, count, 9 * sizeof(float));
+    status = finish_tree(&s, bvh, count, 9 * sizeof(float), err);
+    if (status != SR_OK)
+        return status;
     *out = bvh;
     return SR_OK;
 }
@@ -1134,7 +1149,7 @@ sr_status sr_bvh_build_boxes(const sr_bvh_desc *desc, const sr_aabb *boxes, size
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
                             "sr_bvh_build_boxes: %zu boxes is more than the %u a tree can hold", count, MAX_PRIMITIVES);
     scratch s;
-    status = scratch_create(count, &s, err);
+    status = scratch_create(count, settings.bin_count, &s, err);
     if (status != SR_OK)
         return status;
     builder *b = s.builder;
@@ -1158,7 +1173,9 @@ sr_status sr_bvh_build_boxes(const sr_bvh_desc *desc, const sr_aabb *boxes, size
     bvh->boxes = slot_data;
     for (uint32_t slot = 0; slot < kept; slot++)
         bvh->boxes[slot] = boxes[bvh->primitive_indices[slot]];
-    finish_tree(&s, bvh, count, sizeof(sr_aabb));
+    status = finish_tree(&s, bvh, count, sizeof(sr_aabb), err);
+    if (status != SR_OK)
+        return status;
     *out = bvh;
     return SR_OK;
 }
@@ -1167,6 +1184,7 @@ void sr_bvh_destroy(sr_bvh *bvh)
 {
     if (!bvh)
         return;
+    sr_bvh_wide_destroy(bvh->wide);
     sr_free(bvh->allocation);
     sr_free(bvh);
 }

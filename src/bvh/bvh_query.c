@@ -1,11 +1,13 @@
-/* src/bvh/bvh_query.c — queries of the static BVH (softrast/bvh.h): closest-hit and any-hit
- * rays over triangle trees, closest hit with a caller's primitive test, and box, sphere and
- * frustum overlap queries with callbacks.
+/* src/bvh/bvh_query.c — queries of the static BVH (softrast/bvh.h): the entry points of the ray
+ * queries (closest hit, any hit, closest hit with a caller's primitive test), which walk the
+ * wide tree (bvh_query_wide.c); the binary traversal they replaced, kept for comparisons
+ * (bvh_internal.h); and the box, sphere and frustum overlap queries with callbacks, which walk
+ * the binary node array.
  *
- * Every query reads a const tree and keeps its state on the stack (explicit traversal stack of
- * SR_BVH_MAX_DEPTH entries, no recursion, no allocation), so queries are reentrant and any
- * number of threads may query one tree at once. Knows nothing of raster or scene. */
-#include <softrast/bvh.h>
+ * Every query reads a const tree and keeps its state on the stack (explicit traversal stack,
+ * no recursion, no allocation), so queries are reentrant and any number of threads may query
+ * one tree at once. Knows nothing of raster or scene. */
+#include "bvh_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -173,76 +175,18 @@ typedef struct slab_origins {
 
 ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_ray *ray)
 {
-    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
     slab_origins out;
-    if (!bvh->triangles) {
-        for (int k = 0; k < 3; k++)
-            out.near[k] = out.far[k] = origin[k];
-        return out;
-    }
-    const sr_bvh_node *root = &bvh->nodes[0];
-    const float low[3] = {root->min.x, root->min.y, root->min.z};
-    const float high[3] = {root->max.x, root->max.y, root->max.z};
-    float reach = 0.0f; /* R */
-    for (int k = 0; k < 3; k++) {
-        const float below = fabsf(low[k] - origin[k]), above = fabsf(high[k] - origin[k]);
-        const float farther = below > above ? below : above;
-        reach = farther > reach ? farther : reach;
-    }
-    const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
-    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
-    const float scaled = 0x1p-46f * (1.0f + speed);
-    const float rest = 0x1p-100f * (scaled > 1.0f ? scaled : 1.0f);
-    for (int k = 0; k < 3; k++) {
-        const float margin = 0x1p-18f * reach + (rest + 0x1p-22f * fabsf(origin[k]));
-        /* sr_ray_aabb's choice of faces: the near face is the max one when 1/d < 0 (-0 included) */
-        const bool negative = inv[k] < 0.0f;
-        const float ahead = origin[k] + margin, behind = origin[k] - margin;
-        out.near[k] = negative ? behind : ahead;
-        out.far[k] = negative ? ahead : behind;
-    }
+    sr_bvh_slab_origins(bvh, ray, out.near, out.far);
     return out;
 }
 
 /* Entry distance of the ray into a node's box (grown as `origins` say) within
- * [ray->tmin, ray->tmax], or INFINITY on a miss: sr_ray_aabb's operations and rules with two
- * origins. */
+ * [ray->tmin, ray->tmax], or INFINITY on a miss. */
 static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
 {
-    const sr_vec3 inv = ray->inv_direction;
-    const bool neg_x = inv.x < 0.0f, neg_y = inv.y < 0.0f, neg_z = inv.z < 0.0f;
-    const float near_x = ((neg_x ? node->max.x : node->min.x) - origins->near[0]) * inv.x;
-    const float far_x = ((neg_x ? node->min.x : node->max.x) - origins->far[0]) * inv.x;
-    const float near_y = ((neg_y ? node->max.y : node->min.y) - origins->near[1]) * inv.y;
-    const float far_y = ((neg_y ? node->min.y : node->max.y) - origins->far[1]) * inv.y;
-    const float near_z = ((neg_z ? node->max.z : node->min.z) - origins->near[2]) * inv.z;
-    const float far_z = ((neg_z ? node->min.z : node->max.z) - origins->far[2]) * inv.z;
-    float enter = ray->tmin;
-    enter = near_x > enter ? near_x : enter;
-    enter = near_y > enter ? near_y : enter;
-    enter = near_z > enter ? near_z : enter;
-    float leave = INFINITY;
-    leave = far_x < leave ? far_x : leave;
-    leave = far_y < leave ? far_y : leave;
-    leave = far_z < leave ? far_z : leave;
-    leave = sr_ray_aabb_widen_far(leave);
-    leave = leave < ray->tmax ? leave : ray->tmax;
-    if (!(enter <= leave && enter < INFINITY && leave > -INFINITY) ||
-        !(node->min.x <= node->max.x && node->min.y <= node->max.y && node->min.z <= node->max.z))
-        return INFINITY;
-    return enter;
+    return sr_bvh_grown_box_entry(node, ray, origins->near, origins->far);
 }
 #endif
-
-/* Whether pair_entry may take its short path for this ray: tmin >= 0 (the exit widening can be
- * folded into 1/d) and every 1/d finite (no NaN slab distance). Decided once per ray; each
- * traversal is specialised for either answer (see traverse). */
-static inline bool ray_is_fast(const sr_ray *ray)
-{
-    return ray->tmin >= 0.0f && fabsf(ray->inv_direction.x) < INFINITY && fabsf(ray->inv_direction.y) < INFINITY &&
-           fabsf(ray->inv_direction.z) < INFINITY;
-}
 
 /* ---- both children of an interior node at once ----
  * A traversal step tests the two boxes of a sibling pair. With SSE the pair is transposed so
@@ -284,7 +228,7 @@ static inline void pair_ray_make(const sr_ray *ray, const slab_origins *origins,
      * (entries err by at most gamma(3) ~ 3u, Ize 2013). A negative exit is made more negative,
      * but with tmin >= 0 such a box is behind the origin and missed either way (the sign of
      * (b - o) * (1/d) is exact). Rays with tmin < 0 keep the explicit widening. */
-    pair->widened = ray->tmin >= 0.0f; /* ray_is_fast is widened && finite */
+    pair->widened = ray->tmin >= 0.0f; /* sr_bvh_ray_is_fast is widened && finite */
     const float far_scale = pair->widened ? 1.0f + 0x1p-21f : 1.0f;
     for (int axis = 0; axis < 3; axis++) {
         pair->inv_direction[axis] = _mm_setr_ps(inv[axis], inv[axis], inv[axis] * far_scale, inv[axis] * far_scale);
@@ -324,7 +268,7 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
     __m128 enter, leave;
     const __m128 limit = _mm_set1_ps(t_limit);
     if (fast) {
-        /* the common case (ray_is_fast): no NaN, widening folded in; t_limit joins the exit tree */
+        /* the common case (sr_bvh_ray_is_fast): no NaN, widening folded in; t_limit joins the exit tree */
         enter = _mm_max_ps(_mm_max_ps(t[0], t[1]), _mm_max_ps(t[2], ray->tmin));
         leave = _mm_min_ps(_mm_min_ps(t[0], t[1]), _mm_min_ps(t[2], limit));
         const __m128 hit = _mm_cmple_ps(enter, _mm_movehl_ps(leave, leave));
@@ -374,147 +318,78 @@ static inline int pair_entry(const sr_bvh_node *pair, const pair_ray *ray, float
 }
 #endif
 
-/* ---- triangles ----
- * sr_ray_triangle, specialised for the leaf loop and bit-identical to it (tests/test_bvh.c
- * compares t, u and v bit for bit). geom's version indexes a 3-float array by the ray's axes,
- * which compilers keep in memory: each vertex goes through a store and three reloads. Here the
- * origin is permuted once per ray and each coordinate is read straight from the slot's
- * vertices, so the same IEEE operations (p - o, then relative - shear * z, in the same
- * expression shape, so that FMA contraction treats both alike) run on registers. The rest is
- * geom's own code path, with its edge function. */
-typedef struct leaf_ray {
-    int axis_x, axis_y, axis_z;
-    float origin_x, origin_y, origin_z; /* origin[axis_x], origin[axis_y], origin[axis_z] */
-    float shear_x, shear_y, shear_z;
-} leaf_ray;
-
-static inline void leaf_ray_make(const sr_ray *ray, leaf_ray *leaf)
-{
-    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    leaf->axis_x = ray->axis_x;
-    leaf->axis_y = ray->axis_y;
-    leaf->axis_z = ray->axis_z;
-    leaf->origin_x = origin[ray->axis_x];
-    leaf->origin_y = origin[ray->axis_y];
-    leaf->origin_z = origin[ray->axis_z];
-    leaf->shear_x = ray->shear.x;
-    leaf->shear_y = ray->shear.y;
-    leaf->shear_z = ray->shear.z;
-}
-
-/* sr_ray_space_point of the vertex at `p` (x, y, z floats). */
-static inline sr_vec3 leaf_ray_space_point(const leaf_ray *ray, const float *p)
-{
-    const float z = p[ray->axis_z] - ray->origin_z;
-    return (sr_vec3){(p[ray->axis_x] - ray->origin_x) - ray->shear_x * z,
-                     (p[ray->axis_y] - ray->origin_y) - ray->shear_y * z, z};
-}
-
-/* sr_ray_triangle(ray, v[0..2], v[3..5], v[6..8], hit) within [tmin, tmax]. */
-static inline bool leaf_triangle(const leaf_ray *ray, float tmin, float tmax, const float *v, sr_triangle_hit *hit)
-{
-    const sr_vec3 pa = leaf_ray_space_point(ray, v);
-    const sr_vec3 pb = leaf_ray_space_point(ray, v + 3);
-    const sr_vec3 pc = leaf_ray_space_point(ray, v + 6);
-    const double w_a = sr_ray_space_edge(pc, pb);
-    const double w_b = sr_ray_space_edge(pa, pc);
-    const double w_c = sr_ray_space_edge(pb, pa);
-    const bool all_nonnegative = w_a >= 0.0 && w_b >= 0.0 && w_c >= 0.0;
-    const bool all_nonpositive = w_a <= 0.0 && w_b <= 0.0 && w_c <= 0.0;
-    if (!(all_nonnegative || all_nonpositive))
-        return false;
-    const double det = w_a + w_b + w_c;
-    if (det == 0.0)
-        return false;
-    const double inv_det = 1.0 / det;
-    const float t = (float)((w_a * pa.z + w_b * pb.z + w_c * pc.z) * inv_det * ray->shear_z);
-    if (!(t >= tmin && t <= tmax && fabsf(t) < INFINITY))
-        return false;
-    hit->t = t;
-    hit->u = (float)(w_b * inv_det);
-    hit->v = (float)(w_c * inv_det);
-    return true;
-}
-
-/* Rays no triangle can meet: a NaN anywhere (sr_ray_make poisons non-finite rays with NaN
- * tmin/tmax), an infinite origin or direction, a zero direction, an empty [tmin, tmax]. */
-static bool ray_is_usable(const sr_ray *ray)
-{
-    if (!sr_vec3_is_finite(ray->origin) || !sr_vec3_is_finite(ray->direction))
-        return false;
-    if (ray->direction.x == 0.0f && ray->direction.y == 0.0f && ray->direction.z == 0.0f)
-        return false;
-    return ray->tmin <= ray->tmax; /* false for NaN as well */
-}
-
-static void hit_clear(sr_bvh_hit *hit)
-{
-    *hit = (sr_bvh_hit){.primitive = SR_BVH_NO_HIT, .t = INFINITY};
-}
-
 typedef struct stack_entry {
     uint32_t node;
     float t_entry;
 } stack_entry;
 
-typedef enum ray_mode { MODE_CLOSEST, MODE_ANY, MODE_CUSTOM } ray_mode;
-
-/* The one ray traversal (Wald's front-to-back order): at an interior node both children's boxes
+/* The binary traversal (Wald's front-to-back order): at an interior node both children's boxes
  * are tested, the nearer is visited next and the farther pushed with its entry distance; a
- * popped node whose entry lies beyond the closest hit so far is dropped. `ray` is the query's
- * private copy: its tmax shrinks to the closest hit, which both tests read. `mode` and `fast`
- * (ray_is_fast(ray)) are constants at each call site, so each inlined copy is specialised: the
- * common rays run a box test without the tests for NaN and for negative tmin. Returns the slot
- * hit or SR_BVH_NO_HIT. */
-ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, bool fast,
-                                sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *best)
+ * popped node whose entry lies beyond the prune limit of the closest hit so far is dropped.
+ * `ray` is the query's private copy: its tmax shrinks to the closest hit, which the triangle
+ * test reads; boxes are tested up to sr_bvh_prune_limit(tmax). `mode` and `fast`
+ * (sr_bvh_ray_is_fast(ray)) are constants at each call site, so each inlined copy is
+ * specialised: the common rays run a box test without the tests for NaN and for negative tmin.
+ * Returns the slot hit or SR_BVH_NO_HIT; best->primitive is the hit's primitive number. */
+SR_BVH_ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, sr_bvh_ray_mode mode, bool fast,
+                                       sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *best)
 {
     const sr_bvh_node *nodes = bvh->nodes;
     uint32_t visited = 1, tested = 0, best_slot = SR_BVH_NO_HIT;
     stack_entry stack[SR_BVH_MAX_DEPTH];
     int top = 0;
     uint32_t node_index = 0;
+    float limit = sr_bvh_prune_limit(ray->tmax);
     if (bvh->primitive_count == 0)
         goto done;
     const slab_origins origins = slab_origins_make(bvh, ray);
-    if (box_entry(&nodes[0], ray, &origins) == INFINITY)
+    sr_ray limited = *ray;
+    limited.tmax = limit;
+    if (box_entry(&nodes[0], &limited, &origins) == INFINITY)
         goto done;
     pair_ray pair;
     pair_ray_make(ray, &origins, &pair);
-    leaf_ray leaf;
-    leaf_ray_make(ray, &leaf);
+    sr_bvh_leaf_ray leaf;
+    sr_bvh_leaf_ray_make(ray, &leaf);
     for (;;) {
         const sr_bvh_node *node = &nodes[node_index];
         if (node->count > 0) {
             uint32_t end = node->first + node->count;
             for (uint32_t slot = node->first; slot < end; slot++) {
                 tested++;
-                if (mode == MODE_CUSTOM) {
-                    sr_bvh_hit candidate = {.primitive = bvh->primitive_indices[slot], .t = INFINITY};
-                    if (intersect(user, bvh->primitive_indices[slot], ray, &candidate) && candidate.t >= ray->tmin &&
-                        candidate.t <= ray->tmax) {
+                const uint32_t primitive = bvh->primitive_indices[slot];
+                if (mode == SR_BVH_RAY_CUSTOM) {
+                    sr_bvh_hit candidate = {.primitive = primitive, .t = INFINITY};
+                    if (intersect(user, primitive, ray, &candidate) && candidate.t >= ray->tmin &&
+                        candidate.t <= ray->tmax &&
+                        sr_bvh_hit_is_better(candidate.t, primitive, ray->tmax, best->primitive)) {
                         *best = candidate;
+                        best->primitive = primitive;
                         ray->tmax = candidate.t;
+                        limit = sr_bvh_prune_limit(candidate.t);
                         best_slot = slot;
                     }
                     continue;
                 }
                 const float *v = &bvh->triangles[9 * (size_t)slot];
                 sr_triangle_hit triangle_hit;
-                if (leaf_triangle(&leaf, ray->tmin, ray->tmax, v, &triangle_hit)) {
+                if (sr_bvh_leaf_triangle(&leaf, ray->tmin, ray->tmax, v, &triangle_hit) &&
+                    sr_bvh_hit_is_better(triangle_hit.t, primitive, ray->tmax, best->primitive)) {
                     ray->tmax = triangle_hit.t;
+                    limit = sr_bvh_prune_limit(triangle_hit.t);
                     best->t = triangle_hit.t;
                     best->u = triangle_hit.u;
                     best->v = triangle_hit.v;
+                    best->primitive = primitive;
                     best_slot = slot;
-                    if (mode == MODE_ANY)
+                    if (mode == SR_BVH_RAY_ANY)
                         goto done;
                 }
             }
         } else {
             uint32_t left = node->first;
             float t_entry[2];
-            int hits = pair_entry(&nodes[left], &pair, ray->tmax, t_entry, fast);
+            int hits = pair_entry(&nodes[left], &pair, limit, t_entry, fast);
             visited += 2;
             /* Branches rather than selects on purpose: a predicted branch lets the CPU start
              * loading the next node before the box test has finished. */
@@ -537,12 +412,12 @@ ALWAYS_INLINE uint32_t traverse(const sr_bvh *bvh, sr_ray *ray, ray_mode mode, b
                 continue;
             }
         }
-        /* pop the next node that can still hold a closer hit */
+        /* pop the next node that can still hold a hit at or before the closest one */
         for (;;) {
             if (top == 0)
                 goto done;
             stack_entry entry = stack[--top];
-            if (entry.t_entry <= ray->tmax) {
+            if (entry.t_entry <= limit) {
                 node_index = entry.node;
                 break;
             }
@@ -554,15 +429,11 @@ done:
     return best_slot;
 }
 
-/* Fills primitive, point and (for triangles) the geometric normal of a hit slot. The cross
- * product is taken in double: float would underflow to zero for tiny (subnormal-sized)
- * triangles that the watertight test still hits. A zero-area triangle has no normal: 0. */
-static void hit_finish(const sr_bvh *bvh, const sr_ray *ray, uint32_t slot, bool triangle, sr_bvh_hit *hit)
+void sr_bvh_hit_finish(const sr_ray *ray, uint32_t primitive, const float *v, sr_bvh_hit *hit)
 {
-    hit->primitive = bvh->primitive_indices[slot];
+    hit->primitive = primitive;
     hit->point = sr_vec3_add(ray->origin, sr_vec3_scale(ray->direction, hit->t));
-    if (triangle) {
-        const float *v = &bvh->triangles[9 * (size_t)slot];
+    if (v) {
         double e1[3], e2[3];
         for (int k = 0; k < 3; k++) {
             e1[k] = (double)v[3 + k] - v[k];
@@ -575,57 +446,66 @@ static void hit_finish(const sr_bvh *bvh, const sr_ray *ray, uint32_t slot, bool
     }
 }
 
-static bool query_ray(const sr_bvh *bvh, const sr_ray *ray, ray_mode mode, sr_bvh_ray_primitive_fn intersect,
-                      void *user, sr_bvh_hit *hit)
+bool sr_bvh_query_ray_binary(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,
+                             sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit)
 {
-    hit_clear(hit);
-    if (!bvh || !ray || !ray_is_usable(ray))
+    sr_bvh_hit_clear(hit);
+    if (!bvh || !ray || !sr_bvh_ray_is_usable(ray))
         return false;
-    if (mode != MODE_CUSTOM && !bvh->triangles)
+    if (mode == SR_BVH_RAY_CUSTOM ? !intersect : !bvh->triangles)
         return false;
     sr_ray local = *ray;
     uint32_t slot;
-    if (ray_is_fast(ray)) {
-        slot = mode == MODE_CLOSEST ? traverse(bvh, &local, MODE_CLOSEST, true, NULL, NULL, hit)
-               : mode == MODE_ANY   ? traverse(bvh, &local, MODE_ANY, true, NULL, NULL, hit)
-                                    : traverse(bvh, &local, MODE_CUSTOM, true, intersect, user, hit);
+    if (sr_bvh_ray_is_fast(ray)) {
+        slot = mode == SR_BVH_RAY_CLOSEST ? traverse(bvh, &local, SR_BVH_RAY_CLOSEST, true, NULL, NULL, hit)
+               : mode == SR_BVH_RAY_ANY   ? traverse(bvh, &local, SR_BVH_RAY_ANY, true, NULL, NULL, hit)
+                                          : traverse(bvh, &local, SR_BVH_RAY_CUSTOM, true, intersect, user, hit);
     } else {
-        slot = mode == MODE_CLOSEST ? traverse(bvh, &local, MODE_CLOSEST, false, NULL, NULL, hit)
-               : mode == MODE_ANY   ? traverse(bvh, &local, MODE_ANY, false, NULL, NULL, hit)
-                                    : traverse(bvh, &local, MODE_CUSTOM, false, intersect, user, hit);
+        slot = mode == SR_BVH_RAY_CLOSEST ? traverse(bvh, &local, SR_BVH_RAY_CLOSEST, false, NULL, NULL, hit)
+               : mode == SR_BVH_RAY_ANY   ? traverse(bvh, &local, SR_BVH_RAY_ANY, false, NULL, NULL, hit)
+                                          : traverse(bvh, &local, SR_BVH_RAY_CUSTOM, false, intersect, user, hit);
     }
     if (slot == SR_BVH_NO_HIT) {
         uint32_t visited = hit->nodes_visited, tested = hit->primitives_tested;
-        hit_clear(hit);
+        sr_bvh_hit_clear(hit);
         hit->nodes_visited = visited;
         hit->primitives_tested = tested;
         return false;
     }
-    hit_finish(bvh, ray, slot, mode != MODE_CUSTOM, hit);
+    sr_bvh_hit_finish(ray, bvh->primitive_indices[slot],
+                      mode != SR_BVH_RAY_CUSTOM ? &bvh->triangles[9 * (size_t)slot] : NULL, hit);
     return true;
+}
+
+/* The public ray queries walk the wide tree. */
+static bool query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
+                      void *user, sr_bvh_hit *hit)
+{
+    sr_bvh_hit_clear(hit);
+    if (!bvh || !ray || !sr_bvh_ray_is_usable(ray) || bvh->primitive_count == 0 || !bvh->wide)
+        return false;
+    if (mode == SR_BVH_RAY_CUSTOM ? !intersect : !bvh->triangles)
+        return false;
+    return sr_bvh_query_wide(bvh, ray, mode, intersect, user, hit);
 }
 
 bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)
 {
     sr_bvh_hit local;
-    return query_ray(bvh, ray, MODE_CLOSEST, NULL, NULL, hit ? hit : &local);
+    return query_ray(bvh, ray, SR_BVH_RAY_CLOSEST, NULL, NULL, hit ? hit : &local);
 }
 
 bool sr_bvh_query_ray_any(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)
 {
     sr_bvh_hit local;
-    return query_ray(bvh, ray, MODE_ANY, NULL, NULL, hit ? hit : &local);
+    return query_ray(bvh, ray, SR_BVH_RAY_ANY, NULL, NULL, hit ? hit : &local);
 }
 
 bool sr_bvh_query_ray_custom(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_primitive_fn intersect, void *user,
                              sr_bvh_hit *hit)
 {
     sr_bvh_hit local;
-    if (!intersect) {
-        hit_clear(hit ? hit : &local);
-        return false;
-    }
-    return query_ray(bvh, ray, MODE_CUSTOM, intersect, user, hit ? hit : &local);
+    return query_ray(bvh, ray, SR_BVH_RAY_CUSTOM, intersect, user, hit ? hit : &local);
 }
 
 /* ---- overlap queries ---- */

@@ -7,11 +7,17 @@
  *
  *   build/tests/bench/bench_embree MESH.obj [--runs N] [--quality low|medium|high]
  *
- * Prints one JSON line: per engine the median build time (softrast: sr_bvh_build_triangles;
- * Embree: a fresh scene committed at the given build quality, default medium), the median rays
- * per second (softrast: sr_bvh_query_ray; Embree: rtcIntersect1 one ray at a time) and the
- * checksums hits, mean_t and triangle_index_sum (BENCH_SCENE.md); then build_time_ratio
- * (softrast / Embree, below 1: softrast builds faster) and rays_per_s_ratio (softrast / Embree). */
+ * Prints one JSON line: per engine the median build time (softrast: sr_bvh_build_triangles,
+ * which includes the collapse into the wide tree; Embree: a fresh scene committed at the given
+ * build quality, default medium), the median rays per second of the single-ray closest hits
+ * (softrast: sr_bvh_query_ray; Embree: rtcIntersect1), of packets of 8 rays in 4x2 pixel tiles
+ * (sr_bvh_query_ray_packet; rtcIntersect8) and of 16 rays in 4x4 tiles (rtcIntersect16), the
+ * checksums hits, mean_t and triangle_index_sum (BENCH_SCENE.md) and the memory per triangle
+ * (softrast: the tree's bytes, sr_bvh_stats.bytes, split into binary nodes, wide tree, and
+ * slots with vertices; Embree: the bytes its device holds after the commit, counted by a
+ * memory monitor, rtcSetDeviceMemoryMonitorFunction; Embree reads the caller's vertex and
+ * index buffers in place, softrast keeps its own copy of the vertices); then the ratios
+ * softrast / Embree of build time (below 1: softrast builds faster) and of rays per second. */
 #include <embree3/rtcore.h>
 
 #include <math.h>
@@ -87,13 +93,64 @@ static RTCScene build_scene(RTCDevice device, const sr_mesh *mesh, enum RTCBuild
     return scene;
 }
 
-/* One engine's figures of one round. */
-typedef struct engine_result {
-    double build_ms, rays_per_s;
+/* The checksums of BENCH_SCENE.md over one pass of rays. */
+typedef struct checksum {
     size_t hits;
     double t_sum;
     unsigned long long index_sum;
+} checksum;
+
+static void checksum_add(checksum *c, bool hit, float t, uint32_t triangle)
+{
+    if (hit) {
+        c->hits++;
+        c->t_sum += t;
+        c->index_sum += triangle;
+    }
+}
+
+/* One engine's figures of one round: build, single rays, packets of 8 (4x2), packets of 16
+ * (4x4). */
+enum { SINGLE, PACKET8, PACKET16, FORMS };
+
+typedef struct engine_result {
+    double build_ms;
+    double rays_per_s[FORMS];
+    checksum sums[FORMS];
+    double bytes_per_triangle;
 } engine_result;
+
+/* The primary rays of the image and, for each packet form, the same rays in tile order. */
+typedef struct ray_sets {
+    const sr_ray *rays[FORMS];
+    size_t count;
+} ray_sets;
+
+static const int tile_height[FORMS] = {1, 2, 4}; /* tiles are 4 wide */
+
+/* The rays of a width x height image (rows of the image) regrouped into tiles of 4 x tile_h
+ * pixels, tile after tile, row by row inside a tile. width and height are multiples of 4. */
+static void tile_rays(const sr_ray *image, int width, int height, int tile_h, sr_ray *out)
+{
+    size_t k = 0;
+    for (int y = 0; y < height; y += tile_h)
+        for (int x = 0; x < width; x += 4)
+            for (int dy = 0; dy < tile_h; dy++)
+                for (int dx = 0; dx < 4; dx++)
+                    out[k++] = image[(size_t)(y + dy) * (size_t)width + (size_t)(x + dx)];
+}
+
+/* Embree's memory monitor: the bytes its device holds. */
+typedef struct memory_count {
+    long long current;
+} memory_count;
+
+static bool on_embree_memory(void *user, ssize_t bytes, bool post)
+{
+    (void)post;
+    ((memory_count *)user)->current += bytes;
+    return true;
+}
 
 /* Median of `count` values (sorted in place). */
 static double median_of(double *values, int count)
@@ -102,8 +159,8 @@ static double median_of(double *values, int count)
     return median_sorted(values, count);
 }
 
-/* softrast's round: sr_bvh_build_triangles, then the closest hits, as `softrast bench bvh`. */
-static bool run_softrast(const sr_bvh_triangles *input, const sr_ray *rays, size_t ray_count, engine_result *result)
+/* softrast's round: sr_bvh_build_triangles, then the closest hits of each form. */
+static bool run_softrast(const sr_bvh_triangles *input, const ray_sets *sets, engine_result *result, size_t bytes[3])
 {
     sr_error err = {0};
     sr_bvh *bvh = NULL;
@@ -113,60 +170,142 @@ static bool run_softrast(const sr_bvh_triangles *input, const sr_ray *rays, size
         return false;
     }
     double built = seconds();
-    *result = (engine_result){0};
-    for (size_t i = 0; i < ray_count; i++) {
-        sr_bvh_hit hit;
-        if (sr_bvh_query_ray(bvh, &rays[i], &hit)) {
-            result->hits++;
-            result->t_sum += hit.t;
-            result->index_sum += hit.primitive;
+    *result = (engine_result){.build_ms = (built - start) * 1e3};
+    for (int form = 0; form < FORMS; form++) {
+        const sr_ray *rays = sets->rays[form];
+        checksum *c = &result->sums[form];
+        double begin = seconds();
+        if (form == SINGLE) {
+            for (size_t i = 0; i < sets->count; i++) {
+                sr_bvh_hit hit;
+                bool found = sr_bvh_query_ray(bvh, &rays[i], &hit);
+                checksum_add(c, found, hit.t, hit.primitive);
+            }
+        } else {
+            const int n = 4 * tile_height[form];
+            for (size_t i = 0; i < sets->count; i += (size_t)n) {
+                sr_bvh_hit hits[SR_BVH_PACKET_MAX];
+                sr_bvh_query_ray_packet(bvh, &rays[i], n, hits);
+                for (int k = 0; k < n; k++)
+                    checksum_add(c, hits[k].primitive != SR_BVH_NO_HIT, hits[k].t, hits[k].primitive);
+            }
         }
+        result->rays_per_s[form] = (double)sets->count / (seconds() - begin);
     }
-    double cast = seconds();
+    const size_t triangles = input->triangle_count;
+    const size_t binary = bvh->node_count * sizeof(sr_bvh_node);
+    const size_t slots = bvh->primitive_count * (sizeof(uint32_t) + 9 * sizeof(float));
+    bytes[0] = binary;
+    bytes[1] = bvh->stats.bytes - binary - slots; /* the wide tree */
+    bytes[2] = slots;
+    result->bytes_per_triangle = (double)bvh->stats.bytes / (double)triangles;
     sr_bvh_destroy(bvh);
-    result->build_ms = (built - start) * 1e3;
-    result->rays_per_s = (double)ray_count / (cast - built);
     return true;
 }
 
-/* Embree's round: a fresh committed scene, then rtcIntersect1 one ray at a time. */
-static void run_embree(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuality quality, const sr_ray *rays,
-                       size_t ray_count, engine_result *result)
+static void embree_ray(const sr_ray *ray, float *org, float *dir, float *tnear, float *tfar, size_t lane, size_t stride)
 {
+    org[0 * stride + lane] = ray->origin.x;
+    org[1 * stride + lane] = ray->origin.y;
+    org[2 * stride + lane] = ray->origin.z;
+    dir[0 * stride + lane] = ray->direction.x;
+    dir[1 * stride + lane] = ray->direction.y;
+    dir[2 * stride + lane] = ray->direction.z;
+    *tnear = ray->tmin;
+    *tfar = ray->tmax;
+}
+
+/* Embree's round: a fresh committed scene, then rtcIntersect1 one ray at a time, rtcIntersect8
+ * over 4x2 tiles and rtcIntersect16 over 4x4 tiles (coherent rays, as the flag tells it). */
+static void run_embree(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuality quality, const ray_sets *sets,
+                       memory_count *memory, engine_result *result)
+{
+    const long long before = memory->current;
     double start = seconds();
     RTCScene scene = build_scene(device, mesh, quality);
     double built = seconds();
+    *result = (engine_result){.build_ms = (built - start) * 1e3};
+    result->bytes_per_triangle = (double)(memory->current - before) / (double)mesh->triangle_count;
     struct RTCIntersectContext context;
     rtcInitIntersectContext(&context);
-    *result = (engine_result){0};
-    for (size_t i = 0; i < ray_count; i++) {
-        const sr_ray *ray = &rays[i];
-        struct RTCRayHit rh;
-        rh.ray.org_x = ray->origin.x;
-        rh.ray.org_y = ray->origin.y;
-        rh.ray.org_z = ray->origin.z;
-        rh.ray.dir_x = ray->direction.x;
-        rh.ray.dir_y = ray->direction.y;
-        rh.ray.dir_z = ray->direction.z;
-        rh.ray.tnear = ray->tmin;
-        rh.ray.tfar = ray->tmax;
-        rh.ray.time = 0.0f;
-        rh.ray.mask = 0xffffffffu;
-        rh.ray.id = 0;
-        rh.ray.flags = 0;
-        rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-        rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-        rtcIntersect1(scene, &context, &rh);
-        if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
-            result->hits++;
-            result->t_sum += rh.ray.tfar;
-            result->index_sum += rh.hit.primID;
+    for (int form = 0; form < FORMS; form++) {
+        const sr_ray *rays = sets->rays[form];
+        checksum *c = &result->sums[form];
+        double begin = seconds();
+        if (form == SINGLE) {
+            for (size_t i = 0; i < sets->count; i++) {
+                struct RTCRayHit rh;
+                float org[3], dir[3];
+                embree_ray(&rays[i], org, dir, &rh.ray.tnear, &rh.ray.tfar, 0, 1);
+                rh.ray.org_x = org[0];
+                rh.ray.org_y = org[1];
+                rh.ray.org_z = org[2];
+                rh.ray.dir_x = dir[0];
+                rh.ray.dir_y = dir[1];
+                rh.ray.dir_z = dir[2];
+                rh.ray.time = 0.0f;
+                rh.ray.mask = 0xffffffffu;
+                rh.ray.id = 0;
+                rh.ray.flags = 0;
+                rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+                rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+                rtcIntersect1(scene, &context, &rh);
+                checksum_add(c, rh.hit.geomID != RTC_INVALID_GEOMETRY_ID, rh.ray.tfar, rh.hit.primID);
+            }
+        } else {
+            struct RTCIntersectContext coherent;
+            rtcInitIntersectContext(&coherent);
+            coherent.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+            const size_t n = (size_t)(4 * tile_height[form]);
+            /* Embree wants the valid masks and packets aligned to their size */
+            _Alignas(64) int valid[16];
+            _Alignas(64) struct RTCRayHit16 rh16;
+            _Alignas(32) struct RTCRayHit8 rh8;
+            for (size_t i = 0; i < sets->count; i += n) {
+                for (size_t k = 0; k < n; k++) {
+                    const sr_ray *ray = &rays[i + k];
+                    valid[k] = -1;
+                    if (n == 8) {
+                        rh8.ray.org_x[k] = ray->origin.x, rh8.ray.org_y[k] = ray->origin.y,
+                        rh8.ray.org_z[k] = ray->origin.z;
+                        rh8.ray.dir_x[k] = ray->direction.x, rh8.ray.dir_y[k] = ray->direction.y;
+                        rh8.ray.dir_z[k] = ray->direction.z;
+                        rh8.ray.tnear[k] = ray->tmin, rh8.ray.tfar[k] = ray->tmax, rh8.ray.time[k] = 0.0f;
+                        rh8.ray.mask[k] = 0xffffffffu, rh8.ray.id[k] = (unsigned)k, rh8.ray.flags[k] = 0;
+                        rh8.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID, rh8.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+                    } else {
+                        rh16.ray.org_x[k] = ray->origin.x, rh16.ray.org_y[k] = ray->origin.y;
+                        rh16.ray.org_z[k] = ray->origin.z;
+                        rh16.ray.dir_x[k] = ray->direction.x, rh16.ray.dir_y[k] = ray->direction.y;
+                        rh16.ray.dir_z[k] = ray->direction.z;
+                        rh16.ray.tnear[k] = ray->tmin, rh16.ray.tfar[k] = ray->tmax, rh16.ray.time[k] = 0.0f;
+                        rh16.ray.mask[k] = 0xffffffffu, rh16.ray.id[k] = (unsigned)k, rh16.ray.flags[k] = 0;
+                        rh16.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+                        rh16.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+                    }
+                }
+                if (n == 8) {
+                    rtcIntersect8(valid, scene, &coherent, &rh8);
+                    for (size_t k = 0; k < n; k++)
+                        checksum_add(c, rh8.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID, rh8.ray.tfar[k],
+                                     rh8.hit.primID[k]);
+                } else {
+                    rtcIntersect16(valid, scene, &coherent, &rh16);
+                    for (size_t k = 0; k < n; k++)
+                        checksum_add(c, rh16.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID, rh16.ray.tfar[k],
+                                     rh16.hit.primID[k]);
+                }
+            }
         }
+        result->rays_per_s[form] = (double)sets->count / (seconds() - begin);
     }
-    double cast = seconds();
     rtcReleaseScene(scene);
-    result->build_ms = (built - start) * 1e3;
-    result->rays_per_s = (double)ray_count / (cast - built);
+}
+
+static void print_sums(const checksum *c)
+{
+    printf("\"hits\": %zu, \"mean_t\": %.6f, \"triangle_index_sum\": %llu", c->hits,
+           c->hits > 0 ? c->t_sum / (double)c->hits : 0.0, c->index_sum);
 }
 
 int main(int argc, char **argv)
@@ -219,9 +358,7 @@ int main(int argc, char **argv)
     sr_vec3 *padded = malloc((mesh->vertex_count + 1) * sizeof(sr_vec3));
     size_t ray_count = (size_t)WIDTH * HEIGHT;
     sr_ray *rays = malloc(ray_count * sizeof(sr_ray));
-    double *build_ms = malloc((size_t)runs * sizeof(double));
-    double *rays_per_s = malloc((size_t)runs * sizeof(double));
-    if (!padded || !rays || !build_ms || !rays_per_s) {
+    if (!padded || !rays) {
         fputs("bench_embree: out of memory\n", stderr);
         return 1;
     }
@@ -230,6 +367,18 @@ int main(int argc, char **argv)
     sr_vec3 *original = mesh->positions;
     mesh->positions = padded;
     sr_bench_scene_primary_rays(WIDTH, HEIGHT, rays);
+    sr_ray *tiled[FORMS] = {NULL};
+    ray_sets sets = {.count = ray_count};
+    sets.rays[SINGLE] = rays;
+    for (int form = PACKET8; form < FORMS; form++) {
+        tiled[form] = malloc(ray_count * sizeof(sr_ray));
+        if (!tiled[form]) {
+            fputs("bench_embree: out of memory\n", stderr);
+            return 1;
+        }
+        tile_rays(rays, WIDTH, HEIGHT, tile_height[form], tiled[form]);
+        sets.rays[form] = tiled[form];
+    }
 
     /* one thread, as softrast's benchmark */
     RTCDevice device = rtcNewDevice("threads=1");
@@ -238,6 +387,8 @@ int main(int argc, char **argv)
         return 1;
     }
     rtcSetDeviceErrorFunction(device, on_embree_error, NULL);
+    memory_count embree_memory = {0};
+    rtcSetDeviceMemoryMonitorFunction(device, on_embree_memory, &embree_memory);
 
     /* Both engines run in every round, in alternating order (even rounds softrast first), so
      * that the minute-to-minute changes of speed of a shared machine hit both alike; the ratios
@@ -248,60 +399,74 @@ int main(int argc, char **argv)
                               .indices = mesh->indices,
                               .triangle_count = mesh->triangle_count};
     engine_result ours = {0}, theirs = {0};
-    double *sr_build_ms = malloc((size_t)runs * sizeof(double));
-    double *sr_rays_per_s = malloc((size_t)runs * sizeof(double));
-    double *build_ratio = malloc((size_t)runs * sizeof(double));
-    double *rays_ratio = malloc((size_t)runs * sizeof(double));
-    if (!sr_build_ms || !sr_rays_per_s || !build_ratio || !rays_ratio) {
+    size_t our_bytes[3] = {0};
+    /* per round: build ms of both, rays/s of both per form, and the ratios */
+    double *samples = malloc((size_t)runs * (3 + 3 * FORMS) * sizeof(double));
+    if (!samples) {
         fputs("bench_embree: out of memory\n", stderr);
         return 1;
     }
+#define SAMPLE(kind, run) samples[(size_t)(kind) * (size_t)runs + (size_t)(run)]
     for (int run = -1; run < runs; run++) {
         for (int turn = 0; turn < 2; turn++) {
             bool softrast_turn = (turn == 0) == (run % 2 == 0);
             if (softrast_turn) {
-                if (!run_softrast(&input, rays, ray_count, &ours))
+                if (!run_softrast(&input, &sets, &ours, our_bytes))
                     return 1;
             } else {
-                run_embree(device, mesh, quality, rays, ray_count, &theirs);
+                run_embree(device, mesh, quality, &sets, &embree_memory, &theirs);
             }
         }
-        if (run >= 0) {
-            sr_build_ms[run] = ours.build_ms;
-            sr_rays_per_s[run] = ours.rays_per_s;
-            build_ms[run] = theirs.build_ms;
-            rays_per_s[run] = theirs.rays_per_s;
-            build_ratio[run] = ours.build_ms / theirs.build_ms;
-            rays_ratio[run] = ours.rays_per_s / theirs.rays_per_s;
+        if (run < 0)
+            continue;
+        SAMPLE(0, run) = ours.build_ms;
+        SAMPLE(1, run) = theirs.build_ms;
+        SAMPLE(2, run) = ours.build_ms / theirs.build_ms;
+        for (int form = 0; form < FORMS; form++) {
+            SAMPLE(3 + 3 * form, run) = ours.rays_per_s[form];
+            SAMPLE(4 + 3 * form, run) = theirs.rays_per_s[form];
+            SAMPLE(5 + 3 * form, run) = ours.rays_per_s[form] / theirs.rays_per_s[form];
         }
     }
-    double sr_build_median = median_of(sr_build_ms, runs), sr_rays_median = median_of(sr_rays_per_s, runs);
-    double build_median = median_of(build_ms, runs), rays_median = median_of(rays_per_s, runs);
-    double build_ratio_median = median_of(build_ratio, runs), rays_ratio_median = median_of(rays_ratio, runs);
+    double median[3 + 3 * FORMS];
+    for (int kind = 0; kind < 3 + 3 * FORMS; kind++)
+        median[kind] = median_of(&SAMPLE(kind, 0), runs);
+#undef SAMPLE
+    const double triangles = (double)mesh->triangle_count;
     printf("{\"mesh\": ");
     print_json_string(mesh_path);
-    printf(", \"baseline\": \"embree %d.%d.%d %s\", \"triangles\": %zu, \"runs\": %d, "
-           "\"softrast\": {\"build_ms\": %.3f, \"rays_per_s\": %.0f, \"hits\": %zu, \"mean_t\": %.6f, "
-           "\"triangle_index_sum\": %llu}, "
-           "\"embree\": {\"build_ms\": %.3f, \"rays_per_s\": %.0f, \"hits\": %zu, \"mean_t\": %.6f, "
-           "\"triangle_index_sum\": %llu}, "
-           "\"build_time_ratio\": %.3f, \"rays_per_s_ratio\": %.3f}\n",
-           RTC_VERSION_MAJOR, RTC_VERSION_MINOR, RTC_VERSION_PATCH, quality_name, mesh->triangle_count, runs,
-           sr_build_median, sr_rays_median, ours.hits, ours.hits > 0 ? ours.t_sum / (double)ours.hits : 0.0,
-           ours.index_sum, build_median, rays_median, theirs.hits,
-           theirs.hits > 0 ? theirs.t_sum / (double)theirs.hits : 0.0, theirs.index_sum, build_ratio_median,
-           rays_ratio_median);
-    free(sr_build_ms);
-    free(sr_rays_per_s);
-    free(build_ratio);
-    free(rays_ratio);
+    printf(", \"baseline\": \"embree %d.%d.%d %s\", \"triangles\": %zu, \"runs\": %d, ", RTC_VERSION_MAJOR,
+           RTC_VERSION_MINOR, RTC_VERSION_PATCH, quality_name, mesh->triangle_count, runs);
+    const char *names[FORMS] = {"single", "packet8", "packet16"};
+    for (int engine = 0; engine < 2; engine++) {
+        const engine_result *r = engine == 0 ? &ours : &theirs;
+        printf("\"%s\": {\"build_ms\": %.3f, \"rays_per_s\": %.0f, ", engine == 0 ? "softrast" : "embree",
+               median[engine], median[3 + engine]);
+        print_sums(&r->sums[SINGLE]);
+        for (int form = PACKET8; form < FORMS; form++) {
+            printf(", \"%s\": {\"rays_per_s\": %.0f, ", names[form], median[3 + 3 * form + engine]);
+            print_sums(&r->sums[form]);
+            printf("}");
+        }
+        if (engine == 0)
+            printf(", \"bytes_per_triangle\": {\"binary_nodes\": %.1f, \"wide_tree\": %.1f, "
+                   "\"slots_and_vertices\": %.1f, \"total\": %.1f}}, ",
+                   (double)our_bytes[0] / triangles, (double)our_bytes[1] / triangles, (double)our_bytes[2] / triangles,
+                   ours.bytes_per_triangle);
+        else
+            printf(", \"bytes_per_triangle\": %.1f}, ", theirs.bytes_per_triangle);
+    }
+    printf("\"build_time_ratio\": %.3f, \"rays_per_s_ratio\": %.3f, \"packet8_rays_per_s_ratio\": %.3f, "
+           "\"packet16_rays_per_s_ratio\": %.3f}\n",
+           median[2], median[5], median[8], median[11]);
+    free(samples);
+    for (int form = PACKET8; form < FORMS; form++)
+        free(tiled[form]);
 
     rtcReleaseDevice(device);
     mesh->positions = original;
     sr_mesh_destroy(mesh);
     free(padded);
     free(rays);
-    free(build_ms);
-    free(rays_per_s);
     return 0;
 }

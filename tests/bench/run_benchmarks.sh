@@ -148,12 +148,20 @@ if embree:
     print("\nSide by side with Embree (bench_embree: both in one process, alternating rounds; ratios are "
           "medians of per-round ratios)\n")
     print("| mesh | softrast build ms | Embree build ms | build time ratio | softrast M rays/s | Embree M rays/s "
-          "| rays/s ratio |")
-    print("|---|---|---|---|---|---|---|")
+          "| rays/s ratio | 8-ray packets: M rays/s, ratio | 16-ray packets: M rays/s, ratio "
+          "| bytes per triangle, softrast / Embree |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for mesh, e in embree.items():
-        print(f"| {os.path.basename(mesh)} | {e['softrast']['build_ms']:.1f} | {e['embree']['build_ms']:.1f} | "
-              f"{e['build_time_ratio']:.2f} | {e['softrast']['rays_per_s'] / 1e6:.2f} | "
-              f"{e['embree']['rays_per_s'] / 1e6:.2f} | {e['rays_per_s_ratio']:.2f} |")
+        s, m = e["softrast"], e["embree"]
+        cells = [f"{s['build_ms']:.1f}", f"{m['build_ms']:.1f}", f"{e['build_time_ratio']:.2f}",
+                 f"{s['rays_per_s'] / 1e6:.2f}", f"{m['rays_per_s'] / 1e6:.2f}", f"{e['rays_per_s_ratio']:.2f}"]
+        for size in (8, 16):
+            key = f"packet{size}"
+            cells.append(f"{s[key]['rays_per_s'] / 1e6:.1f} / {m[key]['rays_per_s'] / 1e6:.1f}, "
+                         f"{e[key + '_rays_per_s_ratio']:.2f}" if key in s else "—")
+        cells.append(f"{s['bytes_per_triangle']['total']:.0f} / {m['bytes_per_triangle']:.0f}"
+                     if "bytes_per_triangle" in s else "—")
+        print(f"| {os.path.basename(mesh)} | " + " | ".join(cells) + " |")
 if obj:
     print("\nOBJ loading side by side with tinyobjloader (bench_obj: both in one process, alternating rounds; "
           "softrast also computes the normals; the ratio is the median of per-round ratios)\n")

@@ -8,13 +8,17 @@
  * triangles (bvh.h: the same hit or miss, brute force's t bit for bit, the reported triangle's
  * own t, u, v), any hit, the closest hit through a caller's test (sr_ray_triangle over
  * triangles, sr_ray_aabb over boxes), and the exact sets of primitives an overlap query must
- * report once each. Bad options and out-of-range indices must be refused with an error; the tree itself must be well
+ * report once each; of triangles hit at the closest t the smallest number must be reported. The
+ * ray queries (which walk the wide tree) must also answer exactly as the binary traversal
+ * (sr_bvh_query_ray_binary). Bad options and out-of-range indices must be refused with an error; the tree itself must be well
  * formed (every kept primitive in exactly one leaf, node boxes holding their contents, depth within SR_BVH_MAX_DEPTH).
  * Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK build with failing allocations. Knows nothing of the driver that
  * calls it. */
 #include "fuzz_targets.h"
 
 #include <softrast/bvh.h>
+
+#include "../../src/bvh/bvh_internal.h" /* sr_bvh_query_ray_binary: the traversal the wide tree replaced */
 
 #include <math.h>
 #include <stdlib.h>
@@ -198,6 +202,10 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
             /* bvh.h: exactly brute force's closest t, for every ray */
             FUZZ_CHECK(hit.t == best, "closest hit t %.9g (primitive %u) but brute force finds t %.9g", (double)hit.t,
                        p, (double)best);
+            /* bvh.h: of triangles hit at that very t, the smallest number */
+            for (size_t i = 0; i < p; i++)
+                FUZZ_CHECK(!(brute_hit[i] && brute_t[i] == best), "closest hit reports primitive %u, but %zu is hit at the same t %a",
+                           p, i, (double)best);
             float length = sr_vec3_length(hit.normal);
             FUZZ_CHECK(sr_vec3_is_finite(hit.normal) && (length == 0.0f || fabsf(length - 1.0f) < 1e-3f),
                        "hit normal (%g %g %g)", (double)hit.normal.x, (double)hit.normal.y, (double)hit.normal.z);
@@ -221,6 +229,19 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
         FUZZ_CHECK(custom_found == found && (!found || (custom.primitive < s->count && custom.t == hit.t)),
                    "custom query (%d, t %g) differs from the closest hit (%d, t %g)", custom_found, (double)custom.t,
                    found, (double)hit.t);
+
+        /* The wide tree against the binary traversal: the same hit, bit for bit, and the same
+         * triangle (ties go to the smallest number in both). */
+        sr_bvh_hit binary;
+        bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CLOSEST, NULL, NULL, &binary);
+        FUZZ_CHECK(binary_found == found &&
+                       (!found || (binary.primitive == hit.primitive && memcmp(&binary.t, &hit.t, sizeof hit.t) == 0 &&
+                                   memcmp(&binary.u, &hit.u, sizeof hit.u) == 0 &&
+                                   memcmp(&binary.v, &hit.v, sizeof hit.v) == 0)),
+                   "wide closest hit (%d, primitive %u, t %a) differs from the binary traversal's (%d, %u, %a)", found,
+                   hit.primitive, (double)hit.t, binary_found, binary.primitive, (double)binary.t);
+        FUZZ_CHECK(sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_ANY, NULL, NULL, &binary) == any_found,
+                   "wide any-hit (%d) differs from the binary traversal's", any_found);
         return;
     }
     sr_bvh_hit hit;
@@ -233,6 +254,13 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
                    "custom box query reports primitive %u at t %g", p, (double)hit.t);
         FUZZ_CHECK(hit.t == best, "custom box query t %.9g, brute force closest %.9g", (double)hit.t, (double)best);
     }
+    /* exact box tests on both sides: the wide tree answers as the binary traversal */
+    sr_bvh_hit binary;
+    bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CUSTOM, intersect_box, (void *)s, &binary);
+    FUZZ_CHECK(binary_found == found &&
+                   (!found || (binary.primitive == hit.primitive && memcmp(&binary.t, &hit.t, sizeof hit.t) == 0)),
+               "wide custom box query (%d, primitive %u, t %a) differs from the binary traversal's (%d, %u, %a)", found,
+               hit.primitive, (double)hit.t, binary_found, binary.primitive, (double)binary.t);
 }
 
 /* ------------------------------------------------------------------------------------------ */

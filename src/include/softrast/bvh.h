@@ -1,6 +1,7 @@
 /* softrast/bvh.h — the static bounding volume hierarchy: a binned-SAH build over triangles or
- * boxes into a flat array of 32-byte nodes, closest-hit and any-hit ray queries, and box, sphere
- * and frustum overlap queries with callbacks.
+ * boxes into a flat array of 32-byte nodes, collapsed into a private 8-wide tree with leaves of
+ * 4-triangle packs for the ray queries; closest-hit and any-hit ray queries for one ray or a
+ * packet of up to 16, and box, sphere and frustum overlap queries with callbacks.
  * Stands on geom (rays, boxes, frustums); knows nothing of raster or scene: meshes come in as
  * plain arrays. (The dynamic tree of moving boxes is softrast/bvh_dynamic.h.) */
 #ifndef SOFTRAST_BVH_H
@@ -74,6 +75,11 @@ typedef struct sr_bvh_stats {
     /// BENCH_SCENE.md: sum over interior nodes of SA(n)/SA(root) plus sum over leaves of
     /// SA(n)/SA(root) * primitives. When SA(root) is 0 every ratio is taken as 1.
     double sah_cost;
+    size_t wide_node_count; ///< nodes of the wide tree the ray queries walk
+    size_t pack_count;      ///< its leaf packs of 4 triangles (box trees: 0)
+    /// Bytes the tree holds: binary nodes, slot indices, the triangles' vertices or the boxes,
+    /// and the wide tree (nodes and packs); not the sr_bvh struct itself.
+    size_t bytes;
 } sr_bvh_stats;
 
 /// A built tree. Every field is read-only for the caller (the debug renderer draws `nodes`).
@@ -95,6 +101,10 @@ typedef struct sr_bvh {
     sr_aabb *boxes;
     sr_bvh_stats stats;
     void *allocation; ///< private: the block `nodes` lives in
+    /// Private: the wide tree the ray queries walk, built from `nodes` by the build (8 children
+    /// per node, each child a node of `nodes`; leaves hold the triangles again as packs of 4
+    /// in SIMD order). NULL for an empty tree.
+    struct sr_bvh_wide *wide;
 } sr_bvh;
 
 /// Builds a tree over triangles. Triangles with a non-finite vertex are left out (they can
@@ -105,9 +115,13 @@ typedef struct sr_bvh {
 /// empty tree whose queries report nothing. Errors: NULL arguments, an index >= vertex_count
 /// (naming the triangle), more than 2^31 - 1 triangles, bad desc values, out of memory.
 /// Deterministic: the same input and desc give byte-identical arrays. `*out` is NULL on failure.
-/// Memory: one block for the tree and a scratch array, both through sr_alloc; on Linux, blocks
-/// of 4 MiB and more get madvise(MADV_HUGEPAGE) (advice only) because large trees are walked at
-/// random. Single-threaded; builds of different trees may run on different threads at once.
+/// Memory: one block for the tree, a scratch array, and the wide tree's nodes and packs, all
+/// through sr_alloc; on Linux, blocks of 4 MiB and more get madvise(MADV_HUGEPAGE) (advice
+/// only) because large trees are walked at random. Per triangle, the tree holds its 32-byte
+/// binary nodes (about 1.05), its slot index (4 bytes) and vertices (36 bytes), and the wide
+/// tree: about 0.09 nodes of 256 bytes and 0.32 packs of 160 bytes, 69-86 bytes (141-163 bytes
+/// per triangle with the rest) on the shared and benchmark meshes; stats.bytes has the total. Single-threaded; builds of
+/// different trees may run on different threads at once.
 sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles *triangles, sr_bvh **out,
                                  sr_error *err);
 
@@ -130,8 +144,11 @@ typedef struct sr_bvh_hit {
     /// Geometric normal: unit length along (v1 - v0) x (v2 - v0); (0, 0, 0) for a zero-area
     /// triangle (which sr_ray_triangle can hit where it fills a crack between its neighbours).
     sr_vec3 normal;
-    uint32_t nodes_visited; ///< nodes whose box was tested (for the debug heat map)
-    uint32_t primitives_tested;
+    /// Boxes tested (for the debug heat map): the root's box, then, as the ray queries walk the
+    /// wide tree, the children's boxes (up to 8, each a node of `sr_bvh.nodes`, tested at once)
+    /// of every wide node the ray enters. A ray missing the root's box counts 1.
+    uint32_t nodes_visited;
+    uint32_t primitives_tested; ///< primitives intersected (triangles of the leaves reached)
 } sr_bvh_hit;
 
 /// Closest hit of a triangle tree in [ray->tmin, ray->tmax] (two-sided, as sr_ray_triangle and
@@ -140,10 +157,23 @@ typedef struct sr_bvh_hit {
 /// with NaN components or a zero direction hit nothing. `ray` must be made by sr_ray_make (the
 /// triangle test reads its ray-space fields). Thread-safe on a const tree. The hit is exactly
 /// the brute-force closest hit over sr_ray_triangle for every ray: the same hit or miss and the
-/// same t bit for bit (with the reported triangle's own u and v; of triangles hit at that very
-/// t, any one may be reported). Node boxes are tested with a margin that covers the rounding of
-/// sr_ray_triangle's t (see bvh_query.c), so a ray grazing or lying in a face is no exception.
+/// same t bit for bit, and of triangles hit at that very t (a ray through a shared edge or
+/// vertex) the one with the smallest number, whatever the shape of the tree. Node boxes are
+/// tested with a margin that covers the rounding of sr_ray_triangle's t (see bvh_query.c), so a
+/// ray grazing or lying in a face is no exception.
 bool sr_bvh_query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit);
+
+/// Most rays sr_bvh_query_ray_packet takes at once.
+#define SR_BVH_PACKET_MAX 16
+
+/// Closest hits of `count` rays (0..SR_BVH_PACKET_MAX) at once: hits[i] is exactly what
+/// sr_bvh_query_ray(bvh, &rays[i], &hits[i]) gives (t, primitive, u, v, point, normal), except
+/// for the counters, which count the work of the packet (nodes_visited: the boxes tested for
+/// that ray, primitives_tested: the triangles tested for it). Fastest for coherent rays (e.g.
+/// primary rays through a 4x2 or 4x4 block of pixels), which mostly enter the same nodes: those
+/// are tested for all rays together. Returns the number of rays that hit. Thread-safe on a
+/// const tree; `rays` and `hits` must not overlap.
+int sr_bvh_query_ray_packet(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
 
 /// Any hit (occlusion) of a triangle tree: stops at the first triangle hit in
 /// [ray->tmin, ray->tmax]; `hit` (may be NULL) gets that triangle's t, u, v. Hits exactly when
@@ -152,7 +182,8 @@ bool sr_bvh_query_ray_any(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)
 
 /// Intersects one primitive for sr_bvh_query_ray_custom. `ray->tmax` is the closest t found so
 /// far. On a hit at a t in [ray->tmin, ray->tmax] it writes hit->t (and, if it has them, u, v
-/// and normal) and returns true.
+/// and normal) and returns true. Of hits at equal t the query keeps the smallest primitive
+/// number, so the answer does not depend on the order of the calls.
 typedef bool (*sr_bvh_ray_primitive_fn)(void *user, uint32_t primitive, const sr_ray *ray, sr_bvh_hit *hit);
 
 /// Closest hit over any tree (box or triangle) with a caller's primitive test, called for each

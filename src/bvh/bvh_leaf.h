@@ -1,0 +1,142 @@
+/* src/bvh/bvh_leaf.h — private to src/bvh/: the leaves of the wide tree as the ray traversals
+ * reach them (bvh_leaf.c): the per-ray state of a query, the triangle filter's constants and the
+ * leaf tests. Shared by the single-ray traversal (bvh_query_wide.c) and the packet traversal
+ * (bvh_query_packet.c), which call the leaf tests out of line. Knows nothing of raster or scene. */
+#ifndef SR_BVH_LEAF_H
+#define SR_BVH_LEAF_H
+
+/* The portable build of the traversals for the tests (SR_BVH_PORTABLE, tests/meson.build) gets
+ * its own names, so that it links next to the SIMD one. */
+#if defined(SR_BVH_PORTABLE)
+#define sr_bvh_query_wide sr_bvh_query_wide_portable
+#define sr_bvh_query_ray_packet sr_bvh_query_ray_packet_portable
+#define sr_bvh_pack_filter sr_bvh_pack_filter_portable
+#define sr_bvh_leaf_query_start sr_bvh_leaf_query_start_portable
+#define sr_bvh_leaf_query_finish sr_bvh_leaf_query_finish_portable
+#define sr_bvh_leaf_closest sr_bvh_leaf_closest_portable
+#define sr_bvh_leaf_any sr_bvh_leaf_any_portable
+#define sr_bvh_leaf_custom sr_bvh_leaf_custom_portable
+#define sr_bvh_filter_bound sr_bvh_filter_bound_portable
+#define sr_bvh_wide_traverse_subtree sr_bvh_wide_traverse_subtree_portable
+#endif
+
+#include "bvh_internal.h"
+#include "bvh_simd.h"
+
+/* Per-ray constants of pack_candidates. */
+typedef struct pack_ray {
+    /* byte offsets in a vertex of a pack (sr_triangle_pack.v[k]) of coordinates axis_x, axis_y, axis_z */
+    size_t offset_x, offset_y, offset_z;
+    f4 origin_x, origin_y, origin_z; /* origin[axis_x], origin[axis_y], origin[axis_z] */
+    f4 shear_x, shear_y;
+    f4 bound_scale, bound_offset; /* K1 and K2 of the proof below */
+} pack_ray;
+
+/* The state of one query that the leaf tests share with a traversal: the ray (tmax shrinks to
+ * the closest hit), the per-ray constants of the triangle tests, the best hit so far and the
+ * counters. The leaf tests run out of line and a traversal keeps its box test's constants to
+ * itself, so that its node loop keeps them in registers (one function holding both made the
+ * compiler shuffle spilled constants between stack slots at every leaf). */
+typedef struct sr_bvh_leaf_query {
+    const sr_ray *ray;
+    float tmax; /* the ray's tmax, then the closest hit's t */
+    pack_ray filter;
+    sr_bvh_leaf_ray leaf;
+    bool leaf_rays_made; /* filter, leaf and axis_order are made at the first leaf: most primary rays miss */
+    int axis_order;
+    const sr_bvh *bvh;
+    sr_bvh_hit *hit;         /* t, u, v of the best hit so far */
+    uint32_t best_primitive; /* SR_BVH_NO_HIT before the first hit */
+    const sr_triangle_pack *best_pack;
+    unsigned best_lane;
+    uint32_t tested;
+    sr_bvh_ray_primitive_fn intersect;
+    void *user;
+} sr_bvh_leaf_query;
+
+/// The bound constants of the triangle filter (pack_candidates' K1 and K2) for `ray` in a tree
+/// whose root box is `root`. (bvh_leaf.c)
+void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale, float *offset);
+
+/// sr_ray_triangle on lane `lane` of a pack: sr_bvh_leaf_triangle's arithmetic on the pack's
+/// floats (the same expressions, so the same bits). The axes are the ray's (constants in
+/// specialised copies), or -1: read them from `ray`.
+SR_BVH_ALWAYS_INLINE bool sr_bvh_pack_triangle_test(const sr_bvh_leaf_ray *ray, float tmin, float tmax,
+                                                    const sr_triangle_pack *pack, unsigned lane, int axis_x, int axis_y,
+                                                    int axis_z, sr_triangle_hit *hit)
+{
+    if (axis_x < 0) {
+        axis_x = ray->axis_x;
+        axis_y = ray->axis_y;
+        axis_z = ray->axis_z;
+    }
+    sr_vec3 p[3];
+    for (int k = 0; k < 3; k++) {
+        const float z = pack->v[k][axis_z][lane] - ray->origin_z;
+        p[k] = (sr_vec3){(pack->v[k][axis_x][lane] - ray->origin_x) - ray->shear_x * z,
+                         (pack->v[k][axis_y][lane] - ray->origin_y) - ray->shear_y * z, z};
+    }
+    return sr_bvh_leaf_triangle_in_ray_space(ray, tmin, tmax, p[0], p[1], p[2], hit);
+}
+
+/// Keeps a hit of lane `lane` of `pack` (primitive `primitive`) as the query's best.
+static inline void sr_bvh_leaf_query_keep(sr_bvh_leaf_query *q, const sr_triangle_pack *pack, unsigned lane,
+                                          uint32_t primitive, const sr_triangle_hit *hit)
+{
+    q->tmax = hit->t;
+    q->hit->t = hit->t;
+    q->hit->u = hit->u;
+    q->hit->v = hit->v;
+    q->best_primitive = primitive;
+    q->best_pack = pack;
+    q->best_lane = lane;
+}
+
+/// The single-ray closest-hit traversal (bvh_query_wide.c) of the subtree at `ref`, a wide node,
+/// for a query under way (its best hit and tmax are kept and updated): the packet traversal hands
+/// it the rays that are left alone in a subtree. The ray must take the box test's short path
+/// (sr_bvh_ray_is_fast). Returns the boxes tested.
+uint32_t sr_bvh_wide_traverse_subtree(sr_bvh_leaf_query *q, uint32_t ref);
+
+/// Starts a query of `ray` (usable: sr_bvh_ray_is_usable) over `bvh` (not empty) into `hit`
+/// (cleared: sr_bvh_hit_clear).
+void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *bvh, const sr_ray *ray,
+                             sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);
+/// Fills in the hit at the end of a query (primitive, point, normal, the counters with
+/// `nodes_visited`); returns whether something was hit.
+bool sr_bvh_leaf_query_finish(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, uint32_t nodes_visited);
+
+/// The leaf `ref` (a leaf reference of a wide node) for a closest-hit, any-hit or custom query:
+/// its primitives tested, the best hit and q->tmax updated. Returns true when the query has its
+/// answer (any hit).
+bool sr_bvh_leaf_closest(sr_bvh_leaf_query *q, uint32_t ref);
+bool sr_bvh_leaf_any(sr_bvh_leaf_query *q, uint32_t ref);
+bool sr_bvh_leaf_custom(sr_bvh_leaf_query *q, uint32_t ref);
+
+static inline unsigned lowest_bit(unsigned mask)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(mask);
+#else
+    unsigned i = 0;
+    while (!(mask & 1u)) {
+        mask >>= 1;
+        i++;
+    }
+    return i;
+#endif
+}
+
+static inline unsigned bit_count(unsigned mask)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_popcount(mask);
+#else
+    unsigned n = 0;
+    for (; mask; mask &= mask - 1)
+        n++;
+    return n;
+#endif
+}
+
+#endif

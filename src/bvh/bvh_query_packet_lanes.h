@@ -1,0 +1,379 @@
+/* src/bvh/bvh_query_packet_lanes.h — the packet traversal of bvh_query_packet.c for one packet
+ * width, included there once per width (8 rays in f8 lanes, 16 in f16 lanes): LANES, the vector
+ * type VEC, V(op) for its operations, UADD for the masked counter increment, LANE_MASK, and
+ * P(name) for the width's names are defined by the includer. Private to src/bvh/. */
+/* the width's types */
+#define PACKET P(packet)
+#define PACKET_STACK P(packet_stack)
+
+/* The packet's rays in SoA order, lane i for ray i. Lanes without a ray have tmin = +inf and a
+ * limit of -inf, so that no box is entered by them. */
+typedef struct PACKET {
+    VEC near_origin[3], far_origin[3]; /* sr_bvh_slab_origins of each ray */
+    VEC inv_near[3];
+    VEC inv_far[3]; /* times 1 + 2^-21: the exit widening, sound for tmin >= 0 (wide_ray_make) */
+    VEC tmin;
+    VEC limit;                        /* sr_bvh_prune_limit of each ray's closest hit so far */
+    _Alignas(64) float limits[LANES]; /* the same, for updates */
+    int near_row[3], far_row[3];      /* as wide_ray's offsets: the octant is the packet's */
+    unsigned octant;
+    const sr_bvh *bvh;
+    const sr_ray *rays;
+    sr_bvh_hit *hits;
+    unsigned members;
+    /* Made at the first leaf (leaves_ready): the queries, and the triangle filter with the rays
+     * in lanes when every ray has the same axis order (as pack_ray, per ray: pack_candidates'
+     * operations per (ray, triangle), so the same verdicts). */
+    bool leaves_ready, shared_axes;
+    int axis_x, axis_y, axis_z;
+    VEC filter_origin[3]; /* origin[axis_x], origin[axis_y], origin[axis_z] */
+    VEC shear_x, shear_y, bound_scale, bound_offset;
+    _Alignas(64) uint32_t tested[LANES];
+    sr_bvh_leaf_query q[LANES];
+} PACKET;
+
+/* The traversal stack: per entry the child, the rays that entered it and their entry
+ * distances (lanes of the other rays unused). */
+typedef struct PACKET_STACK {
+    VEC t_entry[STACK_SIZE];
+    uint32_t ref[STACK_SIZE];
+    uint32_t rays[STACK_SIZE];
+} PACKET_STACK;
+
+/* Slab test of a box (its bounds min x, max x, min y, max y, min z, max z) against every ray of
+ * the packet: bit i of the result is set when ray i enters it, *enter_out holds the entry
+ * distances. Per lane, the fast path of wide_box_test (bvh_query_wide.c) with the bounds
+ * broadcast. */
+static inline unsigned P(packet_box_test)(const float bounds[6], const PACKET *p, VEC *enter_out)
+{
+    VEC near[3], far[3];
+    for (int axis = 0; axis < 3; axis++) {
+        near[axis] = V(mul)(V(sub)(V(splat)(bounds[p->near_row[axis]]), p->near_origin[axis]), p->inv_near[axis]);
+        far[axis] = V(mul)(V(sub)(V(splat)(bounds[p->far_row[axis]]), p->far_origin[axis]), p->inv_far[axis]);
+    }
+    const VEC enter = V(max)(V(max)(near[0], near[1]), V(max)(near[2], p->tmin));
+    const VEC leave = V(min)(V(min)(far[0], far[1]), V(min)(far[2], p->limit));
+    *enter_out = enter;
+    return V(le)(enter, leave);
+}
+
+static void P(update_limit)(PACKET *p, unsigned ray, float tmax)
+{
+    p->limits[ray] = sr_bvh_prune_limit(tmax);
+    p->limit = V(load)(p->limits);
+}
+
+/* The queries and the filter's constants, when the first leaf is reached. */
+static void P(packet_start_leaves)(PACKET *p)
+{
+    const sr_ray *rays = p->rays;
+    const int first = (int)lowest_bit(p->members);
+    p->shared_axes = true;
+    p->axis_x = rays[first].axis_x;
+    p->axis_y = rays[first].axis_y;
+    p->axis_z = rays[first].axis_z;
+    if (p->axis_x < 0 || p->axis_x > 2 || p->axis_y < 0 || p->axis_y > 2 || p->axis_z < 0 || p->axis_z > 2)
+        p->shared_axes = false; /* a hand-made ray: the single-ray leaf tests check it */
+    _Alignas(64) float lanes[7][LANES];
+    for (int i = 0; i < LANES; i++) {
+        /* lanes without a ray copy the first ray's constants (never used) */
+        const bool member = p->members >> i & 1u;
+        const sr_ray *ray = member ? &rays[i] : &rays[first];
+        p->tested[i] = 0;
+        if (member) {
+            sr_bvh_leaf_query_start(&p->q[i], p->bvh, ray, NULL, NULL, &p->hits[i]);
+            sr_bvh_leaf_ray_make(ray, &p->q[i].leaf); /* for the exact tests of packet_leaf */
+            if (ray->axis_x != p->axis_x || ray->axis_y != p->axis_y || ray->axis_z != p->axis_z)
+                p->shared_axes = false;
+        }
+        if (!p->shared_axes)
+            continue;
+        const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+        float scale, offset;
+        sr_bvh_filter_bound(&p->bvh->nodes[0], ray, &scale, &offset);
+        lanes[0][i] = origin[p->axis_x];
+        lanes[1][i] = origin[p->axis_y];
+        lanes[2][i] = origin[p->axis_z];
+        lanes[3][i] = ray->shear.x;
+        lanes[4][i] = ray->shear.y;
+        lanes[5][i] = scale;
+        lanes[6][i] = offset;
+    }
+    if (p->shared_axes) {
+        for (int k = 0; k < 3; k++)
+            p->filter_origin[k] = V(load)(lanes[k]);
+        p->shear_x = V(load)(lanes[3]);
+        p->shear_y = V(load)(lanes[4]);
+        p->bound_scale = V(load)(lanes[5]);
+        p->bound_offset = V(load)(lanes[6]);
+    }
+    p->leaves_ready = true;
+}
+
+/* The triangles of leaf `ref` against the rays of `rays`, one triangle at a time with the rays
+ * in lanes (packet.shared_axes): the filter's verdict per (ray, triangle), then sr_ray_triangle's
+ * own test for each pair it keeps (sr_bvh_pack_triangle_test). */
+static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
+{
+    const sr_triangle_pack *pack = sr_wide_pack_at(p->bvh->wide, ref);
+    for (;;) {
+        const unsigned flags = u4_top_bits(pack->primitive);
+        const unsigned real = (~flags & 0xeu) | 1u;
+        UADD(p->tested, rays, bit_count(real));
+        for (unsigned lanes = real; lanes; lanes &= lanes - 1) {
+            const unsigned lane = lowest_bit(lanes);
+            VEC x[3], y[3];
+            for (int k = 0; k < 3; k++) {
+                const VEC z = V(sub)(V(splat)(pack->v[k][p->axis_z][lane]), p->filter_origin[2]);
+                x[k] =
+                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]), V(mul)(p->shear_x, z));
+                y[k] =
+                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]), V(mul)(p->shear_y, z));
+            }
+            const VEC edge_a = V(sub)(V(mul)(x[2], y[1]), V(mul)(y[2], x[1]));
+            const VEC edge_b = V(sub)(V(mul)(x[0], y[2]), V(mul)(y[0], x[2]));
+            const VEC edge_c = V(sub)(V(mul)(x[1], y[0]), V(mul)(y[1], x[0]));
+            const VEC magnitude = V(max)(V(max)(V(max)(V(abs)(x[0]), V(abs)(y[0])), V(max)(V(abs)(x[1]), V(abs)(y[1]))),
+                                         V(max)(V(abs)(x[2]), V(abs)(y[2])));
+            const VEC bound = V(mul)(p->bound_scale, V(add)(magnitude, p->bound_offset));
+            const VEC low = V(min)(V(min)(edge_a, edge_b), edge_c);
+            const VEC high = V(max)(V(max)(edge_a, edge_b), edge_c);
+            unsigned candidates = rays & ~V(gt_and_lt)(high, bound, low, V(negate)(bound));
+            if (!candidates)
+                continue;
+            const uint32_t primitive = pack->primitive[lane] & ~SR_PACK_FLAG;
+            for (; candidates; candidates &= candidates - 1) {
+                const unsigned ray = lowest_bit(candidates);
+                sr_bvh_leaf_query *query = &p->q[ray];
+                sr_triangle_hit triangle_hit;
+                if (sr_bvh_pack_triangle_test(&query->leaf, query->ray->tmin, query->tmax, pack, lane, p->axis_x,
+                                              p->axis_y, p->axis_z, &triangle_hit) &&
+                    sr_bvh_hit_is_better(triangle_hit.t, primitive, query->tmax, query->best_primitive)) {
+                    sr_bvh_leaf_query_keep(query, pack, lane, primitive, &triangle_hit);
+                    P(update_limit)(p, ray, triangle_hit.t);
+                }
+            }
+        }
+        if (!(flags & 1u))
+            return;
+        pack++;
+    }
+}
+
+/* Walks the tree with the packet's rays. */
+static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[LANES])
+{
+    const sr_bvh_wide *wide = p->bvh->wide;
+    int top = 0;
+    uint32_t ref = 0;
+    unsigned active = p->members;
+    for (;;) {
+        while (!(ref & SR_WIDE_LEAF)) {
+            const sr_wide_node *node = sr_wide_node_at(wide, ref);
+            const unsigned count = sr_wide_node_child_count(node);
+            UADD(visited, active, count);
+            uint32_t child_rays[SR_WIDE_WIDTH];
+            VEC child_t[SR_WIDE_WIDTH];
+            unsigned entered = 0;
+            for (unsigned slot = 0; slot < count; slot++) {
+                const float bounds[6] = {node->bounds[0][slot], node->bounds[1][slot], node->bounds[2][slot],
+                                         node->bounds[3][slot], node->bounds[4][slot], node->bounds[5][slot]};
+                child_rays[slot] = P(packet_box_test)(bounds, p, &child_t[slot]) & active;
+                entered |= (child_rays[slot] != 0) << slot;
+            }
+            if (entered == 0)
+                goto pop;
+            /* push the children entered, farthest first, and go on with the nearest */
+            for (int position = 0; position < SR_WIDE_WIDTH; position++) {
+                const unsigned slot = node->order[position] >> (3 * p->octant) & 7u;
+                if (entered >> slot & 1u) {
+                    stack->t_entry[top] = child_t[slot];
+                    stack->ref[top] = node->child[slot];
+                    stack->rays[top] = child_rays[slot];
+                    top++;
+                }
+            }
+            top--;
+            ref = stack->ref[top];
+            active = stack->rays[top];
+            if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+                if (!p->leaves_ready)
+                    P(packet_start_leaves)(p);
+                goto alone;
+            }
+        }
+        if (!p->leaves_ready)
+            P(packet_start_leaves)(p);
+        goto leaf;
+    alone:
+        /* Few rays left in this subtree: each walks it alone, as Embree's hybrid traversal
+         * does; the packet's box tests would be spent mostly on empty lanes. */
+        for (unsigned rest = active; rest; rest &= rest - 1) {
+            const unsigned ray = lowest_bit(rest);
+            const float before = p->q[ray].tmax;
+            visited[ray] += sr_bvh_wide_traverse_subtree(&p->q[ray], ref);
+            if (p->q[ray].tmax != before)
+                P(update_limit)(p, ray, p->q[ray].tmax);
+        }
+        goto pop;
+    leaf:
+        if (p->shared_axes) {
+            P(packet_leaf)(p, ref, active);
+        } else {
+            for (unsigned rest = active; rest; rest &= rest - 1) {
+                const unsigned ray = lowest_bit(rest);
+                const float before = p->q[ray].tmax;
+                sr_bvh_leaf_closest(&p->q[ray], ref);
+                if (p->q[ray].tmax != before) /* a new closest hit: its limit moves */
+                    P(update_limit)(p, ray, p->q[ray].tmax);
+            }
+        }
+    pop:
+        /* the next entry some of whose rays still enter it before their limits */
+        for (;;) {
+            if (top == 0)
+                return;
+            top--;
+            active = stack->rays[top] & V(le)(stack->t_entry[top], p->limit);
+            if (active)
+                break;
+        }
+        ref = stack->ref[top];
+        if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+            if (!p->leaves_ready)
+                P(packet_start_leaves)(p);
+            goto alone;
+        }
+    }
+}
+
+/* bit i: lane i is finite */
+static inline unsigned P(finite_lanes)(VEC a)
+{
+    return V(le)(V(abs)(a), V(splat)(FLT_MAX));
+}
+
+/* The rays' fields in lane arrays. Kept scalar on purpose: GCC vectorises this loop into
+ * gathers (the rays are 68 bytes apart), which made the whole query 1.6 times slower on the
+ * AMD machine of the benchmarks. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
+static void
+P(transpose_rays)(const sr_bvh *bvh, const sr_ray *rays, int count, float lanes[LANE_ROWS][LANES])
+{
+    for (int i = 0; i < LANES; i++) {
+        const sr_ray *ray = &rays[i < count ? i : 0];
+        float near[3], far[3];
+        sr_bvh_slab_origins(bvh, ray, near, far);
+        const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+        const float direction[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
+        const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+        for (int axis = 0; axis < 3; axis++) {
+            lanes[ORIGIN + axis][i] = origin[axis];
+            lanes[DIRECTION + axis][i] = i < count ? direction[axis] : 0.0f;
+            lanes[INVERSE + axis][i] = inv[axis];
+            lanes[NEAR_ORIGIN + axis][i] = near[axis];
+            lanes[FAR_ORIGIN + axis][i] = far[axis];
+        }
+        lanes[TMIN][i] = ray->tmin;
+        lanes[TMAX][i] = ray->tmax;
+    }
+}
+
+/* The packet query for count <= LANES rays (their hits cleared, the tree a triangle tree). */
+static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits)
+{
+    _Alignas(64) float lanes[LANE_ROWS][LANES];
+    P(transpose_rays)(bvh, rays, count, lanes);
+    /* sr_bvh_ray_is_usable and sr_bvh_ray_is_fast, lane by lane */
+    VEC row[LANE_ROWS];
+    for (int r = 0; r < LANE_ROWS; r++)
+        row[r] = V(load)(lanes[r]);
+    const VEC zero = V(splat)(0.0f);
+    const VEC direction_size =
+        V(add)(V(add)(V(abs)(row[DIRECTION]), V(abs)(row[DIRECTION + 1])), V(abs)(row[DIRECTION + 2]));
+    const unsigned usable = P(finite_lanes)(row[ORIGIN]) & P(finite_lanes)(row[ORIGIN + 1]) &
+                            P(finite_lanes)(row[ORIGIN + 2]) & P(finite_lanes)(row[DIRECTION]) &
+                            P(finite_lanes)(row[DIRECTION + 1]) & P(finite_lanes)(row[DIRECTION + 2]) &
+                            ~V(le)(direction_size, zero) & V(le)(row[TMIN], row[TMAX]) & LANE_MASK;
+    const unsigned fast = usable & V(le)(zero, row[TMIN]) & P(finite_lanes)(row[INVERSE]) &
+                          P(finite_lanes)(row[INVERSE + 1]) & P(finite_lanes)(row[INVERSE + 2]);
+    const unsigned negative[3] = {V(lt)(row[INVERSE], zero), V(lt)(row[INVERSE + 1], zero),
+                                  V(lt)(row[INVERSE + 2], zero)};
+    /* the packet: the fast rays in the first one's octant */
+    unsigned members = 0, octant = 0;
+    if (fast) {
+        const unsigned first = lowest_bit(fast);
+        octant = (negative[0] >> first & 1u) | (negative[1] >> first & 1u) << 1 | (negative[2] >> first & 1u) << 2;
+        members = fast;
+        for (int axis = 0; axis < 3; axis++)
+            members &= (octant >> axis & 1u) ? negative[axis] : ~negative[axis];
+    }
+    int found = 0;
+    unsigned alone = usable & ~members;
+    if (bit_count(members) < PACKET_MIN_RAYS) {
+        alone = usable;
+        members = 0;
+    }
+    for (unsigned rest = alone; rest; rest &= rest - 1) {
+        const unsigned i = lowest_bit(rest);
+        found += sr_bvh_query_wide(bvh, &rays[i], SR_BVH_RAY_CLOSEST, NULL, NULL, &hits[i]);
+    }
+    if (!members)
+        return found;
+
+    PACKET p;
+    p.bvh = bvh;
+    p.rays = rays;
+    p.hits = hits;
+    p.members = members;
+    p.leaves_ready = false;
+    p.octant = octant;
+    for (int axis = 0; axis < 3; axis++) {
+        p.near_origin[axis] = row[NEAR_ORIGIN + axis];
+        p.far_origin[axis] = row[FAR_ORIGIN + axis];
+        p.inv_near[axis] = row[INVERSE + axis];
+        p.inv_far[axis] = V(mul)(row[INVERSE + axis], V(splat)(1.0f + 0x1p-21f)); /* as wide_ray_make */
+        const int neg = octant >> axis & 1u;
+        p.near_row[axis] = 2 * axis + neg;
+        p.far_row[axis] = 2 * axis + 1 - neg;
+    }
+    for (int i = 0; i < LANES; i++) {
+        const bool member = members >> i & 1u;
+        lanes[TMIN][i] = member ? lanes[TMIN][i] : INFINITY;
+        p.limits[i] = member ? sr_bvh_prune_limit(lanes[TMAX][i]) : -INFINITY;
+    }
+    p.tmin = V(load)(lanes[TMIN]);
+    p.limit = V(load)(p.limits);
+
+    /* The root's box first: a packet off the mesh is done after one box test instead of the
+     * root's 8 (its rays count that one box). */
+    uint32_t visited[LANES] = {0};
+    const sr_bvh_node *root = &bvh->nodes[0];
+    const float root_bounds[6] = {root->min.x, root->max.x, root->min.y, root->max.y, root->min.z, root->max.z};
+    VEC entry;
+    const unsigned in_root = P(packet_box_test)(root_bounds, &p, &entry) & members;
+    UADD(visited, members, 1);
+    for (unsigned rest = members & ~in_root; rest; rest &= rest - 1)
+        hits[lowest_bit(rest)].nodes_visited = 1;
+    members = in_root;
+    p.members = members;
+    if (!members)
+        return found;
+    PACKET_STACK stack;
+    P(traverse_packet)(&p, &stack, visited);
+    for (unsigned rest = members; rest; rest &= rest - 1) {
+        const unsigned i = lowest_bit(rest);
+        if (!p.leaves_ready) { /* no leaf reached: a miss */
+            hits[i].nodes_visited = visited[i];
+            continue;
+        }
+        p.q[i].tested += p.tested[i];
+        found += sr_bvh_leaf_query_finish(&p.q[i], SR_BVH_RAY_CLOSEST, visited[i]);
+    }
+    return found;
+}
+
+#undef PACKET
+#undef PACKET_STACK

@@ -1,0 +1,447 @@
+/* src/bvh/bvh_simd.h — the lane types of the wide-tree traversals (private to src/bvh/): f8, 8
+ * floats (the 8 child boxes of a wide node, or 8 rays), and f4, 4 floats (the 4 triangles of a
+ * pack). Each has an AVX / SSE version and a portable one, and every version performs the same
+ * IEEE operation lane by lane, so the answers, the order of the traversal and the counters do
+ * not depend on which one was compiled:
+ *  - min(a, b) is `a < b ? a : b` and max(a, b) is `a > b ? a : b`, the operand order of
+ *    MINPS/MAXPS: the second operand wins when either is NaN or both are zeros;
+ *  - comparisons are ordered (false for NaN) and return a bit mask, bit i for lane i;
+ *  - no operation is fused: intrinsics are never contracted into FMA, and the portable version
+ *    writes each operation as a separate statement.
+ * Defining SR_BVH_PORTABLE selects the portable versions on any machine: tests/meson.build
+ * compiles the traversal a second time that way, and tests/test_bvh_wide.c checks that both
+ * answer alike, counters included. */
+#ifndef SR_BVH_SIMD_H
+#define SR_BVH_SIMD_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_SSE2 1
+#include <emmintrin.h>
+#endif
+#if defined(__AVX__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_AVX 1
+#include <immintrin.h>
+#endif
+#if defined(__AVX2__) && defined(__BMI2__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_AVX2 1
+#endif
+#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(SR_BVH_PORTABLE)
+#define SR_BVH_AVX512 1
+#endif
+
+/* ---- f8: 8 floats ---- */
+#if defined(SR_BVH_AVX)
+typedef __m256 f8;
+static inline f8 f8_load(const float *p)
+{
+    return _mm256_loadu_ps(p);
+}
+static inline void f8_store(float *p, f8 a)
+{
+    _mm256_storeu_ps(p, a);
+}
+static inline f8 f8_splat(float a)
+{
+    return _mm256_set1_ps(a);
+}
+static inline f8 f8_add(f8 a, f8 b)
+{
+    return _mm256_add_ps(a, b);
+}
+static inline f8 f8_sub(f8 a, f8 b)
+{
+    return _mm256_sub_ps(a, b);
+}
+static inline f8 f8_mul(f8 a, f8 b)
+{
+    return _mm256_mul_ps(a, b);
+}
+static inline f8 f8_min(f8 a, f8 b)
+{
+    return _mm256_min_ps(a, b);
+}
+static inline f8 f8_max(f8 a, f8 b)
+{
+    return _mm256_max_ps(a, b);
+}
+static inline f8 f8_abs(f8 a)
+{
+    return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a);
+}
+static inline unsigned f8_le(f8 a, f8 b)
+{
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ));
+}
+static inline unsigned f8_lt(f8 a, f8 b)
+{
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ));
+}
+static inline unsigned f8_gt(f8 a, f8 b)
+{
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ));
+}
+#elif defined(SR_BVH_SSE2)
+typedef struct f8 {
+    __m128 lo, hi;
+} f8;
+static inline f8 f8_load(const float *p)
+{
+    return (f8){_mm_loadu_ps(p), _mm_loadu_ps(p + 4)};
+}
+static inline void f8_store(float *p, f8 a)
+{
+    _mm_storeu_ps(p, a.lo);
+    _mm_storeu_ps(p + 4, a.hi);
+}
+static inline f8 f8_splat(float a)
+{
+    return (f8){_mm_set1_ps(a), _mm_set1_ps(a)};
+}
+#define SR_F8_BINARY(name, op)                                                                                         \
+    static inline f8 name(f8 a, f8 b)                                                                                  \
+    {                                                                                                                  \
+        return (f8){op(a.lo, b.lo), op(a.hi, b.hi)};                                                                   \
+    }
+SR_F8_BINARY(f8_add, _mm_add_ps)
+SR_F8_BINARY(f8_sub, _mm_sub_ps)
+SR_F8_BINARY(f8_mul, _mm_mul_ps)
+SR_F8_BINARY(f8_min, _mm_min_ps)
+SR_F8_BINARY(f8_max, _mm_max_ps)
+#undef SR_F8_BINARY
+static inline f8 f8_abs(f8 a)
+{
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    return (f8){_mm_andnot_ps(sign, a.lo), _mm_andnot_ps(sign, a.hi)};
+}
+static inline unsigned f8_le(f8 a, f8 b)
+{
+    return (unsigned)(_mm_movemask_ps(_mm_cmple_ps(a.lo, b.lo)) | _mm_movemask_ps(_mm_cmple_ps(a.hi, b.hi)) << 4);
+}
+static inline unsigned f8_lt(f8 a, f8 b)
+{
+    return (unsigned)(_mm_movemask_ps(_mm_cmplt_ps(a.lo, b.lo)) | _mm_movemask_ps(_mm_cmplt_ps(a.hi, b.hi)) << 4);
+}
+static inline unsigned f8_gt(f8 a, f8 b)
+{
+    return (unsigned)(_mm_movemask_ps(_mm_cmpgt_ps(a.lo, b.lo)) | _mm_movemask_ps(_mm_cmpgt_ps(a.hi, b.hi)) << 4);
+}
+#else
+typedef struct f8 {
+    float lane[8];
+} f8;
+static inline f8 f8_load(const float *p)
+{
+    f8 r;
+    memcpy(r.lane, p, sizeof r.lane);
+    return r;
+}
+static inline void f8_store(float *p, f8 a)
+{
+    memcpy(p, a.lane, sizeof a.lane);
+}
+static inline f8 f8_splat(float a)
+{
+    return (f8){{a, a, a, a, a, a, a, a}};
+}
+#define SR_F8_LANES(name, expression)                                                                                  \
+    static inline f8 name(f8 a, f8 b)                                                                                  \
+    {                                                                                                                  \
+        f8 r;                                                                                                          \
+        for (int i = 0; i < 8; i++) {                                                                                  \
+            const float x = a.lane[i], y = b.lane[i];                                                                  \
+            r.lane[i] = expression;                                                                                    \
+        }                                                                                                              \
+        return r;                                                                                                      \
+    }
+SR_F8_LANES(f8_add, x + y)
+SR_F8_LANES(f8_sub, x - y)
+SR_F8_LANES(f8_mul, x *y)
+SR_F8_LANES(f8_min, x < y ? x : y)
+SR_F8_LANES(f8_max, x > y ? x : y)
+#undef SR_F8_LANES
+static inline f8 f8_abs(f8 a)
+{
+    f8 r;
+    for (int i = 0; i < 8; i++)
+        r.lane[i] = fabsf(a.lane[i]);
+    return r;
+}
+#define SR_F8_COMPARE(name, op)                                                                                        \
+    static inline unsigned name(f8 a, f8 b)                                                                            \
+    {                                                                                                                  \
+        unsigned mask = 0;                                                                                             \
+        for (int i = 0; i < 8; i++)                                                                                    \
+            mask |= (unsigned)(a.lane[i] op b.lane[i]) << i;                                                           \
+        return mask;                                                                                                   \
+    }
+SR_F8_COMPARE(f8_le, <=)
+SR_F8_COMPARE(f8_lt, <)
+SR_F8_COMPARE(f8_gt, >)
+#undef SR_F8_COMPARE
+#endif
+
+/* Shared by every f8 version. */
+static inline f8 f8_negate(f8 a)
+{
+    return f8_sub(f8_splat(-0.0f), a); /* -0 - x: x with its sign flipped, exactly */
+}
+/// Bit i set where lane i of a > lane i of b and lane i of c < lane i of d.
+static inline unsigned f8_gt_and_lt(f8 a, f8 b, f8 c, f8 d)
+{
+    return f8_gt(a, b) & f8_lt(c, d);
+}
+/// counters[i] += amount for each lane i of `mask`.
+static inline void u8_add_masked(uint32_t counters[8], unsigned mask, uint32_t amount)
+{
+    for (int i = 0; i < 8; i++)
+        if (mask >> i & 1u)
+            counters[i] += amount;
+}
+
+/* ---- f16: 16 floats (a packet of rays), with 16-bit lane masks ---- */
+#if defined(SR_BVH_AVX512)
+typedef __m512 f16;
+static inline f16 f16_load(const float *p)
+{
+    return _mm512_loadu_ps(p);
+}
+static inline void f16_store(float *p, f16 a)
+{
+    _mm512_storeu_ps(p, a);
+}
+static inline f16 f16_splat(float a)
+{
+    return _mm512_set1_ps(a);
+}
+static inline f16 f16_add(f16 a, f16 b)
+{
+    return _mm512_add_ps(a, b);
+}
+static inline f16 f16_sub(f16 a, f16 b)
+{
+    return _mm512_sub_ps(a, b);
+}
+static inline f16 f16_mul(f16 a, f16 b)
+{
+    return _mm512_mul_ps(a, b);
+}
+static inline f16 f16_min(f16 a, f16 b)
+{
+    return _mm512_min_ps(a, b);
+}
+static inline f16 f16_max(f16 a, f16 b)
+{
+    return _mm512_max_ps(a, b);
+}
+static inline f16 f16_abs(f16 a)
+{
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff)));
+}
+static inline f16 f16_negate(f16 a)
+{
+    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int)0x80000000u)));
+}
+static inline unsigned f16_le(f16 a, f16 b)
+{
+    return (unsigned)_mm512_cmp_ps_mask(a, b, _CMP_LE_OQ);
+}
+static inline unsigned f16_lt(f16 a, f16 b)
+{
+    return (unsigned)_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+}
+/// Bit i set where lane i of a > lane i of b and lane i of c < lane i of d.
+static inline unsigned f16_gt_and_lt(f16 a, f16 b, f16 c, f16 d)
+{
+    return (unsigned)(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) & _mm512_cmp_ps_mask(c, d, _CMP_LT_OQ));
+}
+/// The smallest lane among those of `mask` (+inf for none).
+static inline float f16_min_of(unsigned mask, f16 a)
+{
+    return _mm512_mask_reduce_min_ps((__mmask16)mask, a);
+}
+/// counters[i] += amount for each lane i of `mask`.
+static inline void u16_add_masked(uint32_t counters[16], unsigned mask, uint32_t amount)
+{
+    const __m512i c = _mm512_loadu_si512(counters);
+    _mm512_storeu_si512(counters, _mm512_mask_add_epi32(c, (__mmask16)mask, c, _mm512_set1_epi32((int)amount)));
+}
+#else
+typedef struct f16 {
+    f8 lo, hi;
+} f16;
+static inline f16 f16_load(const float *p)
+{
+    return (f16){f8_load(p), f8_load(p + 8)};
+}
+static inline void f16_store(float *p, f16 a)
+{
+    f8_store(p, a.lo);
+    f8_store(p + 8, a.hi);
+}
+static inline f16 f16_splat(float a)
+{
+    return (f16){f8_splat(a), f8_splat(a)};
+}
+#define SR_F16_BINARY(name, op)                                                                                        \
+    static inline f16 name(f16 a, f16 b)                                                                               \
+    {                                                                                                                  \
+        return (f16){op(a.lo, b.lo), op(a.hi, b.hi)};                                                                  \
+    }
+SR_F16_BINARY(f16_add, f8_add)
+SR_F16_BINARY(f16_sub, f8_sub)
+SR_F16_BINARY(f16_mul, f8_mul)
+SR_F16_BINARY(f16_min, f8_min)
+SR_F16_BINARY(f16_max, f8_max)
+#undef SR_F16_BINARY
+static inline f16 f16_abs(f16 a)
+{
+    return (f16){f8_abs(a.lo), f8_abs(a.hi)};
+}
+static inline f16 f16_negate(f16 a)
+{
+    return f16_sub(f16_splat(-0.0f), a); /* -0 - x: the sign flipped, exactly (as xor) */
+}
+static inline unsigned f16_le(f16 a, f16 b)
+{
+    return f8_le(a.lo, b.lo) | f8_le(a.hi, b.hi) << 8;
+}
+static inline unsigned f16_lt(f16 a, f16 b)
+{
+    return f8_lt(a.lo, b.lo) | f8_lt(a.hi, b.hi) << 8;
+}
+static inline unsigned f16_gt_and_lt(f16 a, f16 b, f16 c, f16 d)
+{
+    return (f8_gt(a.lo, b.lo) & f8_lt(c.lo, d.lo)) | (f8_gt(a.hi, b.hi) & f8_lt(c.hi, d.hi)) << 8;
+}
+static inline float f16_min_of(unsigned mask, f16 a)
+{
+    float lanes[16];
+    f16_store(lanes, a);
+    float m = INFINITY;
+    for (int i = 0; i < 16; i++)
+        if (mask >> i & 1u)
+            m = lanes[i] < m ? lanes[i] : m;
+    return m;
+}
+static inline void u16_add_masked(uint32_t counters[16], unsigned mask, uint32_t amount)
+{
+    for (int i = 0; i < 16; i++)
+        if (mask >> i & 1u)
+            counters[i] += amount;
+}
+#endif
+
+/* ---- f4: 4 floats ---- */
+#if defined(SR_BVH_SSE2)
+typedef __m128 f4;
+static inline f4 f4_load(const float *p)
+{
+    return _mm_loadu_ps(p);
+}
+static inline f4 f4_splat(float a)
+{
+    return _mm_set1_ps(a);
+}
+static inline f4 f4_add(f4 a, f4 b)
+{
+    return _mm_add_ps(a, b);
+}
+static inline f4 f4_sub(f4 a, f4 b)
+{
+    return _mm_sub_ps(a, b);
+}
+static inline f4 f4_mul(f4 a, f4 b)
+{
+    return _mm_mul_ps(a, b);
+}
+static inline f4 f4_min(f4 a, f4 b)
+{
+    return _mm_min_ps(a, b);
+}
+static inline f4 f4_max(f4 a, f4 b)
+{
+    return _mm_max_ps(a, b);
+}
+static inline f4 f4_abs(f4 a)
+{
+    return _mm_andnot_ps(_mm_set1_ps(-0.0f), a);
+}
+static inline f4 f4_negate(f4 a)
+{
+    return _mm_xor_ps(_mm_set1_ps(-0.0f), a);
+}
+/// Bit i set where lane i of a > lane i of b and lane i of c < lane i of d.
+static inline unsigned f4_gt_and_lt(f4 a, f4 b, f4 c, f4 d)
+{
+    return (unsigned)_mm_movemask_ps(_mm_and_ps(_mm_cmpgt_ps(a, b), _mm_cmplt_ps(c, d)));
+}
+/// Bit i set where bit 31 of words[i] is.
+static inline unsigned u4_top_bits(const uint32_t *words)
+{
+    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)words)));
+}
+#else
+typedef struct f4 {
+    float lane[4];
+} f4;
+static inline f4 f4_load(const float *p)
+{
+    f4 r;
+    memcpy(r.lane, p, sizeof r.lane);
+    return r;
+}
+static inline f4 f4_splat(float a)
+{
+    return (f4){{a, a, a, a}};
+}
+#define SR_F4_LANES(name, expression)                                                                                  \
+    static inline f4 name(f4 a, f4 b)                                                                                  \
+    {                                                                                                                  \
+        f4 r;                                                                                                          \
+        for (int i = 0; i < 4; i++) {                                                                                  \
+            const float x = a.lane[i], y = b.lane[i];                                                                  \
+            r.lane[i] = expression;                                                                                    \
+        }                                                                                                              \
+        return r;                                                                                                      \
+    }
+SR_F4_LANES(f4_add, x + y)
+SR_F4_LANES(f4_sub, x - y)
+SR_F4_LANES(f4_mul, x *y)
+SR_F4_LANES(f4_min, x < y ? x : y)
+SR_F4_LANES(f4_max, x > y ? x : y)
+#undef SR_F4_LANES
+static inline f4 f4_abs(f4 a)
+{
+    f4 r;
+    for (int i = 0; i < 4; i++)
+        r.lane[i] = fabsf(a.lane[i]);
+    return r;
+}
+static inline f4 f4_negate(f4 a)
+{
+    f4 r;
+    for (int i = 0; i < 4; i++)
+        r.lane[i] = -a.lane[i];
+    return r;
+}
+static inline unsigned f4_gt_and_lt(f4 a, f4 b, f4 c, f4 d)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < 4; i++)
+        mask |= (unsigned)(a.lane[i] > b.lane[i] && c.lane[i] < d.lane[i]) << i;
+    return mask;
+}
+static inline unsigned u4_top_bits(const uint32_t *words)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < 4; i++)
+        mask |= (words[i] >> 31) << i;
+    return mask;
+}
+#endif
+
+#endif
