@@ -1,247 +1,304 @@
-/* src/raster/fill.c — rasterisation of a set-up triangle (triangle.c) over a pixel rectangle:
- * 8x8 blocks trivially rejected or accepted as a whole, partial blocks tested per pixel, early or
- * late depth test, fragment function, blending, id buffer. Knows nothing of vertex processing,
- * clipping or setup. */
+/* src/raster/fill.c — rasterisation of a set-up triangle (triangle.c) over a pixel rectangle in
+ * blocks of SR_BLOCK_LANES = 4 x 2 pixels on the screen grid (raster.h), the way llvmpipe and
+ * Larrabee-style renderers shade: per block, the coverage mask from the fixed-point edge
+ * functions (int32 lanes for small triangles; large ones first reject or accept 8x8 blocks whole,
+ * then int64 lanes), the early depth test, the perspective-correct interpolation of depth and
+ * varyings into structure-of-arrays form, one call of the program's block fragment function (or
+ * of its one-fragment function per lane: the wrapped, slower path), then the late depth test,
+ * the depth write, the blending or packing of colours and the id write, each for the whole block
+ * in vector registers (fill_lanes.h).
+ *
+ * Every value of a lane is computed from the setup and the lane's own pixel coordinates, with the
+ * operations of the scalar formulas in the same order (no fused multiply-adds: meson.build), so a
+ * pixel gets the same bits whatever block, tile or vector width it is computed in. This file is
+ * compiled twice: as the native variant (AVX2 where the build has it, SSE2 otherwise) and, through
+ * fill_portable.c, as the portable one (plain C); the tests draw with both and compare.
+ * Knows nothing of vertex processing, clipping or setup. */
 #include "raster_internal.h"
 
-#include <math.h>
+#include "fill_lanes.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <string.h>
 
-#define BLOCK_SIZE 8
-
-/* Clamp to [0, 1] with NaN as 0, branch-free (compilers turn the portable form into branches). */
-static inline float clamp_unit(float value)
-{
-#if defined(__SSE2__)
-    // maxss returns its second operand when the first is NaN.
-    return _mm_cvtss_f32(_mm_min_ss(_mm_max_ss(_mm_set_ss(value), _mm_setzero_ps()), _mm_set_ss(1.0f)));
+#if defined(SR_FILL_PORTABLE)
+#define FILL_VARIANT(name) name##_portable
 #else
-    value = value > 0.0f ? value : 0.0f;
-    return value < 1.0f ? value : 1.0f;
+#define FILL_VARIANT(name) name##_native
 #endif
+
+/* The block code is written once and instantiated twice: a generic version and one for the
+ * common state (early LESS test, depth writes, no blending), where the constant `fast` lets the
+ * compiler drop every per-block switch. GNU attribute, also understood by Clang. */
+#define SR_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* Large triangles are first classified in 8x8 blocks: rejected or accepted whole. */
+#define COARSE_BLOCK 8
+
+/* What one call of the fill keeps for its blocks. */
+typedef struct fill_state {
+    sr_fragment_block_in in;   ///< fields common to the triangle set once, the rest per block
+    sr_fragment_block_out out; ///< preset per block
+    SR_BLOCK_ALIGNED float varyings[SR_ATTRIBUTE_SLOTS][LANES]; ///< behind in.varyings / barycentric
+    /// Edge function offsets of the lanes from the block's top-left pixel, step_x * column +
+    /// step_y * row: int32 for small triangles, int64 for large ones.
+    SR_BLOCK_ALIGNED int32_t edge_lanes32[3][LANES];
+    SR_BLOCK_ALIGNED int64_t edge_lanes64[3][LANES];
+    const sr_draw_context *context;
+    const sr_triangle_setup *setup;
+    sr_pixel_rect rect;  ///< the pixels this call may read and write
+    sr_pixel_rect cover; ///< rect restricted to the triangle's bounds: the pixels it may shade
+    sr_fragment_counters counters;
+} fill_state;
+
+/* Value of plane `j` at the lanes' pixels: (origin + step_y dy) + step_x dx, the scalar order. */
+SR_ALWAYS_INLINE lanes_float plane_at(const sr_triangle_setup *setup, int j, lanes_float dx, lanes_float dy)
+{
+    lanes_float row = lf_add(lf_set(setup->plane_origin[j]), lf_mul(lf_set(setup->plane_step_y[j]), dy));
+    return lf_add(row, lf_mul(lf_set(setup->plane_step_x[j]), dx));
 }
 
-static inline bool depth_passes(sr_depth_func func, float fragment, float stored)
+/* The lanes of the block at (x0, y0) whose pixels lie inside `r`. */
+static inline unsigned lanes_within(const sr_pixel_rect *r, int x0, int y0)
+{
+    int first = r->min_x - x0, last = r->max_x - x0;
+    first = first < 0 ? 0 : first;
+    last = last > SR_BLOCK_WIDTH - 1 ? SR_BLOCK_WIDTH - 1 : last;
+    if (first > last)
+        return 0;
+    unsigned columns = ((2u << last) - 1u) & ~((1u << first) - 1u);
+    unsigned rows = 0;
+    for (int row = 0; row < SR_BLOCK_HEIGHT; row++)
+        if (y0 + row >= r->min_y && y0 + row <= r->max_y)
+            rows |= columns << (SR_BLOCK_WIDTH * row);
+    return rows;
+}
+
+static inline unsigned depth_test(sr_depth_func func, lanes_float fragment, lanes_float stored)
 {
     switch (func) {
     case SR_DEPTH_LESS:
-        return fragment < stored;
+        return lf_less(fragment, stored);
     case SR_DEPTH_LESS_EQUAL:
-        return fragment <= stored;
+        return lf_less_equal(fragment, stored);
     case SR_DEPTH_GREATER:
-        return fragment > stored;
+        return lf_less(stored, fragment);
     case SR_DEPTH_GREATER_EQUAL:
-        return fragment >= stored;
+        return lf_less_equal(stored, fragment);
     case SR_DEPTH_EQUAL:
-        return fragment == stored;
+        return lf_equal(fragment, stored);
     case SR_DEPTH_NOT_EQUAL:
-        return fragment != stored;
+        return lf_not_equal(fragment, stored);
     case SR_DEPTH_ALWAYS:
-        return true;
+        return LANES_ALL;
     case SR_DEPTH_NEVER:
-        return false;
+        return 0;
     }
-    return false;
+    return 0;
 }
 
-static inline uint32_t pack_color(const float rgba[4])
+/* RGBA8 of the block's colours: clamp (NaN as 0), * 255 + 0.5, truncate (sr_rgba8's rounding). */
+static inline lanes_int pack_colors(const sr_fragment_block_out *out)
 {
-#if defined(__SSE2__)
-    // The same arithmetic as below, four channels at once: clamp (NaN as 0), * 255 + 0.5,
-    // truncate, pack to bytes.
-    __m128 c = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(rgba), _mm_setzero_ps()), _mm_set1_ps(1.0f));
-    __m128i i = _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(c, _mm_set1_ps(255.0f)), _mm_set1_ps(0.5f)));
-    i = _mm_packs_epi32(i, i);
-    return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(i, i));
-#endif
-    uint32_t r = (uint32_t)(clamp_unit(rgba[0]) * 255.0f + 0.5f);
-    uint32_t g = (uint32_t)(clamp_unit(rgba[1]) * 255.0f + 0.5f);
-    uint32_t b = (uint32_t)(clamp_unit(rgba[2]) * 255.0f + 0.5f);
-    uint32_t a = (uint32_t)(clamp_unit(rgba[3]) * 255.0f + 0.5f);
-    return r | g << 8 | b << 16 | a << 24;
-}
-
-/* The per-pixel code is written once and instantiated twice: a generic version and one for the
- * common state (early LESS test, depth writes, no blending), where the constant `fast` lets the
- * compiler drop every per-pixel switch. GNU attribute, also understood by Clang. */
-#define SR_ALWAYS_INLINE static inline __attribute__((always_inline))
-
-/* Plane values at the start of a row (x = bounds.min_x): pixels of the row add step_x * dx. */
-typedef struct row_planes {
-    float value[SR_PLANE_SLOTS]; ///< depth, 1 / w, attributes / w (see sr_triangle_setup)
-} row_planes;
-
-SR_ALWAYS_INLINE void start_row(const sr_triangle_setup *setup, int slots, int py, row_planes *row)
-{
-    float fy = (float)(py - setup->bounds.min_y);
-    for (int i = 0; i < slots; i += 4)
-        for (int j = i; j < i + 4; j++)
-            row->value[j] = setup->plane_origin[j] + setup->plane_step_y[j] * fy;
-    for (int j = SR_PLANE_DEPTH; j < SR_PLANE_DEPTH + 4; j++)
-        row->value[j] = setup->plane_origin[j] + setup->plane_step_y[j] * fy;
-}
-
-#if defined(__SSE2__)
-/* The early LESS test of the fast path over a whole row segment, four pixels per step: returns
- * the bits of `mask` whose interpolated depth (written to lane_depth[k] for pixel x0 + k, with the
- * scalar formula of shade_pixels, so the bits are the same) is below the stored one. */
-SR_ALWAYS_INLINE uint64_t early_depth_less(const sr_triangle_setup *setup, const row_planes *row,
-                                           const float *depth_row, int limit_x, int x0, uint64_t mask,
-                                           float *lane_depth)
-{
-    int lanes = 64 - __builtin_clzll(mask);
-    float first = (float)(x0 - setup->bounds.min_x);
-    const __m128 base = _mm_set1_ps(row->value[SR_PLANE_DEPTH]),
-                 step = _mm_set1_ps(setup->plane_step_x[SR_PLANE_DEPTH]);
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-    // 4-wide loads may read past the segment (those lanes are masked off below) but never past
-    // column limit_x (the end of the row, or of the tile a thread owns): the last group gathers
-    // what it may read. Every lane goes through the same vector arithmetic, whatever the split.
-    int readable = limit_x - x0 + 1;
-    uint64_t pass = 0;
-    for (int k = 0; k < lanes; k += 4) {
-        __m128 fx = _mm_add_ps(_mm_set1_ps(first + (float)k), _mm_setr_ps(0.0f, 1.0f, 2.0f, 3.0f));
-        __m128 depth = _mm_min_ps(_mm_max_ps(_mm_add_ps(base, _mm_mul_ps(step, fx)), zero), one);
-        _mm_storeu_ps(lane_depth + k, depth);
-        __m128 stored;
-        if (k + 4 <= readable) {
-            stored = _mm_loadu_ps(depth_row + x0 + k);
-        } else {
-            float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            for (int j = 0; j < 4 && k + j < readable; j++)
-                part[j] = depth_row[x0 + k + j];
-            stored = _mm_loadu_ps(part);
-        }
-        pass |= (uint64_t)_mm_movemask_ps(_mm_cmplt_ps(depth, stored)) << k;
+    lanes_int packed = li_set(0);
+    for (int c = 0; c < 4; c++) {
+        lanes_float v = lf_add(lf_mul(lf_clamp_unit(lf_load(out->color[c])), lf_set(255.0f)), lf_set(0.5f));
+        packed = li_or(packed, li_shift_left(lf_truncate(v), 8 * c));
     }
-    return mask & pass;
+    return packed;
 }
-#endif
 
-/* Shades the pixels of row `py` whose bits are set in `mask` (bit k: pixel x0 + k). Every value
- * comes from the plane equations at the pixel's own coordinates relative to the setup's bounds,
- * never from a neighbour, so any split into tiles reproduces the same bits. */
-SR_ALWAYS_INLINE void shade_pixels(const sr_draw_context *context, const sr_triangle_setup *setup,
-                                   const row_planes *row, int py, int x0, uint64_t mask, int limit_x,
-                                   sr_fragment_counters *counters, bool fast)
+/* sr_raster_blend (triangle.c) on eight pixels: the same operations per channel in the same
+ * order, rounded half up and saturated. */
+static inline lanes_int blend_colors(sr_blend_mode mode, const sr_fragment_block_out *out, lanes_int destination)
 {
-    sr_framebuffer *fb = context->fb;
-    size_t row_start = (size_t)py * (size_t)fb->width;
-    float *depth_row = fb->depth + row_start;
-    uint32_t *color_row = fb->color + row_start;
-    const int slots = (context->attribute_count + 3) & ~3;
-    const sr_depth_func func = context->state.depth_func;
-    float attributes[SR_ATTRIBUTE_SLOTS];
-    uint64_t shaded = 0, written = 0;
-#if defined(__SSE2__)
-    float lane_depth[64 + 4]; // whole 4-lane groups past the last pixel
-    if (fast)
-        mask = early_depth_less(setup, row, depth_row, limit_x, x0, mask, lane_depth);
-#endif
-    // Fields that do not change along the row are filled once.
-    sr_fragment_in in = {
-        .y = (float)py + 0.5f,
+    const lanes_float alpha = lf_clamp_unit(lf_load(out->color[3]));
+    const lanes_float scale = lf_set(255.0f), one = lf_set(1.0f);
+    lanes_int result = li_set(0);
+    for (int c = 0; c < 4; c++) {
+        lanes_float source = lf_mul(c == 3 ? alpha : lf_clamp_unit(lf_load(out->color[c])), scale);
+        lanes_float stored = li_to_float(li_byte(destination, c));
+        lanes_float value;
+        if (mode == SR_BLEND_ALPHA)
+            value = lf_add(lf_mul(c == 3 ? scale : source, alpha), lf_mul(stored, lf_sub(one, alpha)));
+        else
+            value = lf_add(stored, lf_mul(source, alpha));
+        value = lf_min(lf_add(value, lf_set(0.5f)), scale);
+        result = li_or(result, li_shift_left(lf_truncate(value), 8 * c));
+    }
+    return result;
+}
+
+/* Lanes of `mask` read one at a time (a block that reaches outside the rectangle this call owns:
+ * the other lanes read as 0 and are never used). */
+static inline lanes_float gather_floats(const float *first, size_t stride, unsigned mask)
+{
+    SR_BLOCK_ALIGNED float lanes[LANES] = {0};
+    for (; mask; mask &= mask - 1) {
+        int k = __builtin_ctz(mask);
+        lanes[k] = first[(size_t)(k / SR_BLOCK_WIDTH) * stride + (size_t)(k % SR_BLOCK_WIDTH)];
+    }
+    return lf_load(lanes);
+}
+
+static inline lanes_int gather_ints(const uint32_t *first, size_t stride, unsigned mask)
+{
+    SR_BLOCK_ALIGNED uint32_t lanes[LANES] = {0};
+    for (; mask; mask &= mask - 1) {
+        int k = __builtin_ctz(mask);
+        lanes[k] = first[(size_t)(k / SR_BLOCK_WIDTH) * stride + (size_t)(k % SR_BLOCK_WIDTH)];
+    }
+    return li_load(lanes);
+}
+
+static inline void scatter_floats(float *first, size_t stride, unsigned mask, lanes_float values)
+{
+    SR_BLOCK_ALIGNED float lanes[LANES];
+    lf_store(lanes, values);
+    for (; mask; mask &= mask - 1) {
+        int k = __builtin_ctz(mask);
+        first[(size_t)(k / SR_BLOCK_WIDTH) * stride + (size_t)(k % SR_BLOCK_WIDTH)] = lanes[k];
+    }
+}
+
+static inline void scatter_ints(uint32_t *first, size_t stride, unsigned mask, lanes_int values)
+{
+    SR_BLOCK_ALIGNED uint32_t lanes[LANES];
+    li_store(lanes, values);
+    for (; mask; mask &= mask - 1) {
+        int k = __builtin_ctz(mask);
+        first[(size_t)(k / SR_BLOCK_WIDTH) * stride + (size_t)(k % SR_BLOCK_WIDTH)] = lanes[k];
+    }
+}
+
+/* The wrapped path of programs with a one-fragment function only: calls it for each lane of the
+ * mask, with the lane's values gathered, and scatters what it writes. Returns the lanes kept. */
+static uint32_t shade_lanes_one_by_one(fill_state *f)
+{
+    const sr_draw_context *context = f->context;
+    const sr_fragment_block_in *in = &f->in;
+    float attributes[SR_ATTRIBUTE_SLOTS] = {0};
+    sr_fragment_in one = {
         .varyings = attributes,
         .barycentric = context->barycentrics ? attributes + context->varying_count : NULL,
-        .primitive_id = setup->primitive_id,
-        .front_facing = setup->front_facing,
+        .primitive_id = in->primitive_id,
+        .front_facing = in->front_facing,
     };
-    while (mask) {
-        int lane = __builtin_ctzll(mask), px = x0 + lane;
-        mask &= mask - 1;
-        float fx = (float)(px - setup->bounds.min_x);
-        float depth;
-#if defined(__SSE2__)
-        if (fast) {
-            depth = lane_depth[lane];
-        } else
-#endif
-        {
-            depth = clamp_unit(row->value[SR_PLANE_DEPTH] + setup->plane_step_x[SR_PLANE_DEPTH] * fx);
-            // Early depth test: the fragment function runs only for fragments that can be seen.
-            if (fast ? !(depth < depth_row[px]) : !context->late_depth && !depth_passes(func, depth, depth_row[px]))
-                continue;
-        }
-        // Perspective-correct interpolation: attribute / w and 1 / w are linear in screen space;
-        // one reciprocal per pixel.
-        float w = 1.0f / (row->value[SR_PLANE_INV_W] + setup->plane_step_x[SR_PLANE_INV_W] * fx);
-        const float *row_attributes = row->value + SR_PLANE_ATTRIBUTES;
-        const float *step_attributes = setup->plane_step_x + SR_PLANE_ATTRIBUTES;
-        for (int i = 0; i < slots; i += 4)
-            for (int j = i; j < i + 4; j++)
-                attributes[j] = (row_attributes[j] + step_attributes[j] * fx) * w;
-        in.x = (float)px + 0.5f;
-        in.depth = depth;
-        sr_fragment_out out = {.color = {0.0f, 0.0f, 0.0f, 1.0f}, .depth = depth};
-        shaded++;
-        if (!context->fragment(&in, context->uniforms, &out))
+    uint32_t keep = 0;
+    for (uint32_t mask = in->mask; mask; mask &= mask - 1) {
+        int k = __builtin_ctz(mask);
+        for (int i = 0; i < context->attribute_count; i++)
+            attributes[i] = f->varyings[i][k];
+        one.x = in->x[k];
+        one.y = in->y[k];
+        one.depth = in->depth[k];
+        sr_fragment_out out = {.color = {0.0f, 0.0f, 0.0f, 1.0f}, .depth = in->depth[k]};
+        if (!context->fragment(&one, context->uniforms, &out))
             continue;
-        if (!fast && context->late_depth) {
-            // A written depth that is NaN discards the fragment; others are clamped to [0, 1].
-            if (isnan(out.depth))
-                continue;
-            depth = clamp_unit(out.depth);
-            if (!depth_passes(func, depth, depth_row[px]))
-                continue;
-        }
-        if (fast || !context->state.no_depth_write)
-            depth_row[px] = depth;
-        color_row[px] = fast || context->state.blend == SR_BLEND_NONE
-                            ? pack_color(out.color)
-                            : sr_raster_blend(context->state.blend, out.color, color_row[px]);
-        if (fb->ids)
-            fb->ids[row_start + (size_t)px] = setup->primitive_id;
-        written++;
+        keep |= 1u << k;
+        for (int c = 0; c < 4; c++)
+            f->out.color[c][k] = out.color[c];
+        f->out.depth[k] = out.depth;
     }
-    counters->shaded += shaded;
-    counters->written += written;
+    return keep;
 }
 
-/* Coverage of `width` (1..64) consecutive pixels of a row of a small triangle: bit k set when
- * all three edge functions (fill-rule bias included) are >= 0 at pixel k. Branch-free; with SSE2
- * four pixels per step (the sign bits of e0 | e1 | e2). */
-SR_ALWAYS_INLINE uint64_t small_row_coverage(const int32_t edge[3], const int32_t step[3], int width)
+/* Shades the lanes of `mask` (covered, inside the rectangle) of the block at (x0, y0). */
+SR_ALWAYS_INLINE void shade_block(fill_state *f, int x0, int y0, unsigned mask, bool fast)
 {
-    uint64_t mask = 0;
-#if defined(__SSE2__)
-    __m128i e0 = _mm_add_epi32(_mm_set1_epi32(edge[0]), _mm_setr_epi32(0, step[0], 2 * step[0], 3 * step[0]));
-    __m128i e1 = _mm_add_epi32(_mm_set1_epi32(edge[1]), _mm_setr_epi32(0, step[1], 2 * step[1], 3 * step[1]));
-    __m128i e2 = _mm_add_epi32(_mm_set1_epi32(edge[2]), _mm_setr_epi32(0, step[2], 2 * step[2], 3 * step[2]));
-    const __m128i d0 = _mm_set1_epi32(4 * step[0]), d1 = _mm_set1_epi32(4 * step[1]), d2 = _mm_set1_epi32(4 * step[2]);
-    for (int k = 0; k < width; k += 4) {
-        __m128i any = _mm_or_si128(_mm_or_si128(e0, e1), e2);
-        uint64_t outside = (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(any));
-        mask |= (outside ^ 0xfu) << k;
-        e0 = _mm_add_epi32(e0, d0);
-        e1 = _mm_add_epi32(e1, d1);
-        e2 = _mm_add_epi32(e2, d2);
-    }
-#else
-    int32_t e0 = edge[0], e1 = edge[1], e2 = edge[2];
-    for (int k = 0; k < width; k++) {
-        mask |= (uint64_t)((e0 | e1 | e2) >= 0) << k;
-        e0 += step[0];
-        e1 += step[1];
-        e2 += step[2];
-    }
-#endif
-    return width >= 64 ? mask : mask & ((UINT64_C(1) << width) - 1);
-}
+    const sr_draw_context *context = f->context;
+    const sr_triangle_setup *setup = f->setup;
+    sr_framebuffer *fb = context->fb;
+    const size_t stride = (size_t)fb->width;
+    const size_t at = (size_t)y0 * stride + (size_t)x0;
+    float *depth_row = fb->depth + at;
+    uint32_t *color_row = fb->color + at;
+    // Vector loads and stores of whole block rows when the block lies in the rectangle this call
+    // owns (always, but for blocks cut by the framebuffer's right or bottom edge); lane by lane
+    // otherwise, so that no other thread's pixel is ever read.
+    const bool whole = x0 >= f->rect.min_x && x0 + SR_BLOCK_WIDTH - 1 <= f->rect.max_x && y0 >= f->rect.min_y &&
+                       y0 + SR_BLOCK_HEIGHT - 1 <= f->rect.max_y;
 
-/* Coverage of 8 consecutive pixels of a row of a large triangle (int64 edges). */
-SR_ALWAYS_INLINE unsigned block_row_coverage(int64_t e0, int64_t e1, int64_t e2, const int64_t step[3])
-{
-    unsigned mask = 0;
-    for (int k = 0; k < 8; k++) {
-        mask |= (unsigned)((e0 | e1 | e2) >= 0) << k;
-        e0 += step[0];
-        e1 += step[1];
-        e2 += step[2];
+    // The lanes' pixels relative to the setup's reference pixel (exact small integers).
+    const lanes_float dx = lf_add(lf_set((float)(x0 - setup->bounds.min_x)), lf_load(lane_column));
+    const lanes_float dy = lf_add(lf_set((float)(y0 - setup->bounds.min_y)), lf_load(lane_row));
+    lanes_float depth = lf_clamp_unit(plane_at(setup, SR_PLANE_DEPTH, dx, dy));
+    const lanes_float stored =
+        whole ? lf_load_rows(depth_row, depth_row + stride) : gather_floats(depth_row, stride, mask);
+    // Early depth test: the fragment function runs only for fragments that can be seen.
+    if (fast)
+        mask &= lf_less(depth, stored);
+    else if (!context->late_depth)
+        mask &= depth_test(context->state.depth_func, depth, stored);
+    if (!mask)
+        return;
+
+    // Perspective-correct interpolation: attribute / w and 1 / w are linear in screen space; one
+    // reciprocal per lane.
+    const int count = context->attribute_count;
+    if (count > 0) {
+        const lanes_float w = lf_div(lf_set(1.0f), plane_at(setup, SR_PLANE_INV_W, dx, dy));
+        for (int i = 0; i < count; i++)
+            lf_store(f->varyings[i], lf_mul(plane_at(setup, SR_PLANE_ATTRIBUTES + i, dx, dy), w));
     }
-    return mask;
+    sr_fragment_block_in *in = &f->in;
+    in->mask = mask;
+    lf_store(in->x, lf_add(lf_set((float)x0), lf_load(lane_centre_x)));
+    lf_store(in->y, lf_add(lf_set((float)y0), lf_load(lane_centre_y)));
+    lf_store(in->depth, depth);
+    sr_fragment_block_out *out = &f->out;
+    lf_store(out->color[0], lf_set(0.0f));
+    lf_store(out->color[1], lf_set(0.0f));
+    lf_store(out->color[2], lf_set(0.0f));
+    lf_store(out->color[3], lf_set(1.0f));
+    lf_store(out->depth, depth);
+    f->counters.shaded += (uint64_t)__builtin_popcount(mask);
+    unsigned keep =
+        context->fragment_block ? context->fragment_block(in, context->uniforms, out) : shade_lanes_one_by_one(f);
+    keep &= mask;
+    if (!keep)
+        return;
+    if (!fast && context->late_depth) {
+        // A written depth that is NaN discards the fragment; others are clamped to [0, 1].
+        const lanes_float written = lf_load(out->depth);
+        keep &= ~lf_nan(written);
+        depth = lf_clamp_unit(written);
+        keep &= depth_test(context->state.depth_func, depth, stored);
+        if (!keep)
+            return;
+    }
+    f->counters.written += (uint64_t)__builtin_popcount(keep);
+
+    const bool blend = !fast && context->state.blend != SR_BLEND_NONE;
+    const bool write_depth = fast || !context->state.no_depth_write;
+    uint32_t *ids_row = fb->ids ? fb->ids + at : NULL;
+    if (!whole) {
+        if (write_depth)
+            scatter_floats(depth_row, stride, keep, depth);
+        lanes_int color =
+            blend ? blend_colors(context->state.blend, out, gather_ints(color_row, stride, keep)) : pack_colors(out);
+        scatter_ints(color_row, stride, keep, color);
+        if (ids_row)
+            scatter_ints(ids_row, stride, keep, li_set(setup->primitive_id));
+        return;
+    }
+    if (write_depth)
+        lf_store_rows(depth_row, depth_row + stride, keep == LANES_ALL ? depth : lf_select(keep, depth, stored));
+    lanes_int color;
+    if (blend) {
+        lanes_int old = li_load_rows(color_row, color_row + stride);
+        color = li_select(keep, blend_colors(context->state.blend, out, old), old);
+    } else {
+        color = pack_colors(out);
+        if (keep != LANES_ALL)
+            color = li_select(keep, color, li_load_rows(color_row, color_row + stride));
+    }
+    li_store_rows(color_row, color_row + stride, color);
+    if (ids_row) {
+        lanes_int id = li_set(setup->primitive_id);
+        if (keep != LANES_ALL)
+            id = li_select(keep, id, li_load_rows(ids_row, ids_row + stride));
+        li_store_rows(ids_row, ids_row + stride, id);
+    }
 }
 
 static void edges_at(const sr_triangle_setup *setup, int x, int y, int64_t edge[3])
@@ -251,70 +308,54 @@ static void edges_at(const sr_triangle_setup *setup, int x, int y, int64_t edge[
         edge[k] = setup->edge_origin[k] + setup->edge_step_x[k] * dx + setup->edge_step_y[k] * dy;
 }
 
-/* Small triangles: one pass over the rows of the box, each row's coverage in one mask. */
-SR_ALWAYS_INLINE void fill_small(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect r,
-                                 int limit_x, sr_fragment_counters *counters, bool fast)
+/* Small triangles: every block of the grid over the covered rectangle, int32 edge functions. In
+ * range by construction (setup->small; see sr_triangle_setup): blocks reach at most 3 columns and
+ * 1 row past the bounds, and the stepping one block further, which keeps every value below 2^30. */
+SR_ALWAYS_INLINE void fill_small(fill_state *f, bool fast)
 {
+    const sr_triangle_setup *setup = f->setup;
+    const sr_pixel_rect r = f->cover;
+    const int first_x = r.min_x & -SR_BLOCK_WIDTH, first_y = r.min_y & -SR_BLOCK_HEIGHT;
     int64_t start[3];
-    edges_at(setup, r.min_x, r.min_y, start);
-    // In range by construction (setup->small): see sr_triangle_setup.
-    int32_t edge[3] = {(int32_t)start[0], (int32_t)start[1], (int32_t)start[2]};
-    const int32_t step_x[3] = {(int32_t)setup->edge_step_x[0], (int32_t)setup->edge_step_x[1],
-                               (int32_t)setup->edge_step_x[2]};
-    const int32_t step_y[3] = {(int32_t)setup->edge_step_y[0], (int32_t)setup->edge_step_y[1],
-                               (int32_t)setup->edge_step_y[2]};
-    const int width = r.max_x - r.min_x + 1, slots = (context->attribute_count + 3) & ~3;
-    row_planes row;
-    for (int y = r.min_y; y <= r.max_y; y++) {
-        uint64_t mask = small_row_coverage(edge, step_x, width);
-        if (mask) {
-            start_row(setup, slots, y, &row);
-            shade_pixels(context, setup, &row, y, r.min_x, mask, limit_x, counters, fast);
+    edges_at(setup, first_x, first_y, start);
+    int32_t row[3], step_x[3], step_y[3];
+    for (int k = 0; k < 3; k++) {
+        row[k] = (int32_t)start[k];
+        step_x[k] = (int32_t)setup->edge_step_x[k] * SR_BLOCK_WIDTH;
+        step_y[k] = (int32_t)setup->edge_step_y[k] * SR_BLOCK_HEIGHT;
+    }
+    for (int y0 = first_y; y0 <= r.max_y; y0 += SR_BLOCK_HEIGHT) {
+        int32_t edge[3] = {row[0], row[1], row[2]};
+        for (int x0 = first_x; x0 <= r.max_x; x0 += SR_BLOCK_WIDTH) {
+            unsigned mask = lanes_inside32(edge, f->edge_lanes32[0]);
+            if (mask) {
+                mask &= lanes_within(&r, x0, y0);
+                if (mask)
+                    shade_block(f, x0, y0, mask, fast);
+            }
+            for (int k = 0; k < 3; k++)
+                edge[k] += step_x[k];
         }
         for (int k = 0; k < 3; k++)
-            edge[k] += step_y[k];
+            row[k] += step_y[k];
     }
 }
 
-/* Rows y0..y1 of the at most 8 columns x0..x1 of a large triangle, edges given at (x0, y0);
- * `full` when the block is known to be covered. */
-SR_ALWAYS_INLINE void fill_block(const sr_draw_context *context, const sr_triangle_setup *setup, int x0, int y0, int x1,
-                                 int limit_x, int y1, const int64_t edge[3], bool full, sr_fragment_counters *counters,
-                                 bool fast)
+/* Large triangles: 8x8 blocks on a grid aligned to multiples of 8 (tiles that are multiples of 8
+ * see the same blocks), rejected when an edge is negative at all of their pixel centres, accepted
+ * whole when all edges are non-negative at all of them; the blocks of partial ones get int64
+ * edge functions per lane. */
+SR_ALWAYS_INLINE void fill_large(fill_state *f, bool fast)
 {
-    const unsigned columns = (1u << (x1 - x0 + 1)) - 1u;
-    const int slots = (context->attribute_count + 3) & ~3;
-    int64_t e0 = edge[0], e1 = edge[1], e2 = edge[2];
-    row_planes row;
-    for (int y = y0; y <= y1; y++) {
-        unsigned mask = full ? columns : block_row_coverage(e0, e1, e2, setup->edge_step_x) & columns;
-        if (mask) {
-            start_row(setup, slots, y, &row);
-            shade_pixels(context, setup, &row, y, x0, mask, limit_x, counters, fast);
-        }
-        e0 += setup->edge_step_y[0];
-        e1 += setup->edge_step_y[1];
-        e2 += setup->edge_step_y[2];
-    }
-}
-
-SR_ALWAYS_INLINE void fill_triangle(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect r,
-                                    int limit_x, sr_fragment_counters *counters, bool fast)
-{
-    if (setup->small) {
-        fill_small(context, setup, r, limit_x, counters, fast);
-        return;
-    }
+    const sr_triangle_setup *setup = f->setup;
+    const sr_pixel_rect r = f->cover;
     int64_t edge[3];
-    // Large triangles: 8x8 blocks on a grid aligned to multiples of 8 (tiles that are multiples
-    // of 8 see the same blocks). A block is rejected when an edge is negative at all of its pixel
-    // centres, accepted whole when all edges are non-negative at all of them.
-    for (int by = r.min_y & ~(BLOCK_SIZE - 1); by <= r.max_y; by += BLOCK_SIZE) {
+    for (int by = r.min_y & -COARSE_BLOCK; by <= r.max_y; by += COARSE_BLOCK) {
         int y0 = by > r.min_y ? by : r.min_y;
-        int y1 = by + BLOCK_SIZE - 1 < r.max_y ? by + BLOCK_SIZE - 1 : r.max_y;
-        for (int bx = r.min_x & ~(BLOCK_SIZE - 1); bx <= r.max_x; bx += BLOCK_SIZE) {
+        int y1 = by + COARSE_BLOCK - 1 < r.max_y ? by + COARSE_BLOCK - 1 : r.max_y;
+        for (int bx = r.min_x & -COARSE_BLOCK; bx <= r.max_x; bx += COARSE_BLOCK) {
             int x0 = bx > r.min_x ? bx : r.min_x;
-            int x1 = bx + BLOCK_SIZE - 1 < r.max_x ? bx + BLOCK_SIZE - 1 : r.max_x;
+            int x1 = bx + COARSE_BLOCK - 1 < r.max_x ? bx + COARSE_BLOCK - 1 : r.max_x;
             edges_at(setup, x0, y0, edge);
             bool rejected = false, accepted = true;
             for (int k = 0; k < 3; k++) {
@@ -325,26 +366,40 @@ SR_ALWAYS_INLINE void fill_triangle(const sr_draw_context *context, const sr_tri
                 rejected |= high < 0;
                 accepted &= low >= 0;
             }
-            if (!rejected)
-                fill_block(context, setup, x0, y0, x1, limit_x, y1, edge, accepted, counters, fast);
+            if (rejected)
+                continue;
+            for (int sy = y0 & -SR_BLOCK_HEIGHT; sy <= y1; sy += SR_BLOCK_HEIGHT)
+                for (int sx = x0 & -SR_BLOCK_WIDTH; sx <= x1; sx += SR_BLOCK_WIDTH) {
+                    unsigned mask = lanes_within(&r, sx, sy);
+                    if (!accepted && mask) {
+                        edges_at(setup, sx, sy, edge);
+                        mask &= lanes_inside64(edge, f->edge_lanes64[0]);
+                    }
+                    if (mask)
+                        shade_block(f, sx, sy, mask, fast);
+                }
         }
     }
 }
 
-static void fill_triangle_fast(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect r,
-                               int limit_x, sr_fragment_counters *counters)
+static void fill_fast(fill_state *f)
 {
-    fill_triangle(context, setup, r, limit_x, counters, true);
+    if (f->setup->small)
+        fill_small(f, true);
+    else
+        fill_large(f, true);
 }
 
-static void fill_triangle_generic(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect r,
-                                  int limit_x, sr_fragment_counters *counters)
+static void fill_generic(fill_state *f)
 {
-    fill_triangle(context, setup, r, limit_x, counters, false);
+    if (f->setup->small)
+        fill_small(f, false);
+    else
+        fill_large(f, false);
 }
 
-void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
-                             sr_fragment_counters *counters)
+void FILL_VARIANT(sr_raster_fill_triangle)(const sr_draw_context *context, const sr_triangle_setup *setup,
+                                           sr_pixel_rect rect, sr_fragment_counters *counters)
 {
     sr_pixel_rect r = setup->bounds;
     r.min_x = rect.min_x > r.min_x ? rect.min_x : r.min_x;
@@ -353,16 +408,34 @@ void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_s
     r.max_y = rect.max_y < r.max_y ? rect.max_y : r.max_y;
     if (r.min_x > r.max_x || r.min_y > r.max_y)
         return;
-    sr_fragment_counters local = {0, 0};
-    // The last column the per-pixel code may read (vector loads past a segment): the rectangle's.
-    int limit_x = rect.max_x < context->fb->width - 1 ? rect.max_x : context->fb->width - 1;
+    fill_state f;
+    f.context = context;
+    f.setup = setup;
+    // (Clamped to the framebuffer: what the vector loads and stores may touch.)
+    f.rect = rect;
+    f.rect.max_x = rect.max_x < context->fb->width - 1 ? rect.max_x : context->fb->width - 1;
+    f.rect.max_y = rect.max_y < context->fb->height - 1 ? rect.max_y : context->fb->height - 1;
+    f.cover = r;
+    f.counters = (sr_fragment_counters){0, 0};
+    f.in.varyings = (const float(*)[LANES])f.varyings;
+    f.in.barycentric = context->barycentrics ? (const float(*)[LANES])f.varyings + context->varying_count : NULL;
+    f.in.primitive_id = setup->primitive_id;
+    f.in.front_facing = setup->front_facing;
+    for (int k = 0; k < 3; k++)
+        for (int lane = 0; lane < LANES; lane++) {
+            int64_t column = lane % SR_BLOCK_WIDTH, row = lane / SR_BLOCK_WIDTH;
+            int64_t offset = setup->edge_step_x[k] * column + setup->edge_step_y[k] * row;
+            if (setup->small)
+                f.edge_lanes32[k][lane] = (int32_t)offset;
+            else
+                f.edge_lanes64[k][lane] = offset;
+        }
     bool fast = !context->late_depth && context->state.depth_func == SR_DEPTH_LESS && !context->state.no_depth_write &&
                 context->state.blend == SR_BLEND_NONE;
     if (fast)
-        fill_triangle_fast(context, setup, r, limit_x, &local);
+        fill_fast(&f);
     else
-        fill_triangle_generic(context, setup, r, limit_x, &local);
-    counters->shaded += local.shaded;
-    counters->written += local.written;
+        fill_generic(&f);
+    counters->shaded += f.counters.shaded;
+    counters->written += f.counters.written;
 }
-
