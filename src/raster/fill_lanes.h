@@ -369,28 +369,31 @@ typedef struct lanes_int {
     uint32_t lane[LANES];
 } lanes_int;
 
-#define LANES_EACH(k) for (int k = 0; k < LANES; k++)
 static inline lanes_float lf_load(const float *p)
 {
     lanes_float r;
-    LANES_EACH(k) r.lane[k] = p[k];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = p[k];
     return r;
 }
 static inline void lf_store(float *p, lanes_float a)
 {
-    LANES_EACH(k) p[k] = a.lane[k];
+    for (int k = 0; k < LANES; k++)
+        p[k] = a.lane[k];
 }
 static inline lanes_float lf_set(float a)
 {
     lanes_float r;
-    LANES_EACH(k) r.lane[k] = a;
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = a;
     return r;
 }
 #define LANES_BINARY(name, expression)                                                                                 \
     static inline lanes_float name(lanes_float a, lanes_float b)                                                       \
     {                                                                                                                  \
         lanes_float r;                                                                                                 \
-        LANES_EACH(k) r.lane[k] = (expression);                                                                        \
+        for (int k = 0; k < LANES; k++)                                                                                \
+            r.lane[k] = (expression);                                                                                  \
         return r;                                                                                                      \
     }
 LANES_BINARY(lf_add, a.lane[k] + b.lane[k])
@@ -403,18 +406,21 @@ LANES_BINARY(lf_min, a.lane[k] < b.lane[k] ? a.lane[k] : b.lane[k])
 static inline lanes_float lf_load_rows(const float *row0, const float *row1)
 {
     lanes_float r;
-    LANES_EACH(k) r.lane[k] = k < 4 ? row0[k] : row1[k - 4];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = k < 4 ? row0[k] : row1[k - 4];
     return r;
 }
 static inline void lf_store_rows(float *row0, float *row1, lanes_float a)
 {
-    LANES_EACH(k) * (k < 4 ? row0 + k : row1 + (k - 4)) = a.lane[k];
+    for (int k = 0; k < LANES; k++)
+        *(k < 4 ? row0 + k : row1 + (k - 4)) = a.lane[k];
 }
 #define LANES_COMPARE(name, expression)                                                                                \
     static inline unsigned name(lanes_float a, lanes_float b)                                                          \
     {                                                                                                                  \
         unsigned bits = 0;                                                                                             \
-        LANES_EACH(k) bits |= (unsigned)(expression) << k;                                                             \
+        for (int k = 0; k < LANES; k++)                                                                                \
+            bits |= (unsigned)(expression) << k;                                                                       \
         return bits;                                                                                                   \
     }
 LANES_COMPARE(lf_less, a.lane[k] < b.lane[k])
@@ -425,94 +431,108 @@ LANES_COMPARE(lf_not_equal, a.lane[k] != b.lane[k])
 static inline unsigned lf_nan(lanes_float a)
 {
     unsigned bits = 0;
-    LANES_EACH(k) bits |= (unsigned)(a.lane[k] != a.lane[k]) << k;
+    for (int k = 0; k < LANES; k++)
+        bits |= (unsigned)(a.lane[k] != a.lane[k]) << k;
     return bits;
 }
 static inline lanes_float lf_select(unsigned bits, lanes_float a, lanes_float b)
 {
     lanes_float r;
-    LANES_EACH(k) r.lane[k] = bits >> k & 1u ? a.lane[k] : b.lane[k];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = bits >> k & 1u ? a.lane[k] : b.lane[k];
     return r;
 }
 static inline lanes_int lf_truncate(lanes_float a)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = (uint32_t)(int32_t)a.lane[k];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = (uint32_t)(int32_t)a.lane[k];
     return r;
 }
 static inline lanes_float li_to_float(lanes_int a)
 {
     lanes_float r;
-    LANES_EACH(k) r.lane[k] = (float)(int32_t)a.lane[k];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = (float)(int32_t)a.lane[k];
     return r;
 }
 static inline lanes_int li_set(uint32_t a)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = a;
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = a;
     return r;
 }
 static inline lanes_int li_or(lanes_int a, lanes_int b)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = a.lane[k] | b.lane[k];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = a.lane[k] | b.lane[k];
     return r;
 }
 static inline lanes_int li_byte(lanes_int a, int byte)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = a.lane[k] >> (8 * byte) & 0xffu;
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = a.lane[k] >> (8 * byte) & 0xffu;
     return r;
 }
 static inline lanes_int li_shift_left(lanes_int a, int bits)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = a.lane[k] << bits;
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = a.lane[k] << bits;
     return r;
 }
 static inline lanes_int li_load_rows(const uint32_t *row0, const uint32_t *row1)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = k < 4 ? row0[k] : row1[k - 4];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = k < 4 ? row0[k] : row1[k - 4];
     return r;
 }
 static inline void li_store_rows(uint32_t *row0, uint32_t *row1, lanes_int a)
 {
-    LANES_EACH(k) * (k < 4 ? row0 + k : row1 + (k - 4)) = a.lane[k];
+    for (int k = 0; k < LANES; k++)
+        *(k < 4 ? row0 + k : row1 + (k - 4)) = a.lane[k];
 }
 static inline void li_store(uint32_t *p, lanes_int a)
 {
-    LANES_EACH(k) p[k] = a.lane[k];
+    for (int k = 0; k < LANES; k++)
+        p[k] = a.lane[k];
 }
 static inline lanes_int li_load(const uint32_t *p)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = p[k];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = p[k];
     return r;
 }
 static inline lanes_int li_select(unsigned bits, lanes_int a, lanes_int b)
 {
     lanes_int r;
-    LANES_EACH(k) r.lane[k] = bits >> k & 1u ? a.lane[k] : b.lane[k];
+    for (int k = 0; k < LANES; k++)
+        r.lane[k] = bits >> k & 1u ? a.lane[k] : b.lane[k];
     return r;
 }
 static inline unsigned lanes_inside32(const int32_t edge[3], const int32_t *offset)
 {
     unsigned bits = 0;
-    LANES_EACH(k)
-    bits |= (unsigned)(((edge[0] + offset[k]) | (edge[1] + offset[LANES + k]) | (edge[2] + offset[2 * LANES + k])) >= 0)
-            << k;
+    for (int k = 0; k < LANES; k++) {
+        int32_t any = (edge[0] + offset[k]) | (edge[1] + offset[LANES + k]) | (edge[2] + offset[2 * LANES + k]);
+        bits |= (unsigned)(any >= 0) << k;
+    }
     return bits;
 }
 static inline unsigned lanes_inside64(const int64_t edge[3], const int64_t *offset)
 {
     unsigned bits = 0;
-    LANES_EACH(k)
-    bits |= (unsigned)(((edge[0] + offset[k]) | (edge[1] + offset[LANES + k]) | (edge[2] + offset[2 * LANES + k])) >= 0)
-            << k;
+    for (int k = 0; k < LANES; k++) {
+        int64_t any = (edge[0] + offset[k]) | (edge[1] + offset[LANES + k]) | (edge[2] + offset[2 * LANES + k]);
+        bits |= (unsigned)(any >= 0) << k;
+    }
     return bits;
 }
-#undef LANES_EACH
 
 #endif
 
