@@ -9,7 +9,7 @@
  * compiles: the sanitized build of `./softrast.sh test` runs SSE2, the release build AVX2).
  * User programs: one with only `fragment` gets inputs lane for lane equal to those the block form
  * sees; one with only `fragment_block` that discards lanes (and returns bits outside its mask)
- * draws what its one-fragment twin draws, sees only covered lanes, in 4x2 blocks on the grid. */
+ * draws what its one-fragment twin draws, sees only covered lanes, in 4x2 blocks. */
 #include <criterion/criterion.h>
 
 #include <softrast/raster.h>
@@ -497,10 +497,10 @@ enum {
 
 typedef struct user_uniforms {
     int width, height;
-    float *seen;               ///< SEEN_SIZE floats per pixel, or NULL
-    _Atomic uint64_t lanes;    ///< lanes in the masks given to the block form
-    _Atomic uint64_t blocks;   ///< calls of the block form
-    _Atomic uint64_t off_grid; ///< blocks whose lanes were not a 4x2 block of the grid
+    float *seen;                ///< SEEN_SIZE floats per pixel, or NULL
+    _Atomic uint64_t lanes;     ///< lanes in the masks given to the block form
+    _Atomic uint64_t blocks;    ///< calls of the block form
+    _Atomic uint64_t misplaced; ///< blocks whose lanes were not laid out as a 4x2 block
 } user_uniforms;
 
 static void user_vertex_fn(const void *vertex, const void *uniforms, float clip[4], float *varyings)
@@ -542,7 +542,8 @@ static bool user_fragment_fn(const sr_fragment_in *in, const void *uniforms, sr_
 
 /* The same, a block at a time, written as a user would (a loop over the lanes of the mask). It
  * returns the lanes it keeps with every bit outside the mask set too: the pipeline must ignore
- * them. It also checks that the mask's lanes are a 4x2 block of the grid. */
+ * them. It also checks that the lanes' pixels are laid out as raster.h says (lane k at column
+ * k % 4, row k / 4 of the block). */
 static uint32_t user_fragment_block_fn(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
 {
     user_uniforms *u = (user_uniforms *)uniforms;
@@ -551,13 +552,12 @@ static uint32_t user_fragment_block_fn(const sr_fragment_block_in *in, const voi
     int first = __builtin_ctz(in->mask);
     float x0 = in->x[first] - 0.5f - (float)(first % SR_BLOCK_WIDTH);
     float y0 = in->y[first] - 0.5f - (float)(first / SR_BLOCK_WIDTH);
-    bool on_grid =
-        in->mask != 0 && in->mask <= 0xffu && fmodf(x0, SR_BLOCK_WIDTH) == 0.0f && fmodf(y0, SR_BLOCK_HEIGHT) == 0.0f;
+    bool laid_out = in->mask != 0 && in->mask <= 0xffu && fmodf(x0, 1.0f) == 0.0f && fmodf(y0, 1.0f) == 0.0f;
     uint32_t keep = ~in->mask;
     for (uint32_t mask = in->mask; mask; mask &= mask - 1) {
         int k = __builtin_ctz(mask);
-        on_grid = on_grid && in->x[k] == x0 + 0.5f + (float)(k % SR_BLOCK_WIDTH) &&
-                  in->y[k] == y0 + 0.5f + (float)(k / SR_BLOCK_WIDTH);
+        laid_out = laid_out && in->x[k] == x0 + 0.5f + (float)(k % SR_BLOCK_WIDTH) &&
+                   in->y[k] == y0 + 0.5f + (float)(k / SR_BLOCK_WIDTH);
         float varyings[3] = {in->varyings[0][k], in->varyings[1][k], in->varyings[2][k]};
         float barycentric[3];
         if (in->barycentric)
@@ -579,8 +579,8 @@ static uint32_t user_fragment_block_fn(const sr_fragment_block_in *in, const voi
             out->color[c][k] = o.color[c];
         out->depth[k] = o.depth;
     }
-    if (!on_grid)
-        atomic_fetch_add_explicit(&u->off_grid, 1, memory_order_relaxed);
+    if (!laid_out)
+        atomic_fetch_add_explicit(&u->misplaced, 1, memory_order_relaxed);
     return keep;
 }
 
@@ -640,7 +640,7 @@ static size_t user_scene(user_vertex **out, size_t *grid_first)
 typedef struct user_frame {
     frame frame;
     float *seen;
-    uint64_t lanes, blocks, off_grid;
+    uint64_t lanes, blocks, misplaced;
 } user_frame;
 
 static user_frame draw_user(form f, bool late, bool barycentrics, int threads, bool record, bool portable)
@@ -653,7 +653,7 @@ static user_frame draw_user(form f, bool late, bool barycentrics, int threads, b
     u.seen = record ? calloc((size_t)width * height * SEEN_SIZE, sizeof(float)) : NULL;
     atomic_init(&u.lanes, 0);
     atomic_init(&u.blocks, 0);
-    atomic_init(&u.off_grid, 0);
+    atomic_init(&u.misplaced, 0);
     sr_program program = {.name = "user",
                           .vertex = user_vertex_fn,
                           .fragment = f == FORM_BLOCK ? NULL : user_fragment_fn,
@@ -687,7 +687,7 @@ static user_frame draw_user(form f, bool late, bool barycentrics, int threads, b
     result.frame.stats = sr_renderer_stats(renderer);
     result.lanes = atomic_load(&u.lanes);
     result.blocks = atomic_load(&u.blocks);
-    result.off_grid = atomic_load(&u.off_grid);
+    result.misplaced = atomic_load(&u.misplaced);
     sr_renderer_destroy(renderer);
     free(vertices);
     return result;
@@ -725,8 +725,8 @@ Test(raster_blocks, one_fragment_user_program_matches_its_block_twin)
                 cr_assert_gt(one.frame.stats.fragments_written, 5000, "%s", what);
                 assert_same_frame(&one.frame, &block.frame, what);
                 cr_assert_eq(block.lanes, block.frame.stats.fragments_shaded, "%s", what);
-                cr_assert_eq(block.off_grid, 0, "%s: %llu blocks not on the 4x2 grid", what,
-                             (unsigned long long)block.off_grid);
+                cr_assert_eq(block.misplaced, 0, "%s: %llu blocks not laid out as 4x2 blocks", what,
+                             (unsigned long long)block.misplaced);
                 frame_free(&one.frame);
                 frame_free(&block.frame);
             }
@@ -749,14 +749,14 @@ Test(raster_blocks, one_fragment_user_program_matches_its_block_twin)
 
 /* A program with only a block function that discards lanes: the pipeline gives it covered lanes
  * only (each pixel's lanes exactly the pixels that the one-fragment twin is called for), in
- * blocks of the grid, never an empty mask, counts shaded lanes as fragments_shaded, ignores the
+ * 4x2 blocks, never an empty mask, counts shaded lanes as fragments_shaded, ignores the
  * returned bits outside the mask, and discards the lanes whose bit is cleared. */
 Test(raster_blocks, block_only_user_program_discards_lanes)
 {
     for (int late = 0; late < 2; late++) {
         user_frame block = draw_user(FORM_BLOCK, late, false, 1, true, false);
         user_frame one = draw_user(FORM_ONE, late, false, 1, true, false);
-        cr_assert_eq(block.off_grid, 0);
+        cr_assert_eq(block.misplaced, 0);
         cr_assert_eq(block.lanes, block.frame.stats.fragments_shaded);
         cr_assert_lt(block.blocks * 2, block.lanes, "blocks hold several lanes (%llu lanes in %llu blocks)",
                      (unsigned long long)block.lanes, (unsigned long long)block.blocks);
@@ -785,7 +785,7 @@ Test(raster_blocks, a_program_needs_a_fragment_function)
     user_uniforms u = {.width = 8, .height = 8};
     atomic_init(&u.lanes, 0);
     atomic_init(&u.blocks, 0);
-    atomic_init(&u.off_grid, 0);
+    atomic_init(&u.misplaced, 0);
     sr_program program = {.vertex = user_vertex_fn, .varying_count = 3, .uniforms = &u};
     sr_renderer *renderer = NULL;
     sr_error err;

@@ -1,5 +1,5 @@
 /* src/raster/fill.c — rasterisation of a set-up triangle (triangle.c) over a pixel rectangle in
- * blocks of SR_BLOCK_LANES = 4 x 2 pixels on the screen grid (raster.h), the way llvmpipe and
+ * blocks of SR_BLOCK_LANES = 4 x 2 pixels (raster.h), the way llvmpipe and
  * Larrabee-style renderers shade: per block, the coverage mask from the fixed-point edge
  * functions (int32 lanes for small triangles; large ones first reject or accept 8x8 blocks whole,
  * then int64 lanes), the early depth test, the perspective-correct interpolation of depth and
@@ -308,14 +308,17 @@ static void edges_at(const sr_triangle_setup *setup, int x, int y, int64_t edge[
         edge[k] = setup->edge_origin[k] + setup->edge_step_x[k] * dx + setup->edge_step_y[k] * dy;
 }
 
-/* Small triangles: every block of the grid over the covered rectangle, int32 edge functions. In
- * range by construction (setup->small; see sr_triangle_setup): blocks reach at most 3 columns and
- * 1 row past the bounds, and the stepping one block further, which keeps every value below 2^30. */
+/* Small triangles: the blocks that tile the covered rectangle from its top-left pixel, int32 edge
+ * functions. Blocks start at the rectangle rather than on the screen's grid: a triangle of a few
+ * pixels then needs one or two blocks instead of up to four (no value depends on the block a
+ * pixel is shaded in). In range by construction (setup->small; see sr_triangle_setup): blocks
+ * reach at most 3 columns and 1 row past the bounds, and the stepping one block further, which
+ * keeps every value below 2^30. */
 SR_ALWAYS_INLINE void fill_small(fill_state *f, bool fast)
 {
     const sr_triangle_setup *setup = f->setup;
     const sr_pixel_rect r = f->cover;
-    const int first_x = r.min_x & -SR_BLOCK_WIDTH, first_y = r.min_y & -SR_BLOCK_HEIGHT;
+    const int first_x = r.min_x, first_y = r.min_y;
     int64_t start[3];
     edges_at(setup, first_x, first_y, start);
     int32_t row[3], step_x[3], step_y[3];
@@ -421,15 +424,18 @@ void FILL_VARIANT(sr_raster_fill_triangle)(const sr_draw_context *context, const
     f.in.barycentric = context->barycentrics ? (const float(*)[LANES])f.varyings + context->varying_count : NULL;
     f.in.primitive_id = setup->primitive_id;
     f.in.front_facing = setup->front_facing;
-    for (int k = 0; k < 3; k++)
-        for (int lane = 0; lane < LANES; lane++) {
-            int64_t column = lane % SR_BLOCK_WIDTH, row = lane / SR_BLOCK_WIDTH;
-            int64_t offset = setup->edge_step_x[k] * column + setup->edge_step_y[k] * row;
-            if (setup->small)
-                f.edge_lanes32[k][lane] = (int32_t)offset;
-            else
-                f.edge_lanes64[k][lane] = offset;
+    if (setup->small) {
+        for (int k = 0; k < 3; k++) {
+            const int32_t step_x = (int32_t)setup->edge_step_x[k], step_y = (int32_t)setup->edge_step_y[k];
+            for (int lane = 0; lane < LANES; lane++)
+                f.edge_lanes32[k][lane] = step_x * (lane % SR_BLOCK_WIDTH) + step_y * (lane / SR_BLOCK_WIDTH);
         }
+    } else {
+        for (int k = 0; k < 3; k++)
+            for (int lane = 0; lane < LANES; lane++)
+                f.edge_lanes64[k][lane] =
+                    setup->edge_step_x[k] * (lane % SR_BLOCK_WIDTH) + setup->edge_step_y[k] * (lane / SR_BLOCK_WIDTH);
+    }
     bool fast = !context->late_depth && context->state.depth_func == SR_DEPTH_LESS && !context->state.no_depth_write &&
                 context->state.blend == SR_BLEND_NONE;
     if (fast)

@@ -151,9 +151,11 @@ typedef struct sr_fragment_out {
 /// worth speeding up gives it a block form too.
 typedef bool (*sr_fragment_fn)(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out);
 
-/// Pixels of the blocks that the pipeline shades together: 4 x 2 pixels, a block's top-left
-/// pixel at a multiple of 4 in x and of 2 in y; lane k is pixel (x0 + k % 4, y0 + k / 4). Eight
-/// lanes are one AVX vector or two SSE / NEON vectors of floats.
+/// Pixels of the blocks that the pipeline shades together: 4 x 2 pixels, lane k being pixel
+/// (x0 + k % 4, y0 + k / 4) of the block whose top-left pixel is (x0, y0). Blocks start where a
+/// triangle's pixels do (the top-left pixel of its bounds, or a multiple of 4 and 2 inside large
+/// triangles), not on a fixed grid: blocks of neighbouring triangles may overlap, those of one
+/// triangle never do. Eight lanes are one AVX vector or two SSE / NEON vectors of floats.
 #define SR_BLOCK_WIDTH 4
 #define SR_BLOCK_HEIGHT 2
 #define SR_BLOCK_LANES (SR_BLOCK_WIDTH * SR_BLOCK_HEIGHT)
@@ -172,7 +174,7 @@ typedef bool (*sr_fragment_fn)(const sr_fragment_in *in, const void *uniforms, s
 /// are ignored. Every value of a lane is the very value sr_fragment_in would hold for that
 /// fragment, bit for bit.
 typedef struct sr_fragment_block_in {
-    SR_BLOCK_ALIGNED float x[SR_BLOCK_LANES]; ///< pixel centres, as sr_fragment_in.x
+    SR_BLOCK_ALIGNED float x[SR_BLOCK_LANES]; ///< pixel centres, as sr_fragment_in.x (every lane)
     SR_BLOCK_ALIGNED float y[SR_BLOCK_LANES];
     SR_BLOCK_ALIGNED float depth[SR_BLOCK_LANES]; ///< interpolated window depth in [0, 1]
     /// varyings[i][k]: varying i of lane k, perspective-correct (varying_count rows, aligned)
