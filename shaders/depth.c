@@ -19,12 +19,31 @@ static bool depth_fragment(const sr_fragment_in *in, const void *uniforms, sr_fr
     const sr_shader_uniforms *u = uniforms;
     float range = u->depth_far - u->depth_near;
     float t = range > 0.0f ? (in->varyings[0] - u->depth_near) / range : 0.0f;
-    float grey = 1.0f - fminf(fmaxf(t, 0.0f), 1.0f);
+    float grey = 1.0f - shader_min(shader_max(t, 0.0f), 1.0f);
     out->color[0] = grey;
     out->color[1] = grey;
     out->color[2] = grey;
     out->color[3] = u->opacity;
     return true;
+}
+
+static uint32_t depth_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+{
+    const sr_shader_uniforms *u = uniforms;
+    const float near_distance = u->depth_near, range = u->depth_far - u->depth_near, opacity = u->opacity;
+    const float *restrict distance = in->varyings[0];
+    float grey[SR_BLOCK_LANES];
+    for (int i = 0; i < SR_BLOCK_LANES; i++) {
+        float t = range > 0.0f ? (distance[i] - near_distance) / range : 0.0f;
+        grey[i] = 1.0f - shader_min(shader_max(t, 0.0f), 1.0f);
+    }
+    for (int i = 0; i < SR_BLOCK_LANES; i++) {
+        out->color[0][i] = grey[i];
+        out->color[1][i] = grey[i];
+        out->color[2][i] = grey[i];
+        out->color[3][i] = opacity;
+    }
+    return in->mask;
 }
 
 const sr_shader sr_shader_depth = {
@@ -34,6 +53,7 @@ const sr_shader sr_shader_depth = {
                 .vertex_size = sizeof(sr_shader_vertex),
                 .vertex = depth_vertex,
                 .fragment = depth_fragment,
+                .fragment_block = depth_fragment_block,
                 .varying_count = 1},
     .inputs = 0,
 };

@@ -20,6 +20,16 @@ static bool flat_fragment(const sr_fragment_in *in, const void *uniforms, sr_fra
     return true;
 }
 
+static uint32_t flat_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+{
+    const sr_shader_uniforms *u = uniforms;
+    const float color[4] = {u->albedo.x, u->albedo.y, u->albedo.z, u->opacity};
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < SR_BLOCK_LANES; i++)
+            out->color[c][i] = color[c];
+    return in->mask;
+}
+
 const sr_shader sr_shader_flat = {
     .name = "flat",
     .summary = "one unlit colour (albedo)",
@@ -27,6 +37,7 @@ const sr_shader sr_shader_flat = {
                 .vertex_size = sizeof(sr_shader_vertex),
                 .vertex = flat_vertex,
                 .fragment = flat_fragment,
+                .fragment_block = flat_fragment_block,
                 .varying_count = 0},
     .inputs = 0,
 };

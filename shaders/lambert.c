@@ -15,6 +15,16 @@ static bool lambert_fragment(const sr_fragment_in *in, const void *uniforms, sr_
     return true;
 }
 
+/* The same per lane, a block at a time (vectorised by the compiler). */
+static uint32_t lambert_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+{
+    const sr_shader_uniforms *u = uniforms;
+    float k[SR_BLOCK_LANES];
+    shader_lambert_factor_block(u, in->varyings, k);
+    shader_write_block(out, u->albedo, u->opacity, k);
+    return in->mask;
+}
+
 const sr_shader sr_shader_lambert = {
     .name = "lambert",
     .summary = "diffuse lighting, BENCH_SCENE.md (the default)",
@@ -22,6 +32,7 @@ const sr_shader sr_shader_lambert = {
                 .vertex_size = sizeof(sr_shader_vertex),
                 .vertex = shader_lit_vertex,
                 .fragment = lambert_fragment,
+                .fragment_block = lambert_fragment_block,
                 .varying_count = 3},
     .inputs = SR_SHADER_INPUT_NORMAL,
 };

@@ -35,6 +35,36 @@ static inline void shader_lit_vertex(const void *vertex, const void *uniforms, f
     shader_world_normal(uniforms, v->normal, varyings);
 }
 
+/* fmaxf and fminf as glibc computes them — the other operand when one is NaN, the first on a tie
+ * (so fmaxf(-0, +0) is -0) — written as comparisons, which compilers vectorise (they do not
+ * vectorise the libm calls), so that a program's block form and its one-fragment form use the
+ * very same operations. */
+static inline float shader_max(float a, float b)
+{
+    return a >= b || b != b ? a : b;
+}
+
+static inline float shader_min(float a, float b)
+{
+    return a <= b || b != b ? a : b;
+}
+
+/* sr_vec3_normalize on each lane: (x, y, z)[i] / |(x, y, z)[i]|, zero for a zero or non-finite
+ * length, written into out[0..2][i]. */
+static inline void shader_normalize_block(const float *restrict x, const float *restrict y, const float *restrict z,
+                                          float out[3][SR_BLOCK_LANES])
+{
+    float *restrict ox = out[0], *restrict oy = out[1], *restrict oz = out[2];
+    for (int i = 0; i < SR_BLOCK_LANES; i++) {
+        float length = sqrtf(x[i] * x[i] + y[i] * y[i] + z[i] * z[i]);
+        bool usable = length > 0.0f && isfinite(length);
+        float scale = 1.0f / length;
+        ox[i] = usable ? x[i] * scale : 0.0f;
+        oy[i] = usable ? y[i] * scale : 0.0f;
+        oz[i] = usable ? z[i] * scale : 0.0f;
+    }
+}
+
 /* The lambert factor ambient + diffuse * max(0, dot(N, L)) with N = normal / |normal|.
  * Normalisation cannot change the sign of the dot product, so the square root is only paid
  * where the light term is used; a zero normal gives ambient only. */
@@ -46,6 +76,41 @@ static inline float shader_lambert_factor(const sr_shader_uniforms *u, const flo
         return u->ambient;
     float length_squared = normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2];
     return u->ambient + u->diffuse * (n_dot_l / sqrtf(length_squared));
+}
+
+/* shader_lambert_factor on each lane of a block: the same operations, written so that compilers
+ * vectorise the loop (the square root and the division are computed on every lane and kept only
+ * where N.L > 0; IEEE square roots and divisions round the same in vector and scalar form, so
+ * every lane gets the scalar function's bits). `normal` is the block's varyings 0..2. */
+static inline void shader_lambert_factor_block(const sr_shader_uniforms *u, const float (*normal)[SR_BLOCK_LANES],
+                                               float factor[SR_BLOCK_LANES])
+{
+    const float lx = u->light_direction.x, ly = u->light_direction.y, lz = u->light_direction.z;
+    const float ambient = u->ambient, diffuse = u->diffuse;
+    const float *restrict nx = normal[0], *restrict ny = normal[1], *restrict nz = normal[2];
+    float lit[SR_BLOCK_LANES];
+    for (int i = 0; i < SR_BLOCK_LANES; i++) {
+        float n_dot_l = nx[i] * lx + ny[i] * ly + nz[i] * lz;
+        float length_squared = nx[i] * nx[i] + ny[i] * ny[i] + nz[i] * nz[i];
+        float k = ambient + diffuse * (n_dot_l / sqrtf(length_squared));
+        lit[i] = n_dot_l > 0.0f ? k : ambient;
+    }
+    for (int i = 0; i < SR_BLOCK_LANES; i++)
+        factor[i] = lit[i];
+}
+
+/* out->color[0..3][lane] = (r, g, b, a) * (factor, factor, factor, 1) for every lane. */
+static inline void shader_write_block(sr_fragment_block_out *out, sr_vec3 rgb, float alpha,
+                                      const float factor[SR_BLOCK_LANES])
+{
+    float *restrict red = out->color[0], *restrict green = out->color[1], *restrict blue = out->color[2];
+    float *restrict opacity = out->color[3];
+    for (int i = 0; i < SR_BLOCK_LANES; i++) {
+        red[i] = rgb.x * factor[i];
+        green[i] = rgb.y * factor[i];
+        blue[i] = rgb.z * factor[i];
+        opacity[i] = alpha;
+    }
 }
 
 #endif

@@ -26,6 +26,35 @@ static bool textured_fragment(const sr_fragment_in *in, const void *uniforms, sr
     return true;
 }
 
+/* The same per lane: the texture is sampled lane by lane (sr_texture_sample), the lighting and the
+ * products vectorise. */
+static uint32_t textured_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
+                                        sr_fragment_block_out *out)
+{
+    const sr_shader_uniforms *u = uniforms;
+    float texel[4][SR_BLOCK_LANES];
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < SR_BLOCK_LANES; i++)
+            texel[c][i] = 1.0f;
+    if (u->texture)
+        for (uint32_t mask = in->mask; mask; mask &= mask - 1) {
+            int i = __builtin_ctz(mask);
+            float rgba[4];
+            sr_texture_sample(u->texture, &u->sampler, in->varyings[3][i], in->varyings[4][i], rgba);
+            for (int c = 0; c < 4; c++)
+                texel[c][i] = rgba[c];
+        }
+    float k[SR_BLOCK_LANES];
+    shader_lambert_factor_block(u, in->varyings, k);
+    const float albedo[3] = {u->albedo.x, u->albedo.y, u->albedo.z}, opacity = u->opacity;
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < SR_BLOCK_LANES; i++)
+            out->color[c][i] = texel[c][i] * albedo[c] * k[i];
+    for (int i = 0; i < SR_BLOCK_LANES; i++)
+        out->color[3][i] = texel[3][i] * opacity;
+    return in->mask;
+}
+
 const sr_shader sr_shader_textured = {
     .name = "textured",
     .summary = "texture x albedo, lambert lighting",
@@ -33,6 +62,7 @@ const sr_shader sr_shader_textured = {
                 .vertex_size = sizeof(sr_shader_vertex),
                 .vertex = textured_vertex,
                 .fragment = textured_fragment,
+                .fragment_block = textured_fragment_block,
                 .varying_count = 5},
     .inputs = SR_SHADER_INPUT_NORMAL | SR_SHADER_INPUT_UV | SR_SHADER_INPUT_TEXTURE,
 };

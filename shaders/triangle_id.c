@@ -40,6 +40,18 @@ static bool triangle_id_fragment(const sr_fragment_in *in, const void *uniforms,
     return true;
 }
 
+static uint32_t triangle_id_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
+                                           sr_fragment_block_out *out)
+{
+    (void)uniforms;
+    float rgb[3];
+    sr_shader_id_color(in->primitive_id, rgb);
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < SR_BLOCK_LANES; i++)
+            out->color[c][i] = c < 3 ? rgb[c] : 1.0f;
+    return in->mask;
+}
+
 const sr_shader sr_shader_triangle_id = {
     .name = "triangle_id",
     .summary = "a distinct colour per triangle (hash of the primitive id)",
@@ -47,6 +59,7 @@ const sr_shader sr_shader_triangle_id = {
                 .vertex_size = sizeof(sr_shader_vertex),
                 .vertex = triangle_id_vertex,
                 .fragment = triangle_id_fragment,
+                .fragment_block = triangle_id_fragment_block,
                 .varying_count = 0},
     .inputs = 0,
 };

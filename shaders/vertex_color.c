@@ -18,6 +18,16 @@ static bool vertex_color_fragment(const sr_fragment_in *in, const void *uniforms
     return true;
 }
 
+static uint32_t vertex_color_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
+                                            sr_fragment_block_out *out)
+{
+    (void)uniforms;
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < SR_BLOCK_LANES; i++)
+            out->color[c][i] = in->varyings[c][i];
+    return in->mask;
+}
+
 const sr_shader sr_shader_vertex_color = {
     .name = "vertex_color",
     .summary = "interpolated vertex colours, unlit",
@@ -25,6 +35,7 @@ const sr_shader sr_shader_vertex_color = {
                 .vertex_size = sizeof(sr_shader_vertex),
                 .vertex = vertex_color_vertex,
                 .fragment = vertex_color_fragment,
+                .fragment_block = vertex_color_fragment_block,
                 .varying_count = 4},
     .inputs = SR_SHADER_INPUT_COLOR,
 };

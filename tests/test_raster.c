@@ -1712,7 +1712,9 @@ Test(raster, statistics_count_the_work)
 }
 
 /* The tiled renderer of DESIGN.md needs rasterising a set-up triangle over any split of the
- * screen into rectangles to give the same bits as one pass over the whole screen. */
+ * screen into rectangles to give the same bits as one pass over the whole screen: the tiles' own
+ * split (rectangles on the 4x2 block grid) and one whose rectangles cut blocks (their pixels then
+ * go lane by lane), with both variants of the fill (native and portable). */
 Test(raster, tiles_reproduce_the_single_pass_image)
 {
     const int size = 80;
@@ -1730,13 +1732,17 @@ Test(raster, tiles_reproduce_the_single_pass_image)
                        .capture = capture};
     // Alpha blending takes the generic per-pixel path, the default state the fast one.
     const sr_render_state states[2] = {{.blend = SR_BLEND_ALPHA}, {0}};
-    for (int pass = 0; pass < 2; pass++) {
+    const sr_fill_fn fills[2] = {sr_raster_fill_triangle_native, sr_raster_fill_triangle_portable};
+    const int tile_sizes[2][2] = {{24, 16}, {13, 7}};
+    for (int pass = 0; pass < 8; pass++) {
+        const int tile_width = tile_sizes[pass / 4][0], tile_height = tile_sizes[pass / 4][1];
         sr_draw_context context = {.viewport = sr_raster_viewport(size, size),
+                                   .fill = fills[pass / 2 % 2],
                                    .fragment = test_fragment_fn,
                                    .uniforms = &u,
                                    .varying_count = 3,
                                    .attribute_count = 3,
-                                   .state = states[pass]};
+                                   .state = states[pass % 2]};
         sr_fragment_counters counters = {0, 0};
         fb_fill(whole, 0, 1.0f);
         fb_fill(tiled, 0, 1.0f);
@@ -1756,9 +1762,13 @@ Test(raster, tiles_reproduce_the_single_pass_image)
             context.fb = whole;
             sr_raster_fill_triangle(&context, &setup, (sr_pixel_rect){0, 0, size - 1, size - 1}, &counters);
             context.fb = tiled;
-            for (int ty = 0; ty < size; ty += 16)
-                for (int tx = 0; tx < size; tx += 24)
-                    sr_raster_fill_triangle(&context, &setup, (sr_pixel_rect){tx, ty, tx + 23, ty + 15}, &counters);
+            for (int ty = 0; ty < size; ty += tile_height)
+                for (int tx = 0; tx < size; tx += tile_width) {
+                    sr_pixel_rect tile = {tx, ty, tx + tile_width - 1, ty + tile_height - 1};
+                    tile.max_x = tile.max_x < size - 1 ? tile.max_x : size - 1;
+                    tile.max_y = tile.max_y < size - 1 ? tile.max_y : size - 1;
+                    sr_raster_fill_triangle(&context, &setup, tile, &counters);
+                }
         }
         size_t pixels = (size_t)size * size;
         cr_assert_gt(counters.written, 2000, "pass %d", pass);

@@ -2,7 +2,8 @@
  * 5 and 7 threads every framebuffer (colour, depth, ids) and the statistics must be those of one
  * thread, bit for bit (DESIGN.md), over sequences of draws that mix many small triangles with
  * few huge ones, clipped ones, triangles whose edges lie on tile borders, blending, a program
- * that writes depth and lines; the tile grid must stay within its limits; and an idle renderer's
+ * that writes depth and lines, with the program's fragment function in its one-fragment form,
+ * its block form or both; the tile grid must stay within its limits; and an idle renderer's
  * workers must be asleep and stay still. The single-threaded draw is the reference: it never
  * sorts anything into tiles. */
 #include <criterion/criterion.h>
@@ -64,6 +65,39 @@ static bool fragment_fn(const sr_fragment_in *in, const void *user, sr_fragment_
     out->depth = in->depth * 0.5f + 0.25f * (v[3] - floorf(v[3]));
     return true;
 }
+
+/* fragment_fn a block at a time, as a user would write it: a loop over the lanes of the mask. It
+ * keeps the lanes fragment_fn keeps and sets every bit outside the mask (ignored by contract). */
+static uint32_t fragment_block_fn(const sr_fragment_block_in *in, const void *user, sr_fragment_block_out *out)
+{
+    uint32_t keep = ~in->mask;
+    for (uint32_t mask = in->mask; mask; mask &= mask - 1) {
+        int k = __builtin_ctz(mask);
+        float varyings[4], barycentric[3];
+        for (int i = 0; i < 4; i++)
+            varyings[i] = in->varyings[i][k];
+        for (int i = 0; in->barycentric && i < 3; i++)
+            barycentric[i] = in->barycentric[i][k];
+        sr_fragment_in one = {.x = in->x[k],
+                              .y = in->y[k],
+                              .depth = in->depth[k],
+                              .varyings = varyings,
+                              .barycentric = in->barycentric ? barycentric : NULL,
+                              .primitive_id = in->primitive_id,
+                              .front_facing = in->front_facing};
+        sr_fragment_out o = {.color = {0.0f, 0.0f, 0.0f, 1.0f}, .depth = in->depth[k]};
+        if (!fragment_fn(&one, user, &o))
+            continue;
+        keep |= 1u << k;
+        for (int c = 0; c < 4; c++)
+            out->color[c][k] = o.color[c];
+        out->depth[k] = o.depth;
+    }
+    return keep;
+}
+
+/* Which fragment functions a frame's programs have. */
+typedef enum form { FORM_ONE = 0, FORM_BLOCK, FORM_BOTH, FORM_COUNT } form;
 
 /* The geometry of the draws, in one vertex array. */
 typedef struct scene {
@@ -197,7 +231,7 @@ static void draw_or_fail(sr_renderer *renderer, sr_framebuffer *fb, const scene 
 /* The sequence of draws of one frame. Returns, in *overflowed, whether the overlapping draw found
  * too little room for its tile entries (with threads; with one thread nothing is sorted). */
 static void draw_frame(sr_renderer *renderer, sr_framebuffer *fb, const scene *world, size_t mixed_indices,
-                       const scene *flat, bool *overflowed)
+                       const scene *flat, bool *overflowed, form f)
 {
     const int width = fb->width, height = fb->height;
     uniforms u = {.view_projection = sr_mat4_perspective(1.1f, (float)width / (float)height, 0.1f, 50.0f),
@@ -205,7 +239,8 @@ static void draw_frame(sr_renderer *renderer, sr_framebuffer *fb, const scene *w
     uniforms clip_u = {.clip_space = true, .alpha = 0.35f};
     sr_program program = {.name = "threads",
                           .vertex = vertex_fn,
-                          .fragment = fragment_fn,
+                          .fragment = f == FORM_BLOCK ? NULL : fragment_fn,
+                          .fragment_block = f == FORM_ONE ? NULL : fragment_block_fn,
                           .varying_count = 4,
                           .uniforms = &u,
                           .vertex_size = sizeof(vertex)};
@@ -283,6 +318,9 @@ static void assert_same(const sr_framebuffer *fb, const sr_raster_stats *stats, 
         (unsigned long long)reference->stats.fragments_written);
 }
 
+/* Every thread count and every form of the fragment function (one fragment at a time, called lane
+ * by lane; a block at a time; both) gives the frame of one thread with the one-fragment form. In
+ * failure messages, "pass" is 2 * form + frame. */
 Test(raster_threads, every_thread_count_gives_the_single_thread_frame)
 {
     const int sizes[3][2] = {{203, 149}, {64, 64}, {517, 300}};
@@ -294,18 +332,19 @@ Test(raster_threads, every_thread_count_gives_the_single_thread_frame)
         build_mixed(&world);
         build_overlapping(&flat, width, height);
         frame reference = {0};
-        for (int c = 0; c < 5; c++) {
+        for (int c = 0; c < 5 * FORM_COUNT; c++) {
+            const form f = (form)(c / 5);
             sr_renderer *renderer = NULL;
             sr_error err;
-            cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = thread_counts[c]}, &renderer, &err), SR_OK,
-                         "%s", err.message);
+            cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = thread_counts[c % 5]}, &renderer, &err),
+                         SR_OK, "%s", err.message);
             sr_framebuffer *fb = fb_new(width, height);
             // Twice: the first frame of a renderer grows its tile memory during the frame, the
             // second has it.
             for (int pass = 0; pass < 2; pass++) {
                 sr_renderer_reset_stats(renderer);
                 bool overflowed = false;
-                draw_frame(renderer, fb, &world, world.index_count, &flat, &overflowed);
+                draw_frame(renderer, fb, &world, world.index_count, &flat, &overflowed, f);
                 sr_raster_stats stats = sr_renderer_stats(renderer);
                 if (c == 0 && pass == 0) {
                     reference.fb = fb_new(width, height);
@@ -320,11 +359,11 @@ Test(raster_threads, every_thread_count_gives_the_single_thread_frame)
                     cr_assert_gt(stats.lines_in, 0);
                     continue;
                 }
-                assert_same(fb, &stats, &reference, thread_counts[c], pass);
+                assert_same(fb, &stats, &reference, thread_counts[c % 5], 2 * (int)f + pass);
                 // The second frame has the room the first one wanted.
-                if (thread_counts[c] > 1)
+                if (thread_counts[c % 5] > 1)
                     cr_assert(!overflowed || pass == 0, "%dx%d, %d threads: overflow in the second frame", width,
-                              height, thread_counts[c]);
+                              height, thread_counts[c % 5]);
                 overflows += overflowed;
             }
             sr_framebuffer_destroy(fb);

@@ -187,8 +187,10 @@ static sr_status check_draw(const sr_renderer *renderer, const sr_framebuffer *f
     const char *name = program->name ? program->name : "(unnamed)";
     if (!program->vertex)
         return sr_error_set(err, invalid, "sr_draw_triangles: program \"%s\": vertex function is NULL", name);
-    if (!program->fragment)
-        return sr_error_set(err, invalid, "sr_draw_triangles: program \"%s\": fragment function is NULL", name);
+    if (!program->fragment && !program->fragment_block)
+        return sr_error_set(
+            err, invalid,
+            "sr_draw_triangles: program \"%s\": no fragment function (fragment and fragment_block are NULL)", name);
     if (program->varying_count < 0 || program->varying_count > SR_MAX_VARYINGS)
         return sr_error_set(err, invalid, "sr_draw_triangles: program \"%s\": varying_count %d is outside [0, %d]",
                             name, program->varying_count, SR_MAX_VARYINGS);
@@ -505,7 +507,9 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     job.context = (sr_draw_context){
         .fb = fb,
         .viewport = sr_raster_viewport(fb->width, fb->height),
+        .fill = renderer->portable_fill ? sr_raster_fill_triangle_portable : sr_raster_fill_triangle_native,
         .fragment = program->fragment,
+        .fragment_block = program->fragment_block,
         .uniforms = program->uniforms,
         .varying_count = program->varying_count,
         .attribute_count = program->varying_count + (program->uses_barycentrics ? 3 : 0),

@@ -166,23 +166,39 @@ typedef struct sr_triangle_setup {
 
 #define SR_SMALL_TRIANGLE 64
 
+typedef struct sr_draw_context sr_draw_context;
+
+/// Counters kept by the per-pixel code and added to the renderer's statistics per draw.
+typedef struct sr_fragment_counters {
+    uint64_t shaded, written;
+} sr_fragment_counters;
+
+/// Rasterises a set-up triangle, restricted to `rect` (inclusive pixel bounds, inside the
+/// framebuffer), in 4x2 blocks (fill.c). Reads and writes framebuffer pixels inside `rect` only,
+/// so threads may fill disjoint rectangles of one framebuffer at the same time.
+typedef void (*sr_fill_fn)(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
+                           sr_fragment_counters *counters);
+/// The two variants of fill.c, with the same results bit for bit: the native one (the build's
+/// vector instructions: AVX2 or SSE2) and the portable one (plain C, fill_portable.c).
+void sr_raster_fill_triangle_native(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
+                                    sr_fragment_counters *counters);
+void sr_raster_fill_triangle_portable(const sr_draw_context *context, const sr_triangle_setup *setup,
+                                      sr_pixel_rect rect, sr_fragment_counters *counters);
+
 /// Everything about one draw that the per-pixel code reads.
-typedef struct sr_draw_context {
+struct sr_draw_context {
     sr_framebuffer *fb;
     sr_viewport viewport;
+    sr_fill_fn fill; ///< the variant of fill.c that draws
     sr_fragment_fn fragment;
+    sr_fragment_block_fn fragment_block; ///< NULL: `fragment` is called per lane
     const void *uniforms;
     int varying_count;
     int attribute_count; ///< varying_count (+ 3 with barycentrics)
     bool barycentrics;
     bool late_depth; ///< the program writes depth: test after the fragment function
     sr_render_state state;
-} sr_draw_context;
-
-/// Counters kept by the per-pixel code and added to the renderer's statistics per draw.
-typedef struct sr_fragment_counters {
-    uint64_t shaded, written;
-} sr_fragment_counters;
+};
 
 /// Result of triangle setup.
 typedef enum sr_setup_result {
@@ -258,11 +274,12 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
 void sr_raster_prefetch_triangle(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
                                  const sr_screen_vertex *v2);
 
-/// Rasterises a set-up triangle, restricted to `rect` (inclusive pixel bounds, inside the
-/// framebuffer). Reads and writes framebuffer pixels inside `rect` only, so threads may fill
-/// disjoint rectangles of one framebuffer at the same time.
-void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
-                             sr_fragment_counters *counters);
+/// Rasterises a set-up triangle restricted to `rect` with the draw's variant of fill.c.
+static inline void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_setup *setup,
+                                           sr_pixel_rect rect, sr_fragment_counters *counters)
+{
+    context->fill(context, setup, rect, counters);
+}
 
 /// Blends the fragment colour `rgba` (each component clamped to [0, 1], NaN as 0) over the
 /// stored RGBA8 pixel `destination` (see the rounding rule in raster.h, sr_blend_mode).
@@ -326,6 +343,9 @@ sr_pool_activity sr_pool_read_activity(sr_worker_pool *pool);
 
 struct sr_renderer {
     int threads;
+    /// Draw with the portable variant of fill.c instead of the native one (for tests that compare
+    /// the two; false after sr_renderer_create).
+    bool portable_fill;
     sr_worker_pool *pool; ///< NULL when threads == 1
     sr_raster_stats stats;
     /// Post-transform vertex cache, indexed by the draw's vertex index: grown at the start of a

@@ -11,13 +11,20 @@
  * rasterised once; fragments shaded = fragment function calls >= accepted >= written). With a
  * multi-threaded renderer every operation is repeated on a single-threaded one and a second
  * framebuffer, which must end bit-identical (raster.h), with the same statistics; draws of 256
- * triangles and more are made so that the worker threads really split them. Inputs starting
+ * triangles and more are made so that the worker threads really split them. Every operation is
+ * also repeated on a "block twin": a single-threaded renderer drawing with the portable fill
+ * (fill_portable.c) and the program's block form (a loop over the lanes of each block through the
+ * same fragment function, checking the block's own contract: masks, the lanes' 4x2 layout, the
+ * outputs' presets), which must end bit-identical too (raster.h: both forms give the same
+ * image). Inputs starting
  * with FUZZ_ALLOCATION_FAILURE_MARK run with failing allocations: a refused allocation must
  * leave the framebuffer and statistics as they were. Knows nothing of the driver that calls it. */
 #include "fuzz_draw_oracle.h"
 #include "fuzz_targets.h"
 
 #include <softrast/raster.h>
+
+#include "../../src/raster/raster_internal.h" /* sr_renderer.portable_fill */
 
 #include <limits.h>
 #include <math.h>
@@ -115,6 +122,54 @@ static bool fragment_main(const sr_fragment_in *in, const void *uniforms, sr_fra
     if (accept)
         atomic_fetch_add_explicit(&u->counters->accepts, 1, memory_order_relaxed);
     return accept;
+}
+
+/* fragment_main a block at a time: every lane of the mask through fragment_main (and its checks),
+ * after the checks of the block's own contract. Returns the kept lanes with every bit outside the
+ * mask set, which the pipeline must ignore. */
+static uint32_t fragment_main_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+{
+    const draw_uniforms *u = uniforms;
+    FUZZ_CHECK(in->mask != 0 && in->mask <= 0xffu, "block mask %#x", in->mask);
+    FUZZ_CHECK((in->barycentric != NULL) == u->barycentrics, "block barycentric pointer %s but uses_barycentrics is %d",
+               in->barycentric ? "set" : "NULL", (int)u->barycentrics);
+    FUZZ_CHECK(u->varying_count == 0 || in->varyings != NULL, "block varyings pointer is NULL");
+    int first = __builtin_ctz(in->mask);
+    float x0 = in->x[first] - 0.5f - (float)(first % SR_BLOCK_WIDTH);
+    float y0 = in->y[first] - 0.5f - (float)(first / SR_BLOCK_WIDTH);
+    FUZZ_CHECK(fmodf(x0, 1.0f) == 0.0f && fmodf(y0, 1.0f) == 0.0f && x0 >= 0.0f && y0 >= 0.0f,
+               "block at (%g, %g) does not start at a pixel", (double)x0, (double)y0);
+    uint32_t keep = ~in->mask;
+    for (uint32_t mask = in->mask; mask; mask &= mask - 1) {
+        int k = __builtin_ctz(mask);
+        FUZZ_CHECK(in->x[k] == x0 + 0.5f + (float)(k % SR_BLOCK_WIDTH) &&
+                       in->y[k] == y0 + 0.5f + (float)(k / SR_BLOCK_WIDTH),
+                   "lane %d at (%g, %g) in the block at (%g, %g)", k, (double)in->x[k], (double)in->y[k], (double)x0,
+                   (double)y0);
+        FUZZ_CHECK(out->color[0][k] == 0.0f && out->color[1][k] == 0.0f && out->color[2][k] == 0.0f &&
+                       out->color[3][k] == 1.0f && out->depth[k] == in->depth[k],
+                   "lane %d: outputs not preset to (0, 0, 0, 1) and the input depth", k);
+        float varyings[SR_MAX_VARYINGS], barycentric[3];
+        for (int i = 0; i < u->varying_count; i++)
+            varyings[i] = in->varyings[i][k];
+        for (int i = 0; in->barycentric && i < 3; i++)
+            barycentric[i] = in->barycentric[i][k];
+        sr_fragment_in one = {.x = in->x[k],
+                              .y = in->y[k],
+                              .depth = in->depth[k],
+                              .varyings = varyings,
+                              .barycentric = in->barycentric ? barycentric : NULL,
+                              .primitive_id = in->primitive_id,
+                              .front_facing = in->front_facing};
+        sr_fragment_out lane = {.color = {0.0f, 0.0f, 0.0f, 1.0f}, .depth = in->depth[k]};
+        if (!fragment_main(&one, uniforms, &lane))
+            continue;
+        keep |= 1u << k;
+        for (int c = 0; c < 4; c++)
+            out->color[c][k] = lane.color[c];
+        out->depth[k] = lane.depth;
+    }
+    return keep;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -259,6 +314,8 @@ typedef struct draw_target {
     sr_framebuffer *fb;
     sr_renderer *reference; /* NULL unless `renderer` has worker threads */
     sr_framebuffer *reference_fb;
+    sr_renderer *twin; /* the block twin (one thread, portable fill, block form); NULL when failing */
+    sr_framebuffer *twin_fb;
     int threads;
     bool failing; /* allocations may be refused (FUZZ_ALLOCATION_FAILURE_MARK) */
 } draw_target;
@@ -270,30 +327,38 @@ static bool refused_allocation(const draw_target *t, sr_status status)
     return status == SR_ERROR_OUT_OF_MEMORY && t->failing && fuzz_allocation_failed();
 }
 
-/* raster.h: the image of a multi-threaded renderer is bit-identical to the single-threaded one. */
-static void compare_with_reference(const draw_target *t, const char *operation)
+/* raster.h: the image of a multi-threaded renderer is bit-identical to the single-threaded one, and
+ * the image of a program's block form to its one-fragment form's. */
+static void compare_frames(const draw_target *t, const sr_renderer *other, const sr_framebuffer *b,
+                           const char *operation, const char *who)
 {
-    if (!t->reference)
-        return;
-    const sr_framebuffer *a = t->fb, *b = t->reference_fb;
+    const sr_framebuffer *a = t->fb;
     FUZZ_CHECK(a->width == b->width && a->height == b->height, "%s: sizes differ", operation);
     size_t count = (size_t)a->width * (size_t)a->height;
     for (size_t i = 0; i < count; i++) {
         FUZZ_CHECK(a->color[i] == b->color[i] && memcmp(&a->depth[i], &b->depth[i], sizeof(float)) == 0 &&
                        (!a->ids || a->ids[i] == b->ids[i]),
-                   "%s with %d threads: pixel (%zu, %zu) is colour %08x depth %a id %u, single-threaded %08x %a %u",
-                   operation, t->threads, i % (size_t)a->width, i / (size_t)a->width, a->color[i], (double)a->depth[i],
-                   a->ids ? a->ids[i] : 0u, b->color[i], (double)b->depth[i], b->ids ? b->ids[i] : 0u);
+                   "%s with %d threads: pixel (%zu, %zu) is colour %08x depth %a id %u, %s %08x %a %u", operation,
+                   t->threads, i % (size_t)a->width, i / (size_t)a->width, a->color[i], (double)a->depth[i],
+                   a->ids ? a->ids[i] : 0u, who, b->color[i], (double)b->depth[i], b->ids ? b->ids[i] : 0u);
     }
-    sr_raster_stats sa = sr_renderer_stats(t->renderer), sb = sr_renderer_stats(t->reference);
+    sr_raster_stats sa = sr_renderer_stats(t->renderer), sb = sr_renderer_stats(other);
     FUZZ_CHECK(memcmp(&sa, &sb, sizeof sa) == 0,
-               "%s with %d threads: statistics differ from single-threaded (rasterized %llu/%llu, culled %llu/%llu, "
+               "%s with %d threads: statistics differ from %s (rasterized %llu/%llu, culled %llu/%llu, "
                "shaded %llu/%llu, written %llu/%llu)",
-               operation, t->threads, (unsigned long long)sa.triangles_rasterized,
+               operation, t->threads, who, (unsigned long long)sa.triangles_rasterized,
                (unsigned long long)sb.triangles_rasterized, (unsigned long long)sa.triangles_culled,
                (unsigned long long)sb.triangles_culled, (unsigned long long)sa.fragments_shaded,
                (unsigned long long)sb.fragments_shaded, (unsigned long long)sa.fragments_written,
                (unsigned long long)sb.fragments_written);
+}
+
+static void compare_with_reference(const draw_target *t, const char *operation)
+{
+    if (t->reference)
+        compare_frames(t, t->reference, t->reference_fb, operation, "single-threaded");
+    if (t->twin)
+        compare_frames(t, t->twin, t->twin_fb, operation, "the block twin");
 }
 
 /* What fragment_main does with depth and discards, for the oracle. */
@@ -467,8 +532,28 @@ static void draw_triangles(fuzz_reader *r, draw_target *t)
                    "%d threads ran the fragment function %llu times, one thread %llu", t->threads,
                    (unsigned long long)atomic_load(&counters.calls),
                    (unsigned long long)atomic_load(&reference_counters.calls));
-        compare_with_reference(t, "sr_draw_triangles");
     }
+    if (t->twin) {
+        /* the same draw with the program's block form (and the portable fill), one thread */
+        fragment_counters twin_counters = {0, 0};
+        draw_uniforms twin_uniforms = uniforms;
+        twin_uniforms.counters = &twin_counters;
+        twin_uniforms.pixel_calls = NULL;
+        sr_program twin_program = program;
+        twin_program.uniforms = &twin_uniforms;
+        twin_program.fragment_block = program.fragment ? fragment_main_block : NULL;
+        twin_program.fragment = NULL;
+        sr_draw_desc twin_desc = desc;
+        twin_desc.program = desc.program ? &twin_program : NULL;
+        sr_status twin_status = sr_draw_triangles(t->twin, t->twin_fb, &twin_desc, NULL);
+        FUZZ_CHECK(twin_status == status, "the block form returned %s, the one-fragment form %s",
+                   sr_status_name(twin_status), sr_status_name(status));
+        FUZZ_CHECK(atomic_load(&twin_counters.calls) == atomic_load(&counters.calls),
+                   "the block form shaded %llu lanes, the one-fragment form was called %llu times",
+                   (unsigned long long)atomic_load(&twin_counters.calls),
+                   (unsigned long long)atomic_load(&counters.calls));
+    }
+    compare_with_reference(t, "sr_draw_triangles");
     snapshot_free(&before);
     free(pixel_calls);
     free(indices);
@@ -498,8 +583,8 @@ static void draw_lines(fuzz_reader *r, draw_target *t)
     }
     bool null_vertices = (flags & 6) == 6 && count > 0;
     desc.vertices = null_vertices ? NULL : vertices;
-    bool expect_error = null_vertices || count % 2 != 0 || (unsigned)desc.blend > SR_BLEND_ADDITIVE ||
-                        desc.width > 4 || desc.depth_bias < 0.0f;
+    bool expect_error = null_vertices || count % 2 != 0 || (unsigned)desc.blend > SR_BLEND_ADDITIVE || desc.width > 4 ||
+                        desc.depth_bias < 0.0f;
 
     snapshot before = snapshot_take(fb);
     sr_raster_stats stats_before = sr_renderer_stats(t->renderer);
@@ -541,8 +626,13 @@ static void draw_lines(fuzz_reader *r, draw_target *t)
         sr_status reference_status = sr_draw_lines(t->reference, t->reference_fb, &desc, NULL);
         FUZZ_CHECK(reference_status == status, "lines: %d threads returned %s, one thread %s", t->threads,
                    sr_status_name(status), sr_status_name(reference_status));
-        compare_with_reference(t, "sr_draw_lines");
     }
+    if (t->twin) {
+        sr_status twin_status = sr_draw_lines(t->twin, t->twin_fb, &desc, NULL);
+        FUZZ_CHECK(twin_status == status, "lines: the block twin returned %s, the renderer %s",
+                   sr_status_name(twin_status), sr_status_name(status));
+    }
+    compare_with_reference(t, "sr_draw_lines");
     snapshot_free(&before);
 }
 
@@ -556,12 +646,17 @@ static void change_framebuffer(fuzz_reader *r, draw_target *t)
         sr_framebuffer_clear(t->fb, color, depths[code / 2 % 4]);
         if (t->reference_fb)
             sr_framebuffer_clear(t->reference_fb, color, depths[code / 2 % 4]);
+        if (t->twin_fb)
+            sr_framebuffer_clear(t->twin_fb, color, depths[code / 2 % 4]);
         return;
     }
     int width = decode_side(fuzz_read_u8(r)), height = decode_side(fuzz_read_u8(r));
     bool valid = width >= 1 && height >= 1 && width <= SR_MAX_IMAGE_SIDE && height <= SR_MAX_IMAGE_SIDE;
-    for (int which = 0; which < (t->reference_fb ? 2 : 1); which++) {
-        sr_framebuffer *fb = which ? t->reference_fb : t->fb;
+    sr_framebuffer *const all[3] = {t->fb, t->reference_fb, t->twin_fb};
+    for (int which = 0; which < 3; which++) {
+        sr_framebuffer *fb = all[which];
+        if (!fb)
+            continue;
         int old_width = fb->width, old_height = fb->height;
         sr_error err = {0};
         sr_status status = sr_framebuffer_resize(fb, width, height, &err);
@@ -662,10 +757,17 @@ static void run_input(fuzz_reader *r, bool failing)
         FUZZ_CHECK(sr_renderer_create(NULL, &t.reference, &err) == SR_OK, "%s", err.message);
         FUZZ_CHECK(sr_framebuffer_create(&fb_desc, &t.reference_fb, &err) == SR_OK, "%s", err.message);
     }
+    if (!failing) {
+        FUZZ_CHECK(sr_renderer_create(NULL, &t.twin, &err) == SR_OK, "%s", err.message);
+        FUZZ_CHECK(sr_framebuffer_create(&fb_desc, &t.twin_fb, &err) == SR_OK, "%s", err.message);
+        t.twin->portable_fill = true;
+    }
     if (fb_flags & 2) {
         sr_framebuffer_clear_depth(t.fb, 0.5f);
         if (t.reference_fb)
             sr_framebuffer_clear_depth(t.reference_fb, 0.5f);
+        if (t.twin_fb)
+            sr_framebuffer_clear_depth(t.twin_fb, 0.5f);
     }
 
     for (int op = 0; op < 6 && !fuzz_reader_done(r); op++) {
@@ -682,6 +784,8 @@ static void run_input(fuzz_reader *r, bool failing)
     sr_framebuffer_destroy(t.fb);
     sr_renderer_destroy(t.reference);
     sr_framebuffer_destroy(t.reference_fb);
+    sr_renderer_destroy(t.twin);
+    sr_framebuffer_destroy(t.twin_fb);
 }
 
 /* ------------------------------------------------------------------------------------------ */

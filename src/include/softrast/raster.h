@@ -141,22 +141,83 @@ typedef struct sr_fragment_in {
 
 /// What a fragment function writes.
 typedef struct sr_fragment_out {
-    float color[4]; ///< RGBA, [0, 1]
+    float color[4]; ///< RGBA, [0, 1]; preset to (0, 0, 0, 1)
     float depth;    ///< preset to the interpolated depth; read back only if writes_depth
 } sr_fragment_out;
 
-/// Fragment function: returns false to discard the fragment. Must be thread-safe.
+/// Fragment function, one fragment at a time: returns false to discard the fragment. Must be
+/// thread-safe. The pipeline shades in blocks (sr_fragment_block_fn) and calls this function
+/// once per fragment of a block, which is the slower path: a program whose fragment function is
+/// worth speeding up gives it a block form too.
 typedef bool (*sr_fragment_fn)(const sr_fragment_in *in, const void *uniforms, sr_fragment_out *out);
 
+/// Pixels of the blocks that the pipeline shades together: 4 x 2 pixels, lane k being pixel
+/// (x0 + k % 4, y0 + k / 4) of the block whose top-left pixel is (x0, y0). Blocks start where a
+/// triangle's pixels do (the top-left pixel of its bounds, or a multiple of 4 and 2 inside large
+/// triangles), not on a fixed grid: blocks of neighbouring triangles may overlap, those of one
+/// triangle never do. Eight lanes are one AVX vector or two SSE / NEON vectors of floats.
+#define SR_BLOCK_WIDTH 4
+#define SR_BLOCK_HEIGHT 2
+#define SR_BLOCK_LANES (SR_BLOCK_WIDTH * SR_BLOCK_HEIGHT)
+
+/// The blocks' arrays are aligned to 32 bytes (aligned vector loads of 8 floats).
+#if defined(__cplusplus)
+#define SR_BLOCK_ALIGNED alignas(32)
+#else
+#define SR_BLOCK_ALIGNED _Alignas(32)
+#endif
+
+/// What a block fragment function is told: up to SR_BLOCK_LANES fragments of one triangle, in
+/// structure-of-arrays form (array[lane]). Only the lanes whose bit is set in `mask` are
+/// fragments; the other lanes hold unspecified values (values extrapolated outside the triangle,
+/// possibly infinite or NaN): a function may compute on them (whole vectors), but their results
+/// are ignored. Every value of a lane is the very value sr_fragment_in would hold for that
+/// fragment, bit for bit.
+typedef struct sr_fragment_block_in {
+    SR_BLOCK_ALIGNED float x[SR_BLOCK_LANES]; ///< pixel centres, as sr_fragment_in.x (every lane)
+    SR_BLOCK_ALIGNED float y[SR_BLOCK_LANES];
+    SR_BLOCK_ALIGNED float depth[SR_BLOCK_LANES]; ///< interpolated window depth in [0, 1]
+    /// varyings[i][k]: varying i of lane k, perspective-correct (varying_count rows, aligned)
+    const float (*varyings)[SR_BLOCK_LANES];
+    /// barycentric[i][k]: weight of the triangle's vertex i at lane k (3 rows; only when the
+    /// program sets uses_barycentrics, else NULL)
+    const float (*barycentric)[SR_BLOCK_LANES];
+    uint32_t mask;         ///< bit k set: lane k is a fragment to shade (never 0)
+    uint32_t primitive_id; ///< the same for every lane: primitive_id_base + triangle index
+    bool front_facing;
+} sr_fragment_block_in;
+
+/// What a block fragment function writes, per lane (structure of arrays).
+typedef struct sr_fragment_block_out {
+    SR_BLOCK_ALIGNED float color[4][SR_BLOCK_LANES]; ///< color[c][k]: channel c (RGBA, [0, 1]) of
+                                                     ///< lane k; preset to (0, 0, 0, 1)
+    SR_BLOCK_ALIGNED float depth[SR_BLOCK_LANES];    ///< preset to in->depth; read back only if
+                                                     ///< writes_depth
+} sr_fragment_block_out;
+
+/// Block fragment function: shades the lanes of in->mask and returns the lanes to keep (a
+/// lane's bit cleared discards it; bits outside in->mask are ignored). Must be thread-safe
+/// (several threads shade blocks at once). A lane's outputs must depend on that lane's inputs
+/// and the uniforms only, never on the other lanes or on which lanes are in the mask (the mask
+/// depends on the depth buffer): the image is then the same as with one fragment at a time.
+typedef uint32_t (*sr_fragment_block_fn)(const sr_fragment_block_in *in, const void *uniforms,
+                                         sr_fragment_block_out *out);
+
 /// A program bundles a vertex and a fragment function with its varying count and uniforms.
+/// It sets `fragment`, `fragment_block` or both. With `fragment_block` the pipeline shades a
+/// block per call (the fast path; every built-in program has one); with `fragment` only, it calls
+/// `fragment` for each fragment of the block (the slower path, for programs written one fragment
+/// at a time). When both are set the pipeline uses `fragment_block`, and the two must give the
+/// same results (colour, depth, discards) bit for bit, as the built-ins' do.
 typedef struct sr_program {
     const char *name;
     sr_vertex_fn vertex;
-    sr_fragment_fn fragment;
+    sr_fragment_fn fragment;             ///< one fragment at a time; NULL if fragment_block is set
+    sr_fragment_block_fn fragment_block; ///< a block at a time; NULL if fragment is set
     int varying_count;        ///< 0 .. SR_MAX_VARYINGS
     const void *uniforms;     ///< passed to both functions; owned by the caller
     bool writes_depth;        ///< disables the early depth test
-    bool uses_barycentrics;   ///< fill sr_fragment_in.barycentric
+    bool uses_barycentrics;   ///< fill sr_fragment_in.barycentric / sr_fragment_block_in.barycentric
     size_t vertex_size;       ///< bytes `vertex` reads per vertex; a draw whose vertex_stride is
                               ///< smaller is refused. 0 = not declared (only stride 0 is refused)
 } sr_program;
@@ -223,7 +284,8 @@ typedef struct sr_raster_stats {
     uint64_t triangles_clipped;  ///< that went through homogeneous clipping
     uint64_t triangles_skipped;  ///< skipped: index out of range or non-finite position
     uint64_t triangles_rasterized;
-    uint64_t fragments_shaded;   ///< fragment function calls
+    uint64_t fragments_shaded;   ///< fragments that reached the fragment function (calls of
+                                 ///< `fragment`; lanes in the masks given to `fragment_block`)
     uint64_t fragments_written;  ///< colour writes
     uint64_t lines_in;
     uint64_t lines_skipped;      ///< segments with a non-finite clip position
