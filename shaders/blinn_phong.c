@@ -43,7 +43,7 @@ static bool blinn_phong_fragment(const sr_fragment_in *in, const void *uniforms,
 
 /* The same per lane: everything but powf vectorises; powf is called lane by lane where the
  * highlight shows (a vector powf would not round as libm's does). */
-static uint32_t blinn_phong_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
+SHADER_BLOCK_CLONES static uint32_t blinn_phong_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
                                            sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;

@@ -27,7 +27,7 @@ static bool depth_fragment(const sr_fragment_in *in, const void *uniforms, sr_fr
     return true;
 }
 
-static uint32_t depth_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+SHADER_BLOCK_CLONES static uint32_t depth_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
     const float near_distance = u->depth_near, range = u->depth_far - u->depth_near, opacity = u->opacity;

@@ -20,7 +20,7 @@ static bool flat_fragment(const sr_fragment_in *in, const void *uniforms, sr_fra
     return true;
 }
 
-static uint32_t flat_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+SHADER_BLOCK_CLONES static uint32_t flat_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
     const float color[4] = {u->albedo.x, u->albedo.y, u->albedo.z, u->opacity};

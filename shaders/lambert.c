@@ -16,7 +16,7 @@ static bool lambert_fragment(const sr_fragment_in *in, const void *uniforms, sr_
 }
 
 /* The same per lane, a block at a time (vectorised by the compiler). */
-static uint32_t lambert_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+SHADER_BLOCK_CLONES static uint32_t lambert_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
     float k[SR_BLOCK_LANES];

@@ -14,7 +14,7 @@ static bool normals_fragment(const sr_fragment_in *in, const void *uniforms, sr_
     return true;
 }
 
-static uint32_t normals_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
+SHADER_BLOCK_CLONES static uint32_t normals_fragment_block(const sr_fragment_block_in *in, const void *uniforms, sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
     float n[3][SR_BLOCK_LANES];

@@ -6,6 +6,17 @@
 
 #include <softrast/shaders.h>
 
+/* The block forms of the built-in programs are plain loops over the 8 lanes that the compiler
+ * vectorises. A build for generic x86-64 that dispatches at run time (meson.build) compiles
+ * each of them twice, for SSE2 and for AVX2 (GCC/Clang target clones: the loader picks the
+ * clone the processor runs, once). Both round every lane alike (no FMA: meson.build), so they
+ * give the same bits. */
+#if defined(SR_ISA_DISPATCH) && defined(__x86_64__) && !defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
+#define SHADER_BLOCK_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SHADER_BLOCK_CLONES
+#endif
+
 /* clip = model_view_projection * (p, 1), written out so that no sr_vec4 temporaries are built. */
 static inline void shader_clip_position(const sr_shader_uniforms *u, sr_vec3 p, float clip[4])
 {

@@ -28,7 +28,7 @@ static bool textured_fragment(const sr_fragment_in *in, const void *uniforms, sr
 
 /* The same per lane: the texture is sampled lane by lane (sr_texture_sample), the lighting and the
  * products vectorise. */
-static uint32_t textured_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
+SHADER_BLOCK_CLONES static uint32_t textured_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
                                         sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;

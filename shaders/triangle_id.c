@@ -40,7 +40,7 @@ static bool triangle_id_fragment(const sr_fragment_in *in, const void *uniforms,
     return true;
 }
 
-static uint32_t triangle_id_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
+SHADER_BLOCK_CLONES static uint32_t triangle_id_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
                                            sr_fragment_block_out *out)
 {
     (void)uniforms;

@@ -31,7 +31,7 @@ static bool wireframe_fragment(const sr_fragment_in *in, const void *uniforms, s
 }
 
 /* The same per lane: edges, fill and discards chosen lane by lane from vectors. */
-static uint32_t wireframe_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
+SHADER_BLOCK_CLONES static uint32_t wireframe_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
                                          sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;

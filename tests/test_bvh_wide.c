@@ -209,6 +209,24 @@ static void compare_ray(const sr_mesh *mesh, const sr_bvh *bvh, const sr_ray *ra
               "%s ray %d: the portable traversal answers differently (%d/%d, nodes %u/%u, triangles %u/%u)", what,
               index, found_portable, found, portable.nodes_visited, wide.nodes_visited, portable.primitives_tested,
               wide.primitives_tested);
+#if defined(SR_ISA_DISPATCH)
+    // every instruction set's copy of the kernels this processor runs (src/bvh/bvh_dispatch.c)
+    for (sr_isa isa = SR_ISA_BUILD; isa <= SR_ISA_AVX512; isa++) {
+        if (!sr_isa_available(isa))
+            continue;
+        sr_bvh_hit copy;
+        sr_bvh_hit_clear(&copy); /* what query_ray does before it calls the kernels (bvh_query.c) */
+        bool found_copy = sr_bvh_ray_is_usable(ray) && bvh->primitive_count > 0 &&
+                          sr_bvh_query_wide_isa(isa, bvh, ray, SR_BVH_RAY_CLOSEST, NULL, NULL, &copy);
+        cr_assert(found_copy == found && same_hit(&copy, &wide) && copy.nodes_visited == wide.nodes_visited &&
+                      copy.primitives_tested == wide.primitives_tested,
+                  "%s ray %d: the %s traversal answers differently (%d/%d, triangle %u/%u, t %a/%a, nodes %u/%u, "
+                  "triangles tested %u/%u)",
+                  what, index, sr_isa_name(isa), found_copy, found, copy.primitive, wide.primitive, (double)copy.t,
+                  (double)wide.t, copy.nodes_visited, wide.nodes_visited, copy.primitives_tested,
+                  wide.primitives_tested);
+    }
+#endif
     if (!found)
         cr_assert(wide.primitive == SR_BVH_NO_HIT && isinf(wide.t) && wide.t > 0, "%s ray %d: a miss", what, index);
 
@@ -821,6 +839,18 @@ static void compare_packet(const sr_bvh *bvh, const sr_ray *rays, int count, con
             cr_assert_gt(packet[i].nodes_visited, 0);
     }
     cr_assert_eq(found, expected, "%s packet %d: %d hits counted, %d found", what, index, found, expected);
+#if defined(SR_ISA_DISPATCH)
+    for (sr_isa isa = SR_ISA_BUILD; isa <= SR_ISA_AVX512; isa++) {
+        if (!sr_isa_available(isa))
+            continue;
+        sr_bvh_hit copy[SR_BVH_PACKET_MAX];
+        cr_assert_eq(sr_bvh_query_ray_packet_isa(isa, bvh, rays, count, copy), found);
+        for (int i = 0; i < count; i++)
+            cr_assert(same_hit(&copy[i], &packet[i]) && copy[i].nodes_visited == packet[i].nodes_visited &&
+                          copy[i].primitives_tested == packet[i].primitives_tested,
+                      "%s packet %d ray %d: the %s packet answers differently", what, index, i, sr_isa_name(isa));
+    }
+#endif
 }
 
 /* The benchmark's primary rays (BENCH_SCENE.md) of a normalised mesh in tiles of tile_w x

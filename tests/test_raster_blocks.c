@@ -138,6 +138,7 @@ typedef struct way {
     form form;
     bool portable;
     int threads;
+    sr_isa isa; ///< the fill variant unless `portable` (SR_ISA_BUILD: the native one)
 } way;
 
 /* Render states of the draws: the fast path, then the generic one in every flavour. */
@@ -171,6 +172,8 @@ static frame draw_frame(const geometry *g, sr_program program, way w, int width,
     cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = w.threads}, &renderer, &err), SR_OK, "%s",
                  err.message);
     renderer->portable_fill = w.portable;
+    renderer->fill = sr_raster_fill_for(w.isa);
+    cr_assert(renderer->fill, "no fill for %s", sr_isa_name(w.isa));
     frame f = {fb_new(width, height), {0}};
     sr_renderer_clear(renderer, f.fb, 0xff302010u, 1.0f);
     for (size_t s = 0; s < STATE_COUNT; s++) {
@@ -325,15 +328,23 @@ static void compare_builtins(way a, way b, const char *what)
 
 Test(raster_blocks, block_and_one_fragment_forms_agree_for_every_builtin)
 {
-    compare_builtins((way){FORM_ONE, false, 1}, (way){FORM_BLOCK, false, 1}, "one fragment / block");
+    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_BLOCK, false, 1, SR_ISA_BUILD}, "one fragment / block");
 }
 
 static void compare_user_frames(bool portable, int threads, const char *what);
 
 Test(raster_blocks, portable_and_native_fills_agree)
 {
-    compare_builtins((way){FORM_BOTH, false, 1}, (way){FORM_BOTH, true, 1}, "native / portable");
-    compare_builtins((way){FORM_ONE, false, 1}, (way){FORM_ONE, true, 1}, "native / portable, one fragment");
+    compare_builtins((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, (way){FORM_BOTH, true, 1, SR_ISA_BUILD}, "native / portable");
+    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_ONE, true, 1, SR_ISA_BUILD}, "native / portable, one fragment");
+    // Builds that dispatch at run time (meson.build): every fill variant this processor runs.
+    for (sr_isa isa = SR_ISA_AVX2; isa <= SR_ISA_AVX512; isa++) {
+        if (!sr_raster_fill_for(isa) || !sr_isa_available(isa))
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "native / %s", sr_isa_name(isa));
+        compare_builtins((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, (way){FORM_BOTH, false, 1, isa}, what);
+    }
     compare_user_frames(true, 1, "native / portable, user program");
 }
 
@@ -343,9 +354,9 @@ Test(raster_blocks, every_thread_count_gives_the_single_thread_frame)
     for (int t = 0; t < 4; t++) {
         char what[64];
         snprintf(what, sizeof what, "1 / %d threads", thread_counts[t]);
-        compare_builtins((way){FORM_BOTH, false, 1}, (way){FORM_BOTH, t % 2 == 1, thread_counts[t]}, what);
+        compare_builtins((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, (way){FORM_BOTH, t % 2 == 1, thread_counts[t], SR_ISA_BUILD}, what);
     }
-    compare_builtins((way){FORM_ONE, false, 1}, (way){FORM_ONE, false, 3}, "1 / 3 threads, one fragment");
+    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_ONE, false, 3, SR_ISA_BUILD}, "1 / 3 threads, one fragment");
     for (int t = 0; t < 4; t++)
         compare_user_frames(t % 2 == 1, thread_counts[t], "1 / N threads, user program");
 }

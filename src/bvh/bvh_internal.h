@@ -366,6 +366,14 @@ static inline void sr_bvh_hit_clear(sr_bvh_hit *hit)
 bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                        void *user, sr_bvh_hit *hit);
 
+#if defined(SR_ISA_DISPATCH)
+/// For tests, in builds that dispatch at run time (bvh_dispatch.c): sr_bvh_query_wide and
+/// sr_bvh_query_ray_packet of the copy for `isa`, which must be available (sr_isa_available).
+bool sr_bvh_query_wide_isa(sr_isa isa, const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,
+                           sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);
+int sr_bvh_query_ray_packet_isa(sr_isa isa, const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
+#endif
+
 /// For tests: the lanes of `pack` (bit i for lane i) that the triangle filter of the wide
 /// traversal keeps for `ray` in a tree whose root box is `root` (which must hold the pack's
 /// vertices); sr_ray_triangle misses the triangles of every other lane. (bvh_query_wide.c)

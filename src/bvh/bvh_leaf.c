@@ -7,6 +7,7 @@
  * triangle goes through sr_bvh_leaf_triangle_in_ray_space, sr_ray_triangle's own code, on the
  * same floats. Which of several triangles hit at the same t is reported is fixed by
  * sr_bvh_hit_is_better. Knows nothing of raster or scene. */
+#define SR_BVH_KERNEL 1 /* bvh_leaf.h: one of the kernels compiled per instruction set */
 #include "bvh_leaf.h"
 
 #include <string.h>

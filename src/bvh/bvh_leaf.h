@@ -5,19 +5,32 @@
 #ifndef SR_BVH_LEAF_H
 #define SR_BVH_LEAF_H
 
-/* The portable build of the traversals for the tests (SR_BVH_PORTABLE, tests/meson.build) gets
- * its own names, so that it links next to the SIMD one. */
+/* The traversal kernels (bvh_query_wide.c, bvh_query_packet.c and bvh_leaf.c, which define
+ * SR_BVH_KERNEL) are compiled more than once: as the tests' portable copy (SR_BVH_PORTABLE,
+ * tests/meson.build) and, in builds that dispatch at run time (meson.build), once per wider
+ * instruction set (SR_ISA_VARIANT: avx2, avx512) beside the build's own copy (base). Each copy
+ * gets its own names, so that they link side by side; bvh_dispatch.c's sr_bvh_query_wide,
+ * sr_bvh_query_ray_packet and sr_bvh_pack_filter call the copy for sr_isa_active(). */
+#define SR_BVH_PASTE_(name, suffix) name##_##suffix
+#define SR_BVH_PASTE(name, suffix) SR_BVH_PASTE_(name, suffix)
 #if defined(SR_BVH_PORTABLE)
-#define sr_bvh_query_wide sr_bvh_query_wide_portable
-#define sr_bvh_query_ray_packet sr_bvh_query_ray_packet_portable
-#define sr_bvh_pack_filter sr_bvh_pack_filter_portable
-#define sr_bvh_leaf_query_start sr_bvh_leaf_query_start_portable
-#define sr_bvh_leaf_query_finish sr_bvh_leaf_query_finish_portable
-#define sr_bvh_leaf_closest sr_bvh_leaf_closest_portable
-#define sr_bvh_leaf_any sr_bvh_leaf_any_portable
-#define sr_bvh_leaf_custom sr_bvh_leaf_custom_portable
-#define sr_bvh_filter_bound sr_bvh_filter_bound_portable
-#define sr_bvh_wide_traverse_subtree sr_bvh_wide_traverse_subtree_portable
+#define SR_BVH_KERNEL_NAME(name) name##_portable
+#elif defined(SR_ISA_VARIANT)
+#define SR_BVH_KERNEL_NAME(name) SR_BVH_PASTE(name, SR_ISA_VARIANT)
+#elif defined(SR_ISA_DISPATCH) && defined(SR_BVH_KERNEL)
+#define SR_BVH_KERNEL_NAME(name) name##_base
+#endif
+#if defined(SR_BVH_KERNEL_NAME)
+#define sr_bvh_query_wide SR_BVH_KERNEL_NAME(sr_bvh_query_wide)
+#define sr_bvh_query_ray_packet SR_BVH_KERNEL_NAME(sr_bvh_query_ray_packet)
+#define sr_bvh_pack_filter SR_BVH_KERNEL_NAME(sr_bvh_pack_filter)
+#define sr_bvh_leaf_query_start SR_BVH_KERNEL_NAME(sr_bvh_leaf_query_start)
+#define sr_bvh_leaf_query_finish SR_BVH_KERNEL_NAME(sr_bvh_leaf_query_finish)
+#define sr_bvh_leaf_closest SR_BVH_KERNEL_NAME(sr_bvh_leaf_closest)
+#define sr_bvh_leaf_any SR_BVH_KERNEL_NAME(sr_bvh_leaf_any)
+#define sr_bvh_leaf_custom SR_BVH_KERNEL_NAME(sr_bvh_leaf_custom)
+#define sr_bvh_filter_bound SR_BVH_KERNEL_NAME(sr_bvh_filter_bound)
+#define sr_bvh_wide_traverse_subtree SR_BVH_KERNEL_NAME(sr_bvh_wide_traverse_subtree)
 #endif
 
 #include "bvh_internal.h"

@@ -26,6 +26,7 @@
  * single-ray answer.
  *
  * Knows nothing of raster or scene. */
+#define SR_BVH_KERNEL 1 /* bvh_leaf.h: one of the kernels compiled per instruction set */
 #include "bvh_leaf.h"
 
 #include <float.h>

@@ -15,6 +15,7 @@
  * order of the traversal does not change the answer.
  *
  * Knows nothing of raster or scene. */
+#define SR_BVH_KERNEL 1 /* bvh_leaf.h: one of the kernels compiled per instruction set */
 #include "bvh_leaf.h"
 
 #include <string.h>

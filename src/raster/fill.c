@@ -12,7 +12,8 @@
  * operations of the scalar formulas in the same order (no fused multiply-adds: meson.build), so a
  * pixel gets the same bits whatever block, tile or vector width it is computed in. This file is
  * compiled twice: as the native variant (AVX2 where the build has it, SSE2 otherwise) and, through
- * fill_portable.c, as the portable one (plain C); the tests draw with both and compare.
+ * fill_portable.c, as the portable one (plain C); the tests draw with both and compare. Builds
+ * that dispatch at run time (meson.build) compile it a third time, fill_avx2.c.
  * Knows nothing of vertex processing, clipping or setup. */
 #include "raster_internal.h"
 
@@ -22,6 +23,8 @@
 
 #if defined(SR_FILL_PORTABLE)
 #define FILL_VARIANT(name) name##_portable
+#elif defined(SR_FILL_AVX2)
+#define FILL_VARIANT(name) name##_avx2
 #else
 #define FILL_VARIANT(name) name##_native
 #endif

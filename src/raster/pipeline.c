@@ -26,6 +26,7 @@ sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr
     if (!renderer)
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: out of memory");
     renderer->threads = threads > 1 ? threads : 1;
+    renderer->fill = sr_raster_fill_for(sr_isa_active());
     if (renderer->threads > 1) {
         sr_status status = sr_pool_create(renderer->threads - 1, &renderer->pool, err);
         if (status != SR_OK) {
@@ -35,6 +36,17 @@ sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr
     }
     *out = renderer;
     return SR_OK;
+}
+
+sr_fill_fn sr_raster_fill_for(sr_isa isa)
+{
+    if (isa == SR_ISA_BUILD)
+        return sr_raster_fill_triangle_native;
+#if defined(SR_ISA_DISPATCH)
+    if ((isa == SR_ISA_AVX2 || isa == SR_ISA_AVX512) && sr_isa_available(SR_ISA_AVX2))
+        return sr_raster_fill_triangle_avx2;
+#endif
+    return NULL;
 }
 
 void sr_renderer_destroy(sr_renderer *renderer)
@@ -507,7 +519,7 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     job.context = (sr_draw_context){
         .fb = fb,
         .viewport = sr_raster_viewport(fb->width, fb->height),
-        .fill = renderer->portable_fill ? sr_raster_fill_triangle_portable : sr_raster_fill_triangle_native,
+        .fill = renderer->portable_fill ? sr_raster_fill_triangle_portable : renderer->fill,
         .fragment = program->fragment,
         .fragment_block = program->fragment_block,
         .uniforms = program->uniforms,

@@ -184,6 +184,12 @@ void sr_raster_fill_triangle_native(const sr_draw_context *context, const sr_tri
                                     sr_fragment_counters *counters);
 void sr_raster_fill_triangle_portable(const sr_draw_context *context, const sr_triangle_setup *setup,
                                       sr_pixel_rect rect, sr_fragment_counters *counters);
+/// The AVX2 variant (fill_avx2.c), in builds that dispatch at run time (SR_ISA_DISPATCH).
+void sr_raster_fill_triangle_avx2(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
+                                  sr_fragment_counters *counters);
+/// The variant for `isa` (softrast/core.h): native for SR_ISA_BUILD, AVX2's for AVX2 and AVX-512
+/// where the build has it (the fill's blocks are 8 lanes, one AVX2 register), NULL otherwise.
+sr_fill_fn sr_raster_fill_for(sr_isa isa);
 
 /// Everything about one draw that the per-pixel code reads.
 struct sr_draw_context {
@@ -346,6 +352,9 @@ struct sr_renderer {
     /// Draw with the portable variant of fill.c instead of the native one (for tests that compare
     /// the two; false after sr_renderer_create).
     bool portable_fill;
+    /// The variant of fill.c that draws unless portable_fill is set: sr_raster_fill_for(sr_isa_active())
+    /// after sr_renderer_create; tests set others to compare them.
+    sr_fill_fn fill;
     sr_worker_pool *pool; ///< NULL when threads == 1
     sr_raster_stats stats;
     /// Post-transform vertex cache, indexed by the draw's vertex index: grown at the start of a

@@ -84,6 +84,26 @@ sr_status sr_file_read(const char *path, size_t max_size, char **out_data, size_
 /// to fit `size` bytes with its NUL; "" for NULL. The name a scene gives a mesh read from a file.
 void sr_path_stem(const char *path, char *out, size_t size);
 
+/// Instruction sets of the kernels that are chosen at run time (the fill, the BVH ray
+/// traversals, the shaders' block forms). A default build (generic x86-64, no -Dnative) carries
+/// SSE2, AVX2 and AVX-512 variants and uses the widest one the processor has; a native build
+/// (-Dnative=true) or a build for another architecture has one variant, SR_ISA_BUILD.
+typedef enum sr_isa {
+    SR_ISA_BUILD,  ///< the instructions the build was compiled for (SSE2 on generic x86-64, NEON on arm64)
+    SR_ISA_AVX2,   ///< AVX2 with BMI2 (x86-64-v3)
+    SR_ISA_AVX512, ///< AVX-512 F, VL, DQ, BW (x86-64-v4)
+} sr_isa;
+
+/// The variant in use, decided at the first call and then fixed for the process: the widest
+/// that both the build and the processor have, lowered by the environment variable
+/// SOFTRAST_ISA (`build`, `avx2` or `avx512`: a limit, for comparisons and benchmarks; an
+/// unknown value is ignored). Thread-safe.
+sr_isa sr_isa_active(void);
+/// Whether this build has kernels for `isa` and the processor runs them (SR_ISA_BUILD: always).
+bool sr_isa_available(sr_isa isa);
+/// "build" (or "sse2" / "neon" where known), "avx2", "avx512".
+const char *sr_isa_name(sr_isa isa);
+
 #ifdef __cplusplus
 }
 #endif
