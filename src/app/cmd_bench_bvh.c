@@ -151,11 +151,11 @@ int sr_cmd_bench_bvh(int argc, char **argv)
     printf(", \"triangles\": %zu, \"build_ms\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, \"nodes\": %zu, "
            "\"leaves\": %zu, \"max_depth\": %d, \"sah_cost\": %.4f, \"wide_nodes\": %zu, \"packs\": %zu, "
            "\"bytes_per_triangle\": %.1f, \"rays\": %zu, \"rays_per_s\": %.0f, "
-           "\"hits\": %zu, \"mean_t\": %.6f, \"triangle_index_sum\": %llu}\n",
+           "\"hits\": %zu, \"mean_t\": %.6f, \"triangle_index_sum\": %llu, \"isa\": \"%s\"}\n",
            mesh->triangle_count, median_sorted(build_ms, (int)runs), build_ms[0], build_ms[runs - 1], stats->node_count,
            stats->leaf_count, stats->max_depth, stats->sah_cost, stats->wide_node_count, stats->pack_count,
            mesh->triangle_count > 0 ? (double)stats->bytes / (double)mesh->triangle_count : 0.0, ray_count, median_sorted(rays_per_s, (int)runs), hits,
-           hits > 0 ? t_sum / (double)hits : 0.0, index_sum);
+           hits > 0 ? t_sum / (double)hits : 0.0, index_sum, sr_isa_name(sr_isa_active()));
     exit_status = 0;
 done:
     free(rays);

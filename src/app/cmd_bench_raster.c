@@ -25,8 +25,9 @@ static void print_usage(FILE *out)
             "Times BENCH_SCENE.md's lambert render of MESH.obj (frame = clear + draw, after one\n"
             "warm-up frame) and prints one JSON line:\n"
             "  {\"mesh\": PATH, \"triangles\": N, \"size\": [W, H], \"threads\": N, \"load_ms\": X,\n"
-            "   \"frame_ms\": {\"median\": X, \"min\": X, \"max\": X}}\n"
-            "load_ms covers reading the OBJ, normalising it and computing vertex normals.\n"
+            "   \"frame_ms\": {\"median\": X, \"min\": X, \"max\": X}, \"isa\": NAME}\n"
+            "load_ms covers reading the OBJ, normalising it and computing vertex normals; isa is\n"
+            "the instruction set of the kernels in use (sse2, avx2, avx512, native (...); README).\n"
             "\n"
             "options:\n"
             "  --runs N      timed frames, 1 to %d (default 10)\n"
@@ -153,8 +154,9 @@ int sr_cmd_bench_raster(int argc, char **argv)
         printf("{\"mesh\": ");
         print_json_string(mesh_path);
         printf(", \"triangles\": %zu, \"size\": [%d, %d], \"threads\": %ld, \"load_ms\": %.3f, "
-               "\"frame_ms\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}}\n",
-               mesh->triangle_count, width, height, threads, load_ms, median, frame_ms[0], frame_ms[runs - 1]);
+               "\"frame_ms\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, \"isa\": \"%s\"}\n",
+               mesh->triangle_count, width, height, threads, load_ms, median, frame_ms[0], frame_ms[runs - 1],
+               sr_isa_name(sr_isa_active()));
     } else {
         fprintf(stderr, "softrast bench raster: %s\n", err.message[0] ? err.message : sr_status_name(status));
     }
