@@ -651,7 +651,9 @@ Test(bench, raster_prints_one_json_object, .timeout = 120)
     cr_assert(cJSON_IsNumber(median) && cJSON_IsNumber(min) && cJSON_IsNumber(max));
     cr_assert(min->valuedouble >= 0 && min->valuedouble <= median->valuedouble &&
               median->valuedouble <= max->valuedouble);
-    cr_assert_eq(cJSON_GetArraySize(json), 6, "unexpected keys: %s", r.out);
+    cJSON *isa = cJSON_GetObjectItemCaseSensitive(json, "isa");
+    cr_assert(cJSON_IsString(isa) && strcmp(isa->valuestring, sr_isa_name(sr_isa_active())) == 0, "isa: %s", r.out);
+    cr_assert_eq(cJSON_GetArraySize(json), 7, "unexpected keys: %s", r.out);
     cJSON_Delete(json);
     /* Multi-threaded rendering is accepted and reported. */
     r = run((const char *[]){"bench", "raster", mesh, "--runs", "2", "--size", "64x48", "--threads", "2", NULL});
