@@ -13,7 +13,7 @@
  * pixel gets the same bits whatever block, tile or vector width it is computed in. This file is
  * compiled twice: as the native variant (AVX2 where the build has it, SSE2 otherwise) and, through
  * fill_portable.c, as the portable one (plain C); the tests draw with both and compare. Builds
- * that dispatch at run time (meson.build) compile it a third time, fill_avx2.c.
+ * that dispatch at run time (meson.build) compile it twice more, fill_avx2.c and fill_avx512.c.
  * Knows nothing of vertex processing, clipping or setup. */
 #include "raster_internal.h"
 
@@ -25,6 +25,8 @@
 #define FILL_VARIANT(name) name##_portable
 #elif defined(SR_FILL_AVX2)
 #define FILL_VARIANT(name) name##_avx2
+#elif defined(SR_FILL_AVX512)
+#define FILL_VARIANT(name) name##_avx512
 #else
 #define FILL_VARIANT(name) name##_native
 #endif

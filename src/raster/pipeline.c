@@ -43,8 +43,10 @@ sr_fill_fn sr_raster_fill_for(sr_isa isa)
     if (isa == SR_ISA_BUILD)
         return sr_raster_fill_triangle_native;
 #if defined(SR_ISA_DISPATCH)
-    if ((isa == SR_ISA_AVX2 || isa == SR_ISA_AVX512) && sr_isa_available(SR_ISA_AVX2))
+    if (isa == SR_ISA_AVX2 && sr_isa_available(SR_ISA_AVX2))
         return sr_raster_fill_triangle_avx2;
+    if (isa == SR_ISA_AVX512 && sr_isa_available(SR_ISA_AVX512))
+        return sr_raster_fill_triangle_avx512;
 #endif
     return NULL;
 }

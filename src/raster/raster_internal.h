@@ -184,11 +184,14 @@ void sr_raster_fill_triangle_native(const sr_draw_context *context, const sr_tri
                                     sr_fragment_counters *counters);
 void sr_raster_fill_triangle_portable(const sr_draw_context *context, const sr_triangle_setup *setup,
                                       sr_pixel_rect rect, sr_fragment_counters *counters);
-/// The AVX2 variant (fill_avx2.c), in builds that dispatch at run time (SR_ISA_DISPATCH).
+/// The AVX2 and AVX-512 variants (fill_avx2.c, fill_avx512.c), in builds that dispatch at run
+/// time (SR_ISA_DISPATCH).
 void sr_raster_fill_triangle_avx2(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
                                   sr_fragment_counters *counters);
-/// The variant for `isa` (softrast/core.h): native for SR_ISA_BUILD, AVX2's for AVX2 and AVX-512
-/// where the build has it (the fill's blocks are 8 lanes, one AVX2 register), NULL otherwise.
+void sr_raster_fill_triangle_avx512(const sr_draw_context *context, const sr_triangle_setup *setup,
+                                    sr_pixel_rect rect, sr_fragment_counters *counters);
+/// The variant for `isa` (softrast/core.h): native for SR_ISA_BUILD, the AVX2 or AVX-512 one
+/// where the build has it and the processor runs it, NULL otherwise.
 sr_fill_fn sr_raster_fill_for(sr_isa isa);
 
 /// Everything about one draw that the per-pixel code reads.
