@@ -45,7 +45,7 @@
 #endif
 
 /* Lane arrays of the rays (lanes from `count` on hold no ray: a zero direction). */
-enum { ORIGIN = 0, DIRECTION = 3, INVERSE = 6, TMIN = 9, TMAX = 10, NEAR_ORIGIN = 11, FAR_ORIGIN = 14, LANE_ROWS = 17 };
+enum { ORIGIN = 0, DIRECTION = 3, INVERSE = 6, TMIN = 9, TMAX = 10, LANE_ROWS = 11 };
 
 /* 8 rays in f8 lanes */
 #define LANES 8

@@ -260,12 +260,10 @@ static inline unsigned P(finite_lanes)(VEC a)
 __attribute__((optimize("no-tree-vectorize")))
 #endif
 static void
-P(transpose_rays)(const sr_bvh *bvh, const sr_ray *rays, int count, float lanes[LANE_ROWS][LANES])
+P(transpose_rays)(const sr_ray *rays, int count, float lanes[LANE_ROWS][LANES])
 {
     for (int i = 0; i < LANES; i++) {
         const sr_ray *ray = &rays[i < count ? i : 0];
-        float near[3], far[3];
-        sr_bvh_slab_origins(bvh, ray, near, far);
         const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
         const float direction[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
         const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
@@ -273,8 +271,6 @@ P(transpose_rays)(const sr_bvh *bvh, const sr_ray *rays, int count, float lanes[
             lanes[ORIGIN + axis][i] = origin[axis];
             lanes[DIRECTION + axis][i] = i < count ? direction[axis] : 0.0f;
             lanes[INVERSE + axis][i] = inv[axis];
-            lanes[NEAR_ORIGIN + axis][i] = near[axis];
-            lanes[FAR_ORIGIN + axis][i] = far[axis];
         }
         lanes[TMIN][i] = ray->tmin;
         lanes[TMAX][i] = ray->tmax;
@@ -285,7 +281,7 @@ P(transpose_rays)(const sr_bvh *bvh, const sr_ray *rays, int count, float lanes[
 static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits)
 {
     _Alignas(64) float lanes[LANE_ROWS][LANES];
-    P(transpose_rays)(bvh, rays, count, lanes);
+    P(transpose_rays)(rays, count, lanes);
     /* sr_bvh_ray_is_usable and sr_bvh_ray_is_fast, lane by lane */
     VEC row[LANE_ROWS];
     for (int r = 0; r < LANE_ROWS; r++)
@@ -330,12 +326,30 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     p.members = members;
     p.leaves_ready = false;
     p.octant = octant;
+    /* the margin's terms (sr_bvh_slab_origins): R from the root's box, D the largest |d_k| */
+    const sr_bvh_node *root = &bvh->nodes[0];
+    const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
+    VEC reach = V(splat)(0.0f), speed = V(splat)(0.0f);
     for (int axis = 0; axis < 3; axis++) {
-        p.near_origin[axis] = row[NEAR_ORIGIN + axis];
-        p.far_origin[axis] = row[FAR_ORIGIN + axis];
+        const VEC below = V(abs)(V(sub)(V(splat)(low[axis]), row[ORIGIN + axis]));
+        const VEC above = V(abs)(V(sub)(V(splat)(high[axis]), row[ORIGIN + axis]));
+        reach = V(max)(V(max)(below, above), reach);
+        speed = V(max)(V(abs)(row[DIRECTION + axis]), speed);
+    }
+    const VEC scaled = V(mul)(V(splat)(0x1p-46f), V(add)(V(splat)(1.0f), speed));
+    const VEC tiny = V(mul)(V(splat)(0x1p-100f), V(max)(scaled, V(splat)(1.0f)));
+    for (int axis = 0; axis < 3; axis++) {
+        const int neg = octant >> axis & 1u;
+        /* sr_bvh_slab_origins, lane by lane: the same operations on each ray's floats (max is
+         * exact and no operand is NaN for a usable ray); the near face is the max one where the
+         * packet's octant says 1/d < 0 */
+        const VEC margin = V(add)(V(mul)(V(splat)(0x1p-18f), reach),
+                                  V(add)(tiny, V(mul)(V(splat)(0x1p-22f), V(abs)(row[ORIGIN + axis]))));
+        const VEC ahead = V(add)(row[ORIGIN + axis], margin), behind = V(sub)(row[ORIGIN + axis], margin);
+        p.near_origin[axis] = neg ? behind : ahead;
+        p.far_origin[axis] = neg ? ahead : behind;
         p.inv_near[axis] = row[INVERSE + axis];
         p.inv_far[axis] = V(mul)(row[INVERSE + axis], V(splat)(1.0f + 0x1p-21f)); /* as wide_ray_make */
-        const int neg = octant >> axis & 1u;
         p.near_row[axis] = 2 * axis + neg;
         p.far_row[axis] = 2 * axis + 1 - neg;
     }
@@ -350,7 +364,6 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     /* The root's box first: a packet off the mesh is done after one box test instead of the
      * root's 8 (its rays count that one box). */
     uint32_t visited[LANES] = {0};
-    const sr_bvh_node *root = &bvh->nodes[0];
     const float root_bounds[6] = {root->min.x, root->max.x, root->min.y, root->max.y, root->min.z, root->max.z};
     VEC entry;
     const unsigned in_root = P(packet_box_test)(root_bounds, &p, &entry) & members;
