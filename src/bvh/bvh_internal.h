@@ -19,9 +19,6 @@
 #include <math.h>
 #include <stdint.h>
 
-#if defined(__SSE2__) && !defined(SR_BVH_PORTABLE)
-#include <emmintrin.h>
-#endif
 
 #if defined(__GNUC__)
 #define SR_BVH_ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -166,44 +163,7 @@ static inline float sr_bvh_prune_limit(float t)
 /// margin"), so that every box holds the point o + t d of each hit sr_ray_triangle reports for
 /// a triangle inside it, rays lying in a triangle's plane included: no box holding a hit is
 /// missed or entered after a farther hit. Box trees (the caller's own test): the origin itself.
-/// The very floats of bvh_query.c's SSE version (the same operations in the same order).
-#if defined(__SSE2__) && !defined(SR_BVH_PORTABLE)
-SR_BVH_ALWAYS_INLINE void sr_bvh_slab_origins(const sr_bvh *bvh, const sr_ray *ray, float near[3], float far[3])
-{
-    /* three axes at once: the same operations as the scalar version below, lane by lane (the
-     * per-ray set-up is on every ray's critical path) */
-    const __m128 origin = _mm_setr_ps(ray->origin.x, ray->origin.y, ray->origin.z, 0.0f);
-    if (!bvh->triangles) {
-        for (int k = 0; k < 3; k++)
-            near[k] = far[k] = (&ray->origin.x)[k];
-        return;
-    }
-    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
-    const __m128 low = _mm_and_ps(xyz, _mm_loadu_ps(&bvh->nodes[0].min.x));
-    const __m128 high = _mm_and_ps(xyz, _mm_loadu_ps(&bvh->nodes[0].max.x));
-    const __m128 sign = _mm_set1_ps(-0.0f);
-    __m128 reach = _mm_max_ps(_mm_andnot_ps(sign, _mm_sub_ps(low, origin)), _mm_andnot_ps(sign, _mm_sub_ps(high, origin)));
-    reach = _mm_and_ps(xyz, reach);
-    reach = _mm_max_ps(reach, _mm_shuffle_ps(reach, reach, _MM_SHUFFLE(2, 3, 0, 1)));
-    reach = _mm_max_ps(reach, _mm_shuffle_ps(reach, reach, _MM_SHUFFLE(1, 0, 3, 2)));
-    const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
-    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
-    const float scaled = 0x1p-46f * (1.0f + speed);
-    const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * (scaled > 1.0f ? scaled : 1.0f)),
-                                   _mm_mul_ps(_mm_set1_ps(0x1p-22f), _mm_andnot_ps(sign, origin)));
-    const __m128 margin = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(0x1p-18f), reach), rest);
-    const __m128 ahead = _mm_add_ps(origin, margin), behind = _mm_sub_ps(origin, margin);
-    const __m128 negative = _mm_cmplt_ps(
-        _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f), _mm_setzero_ps());
-    float n[4], f[4];
-    _mm_storeu_ps(n, _mm_or_ps(_mm_and_ps(negative, behind), _mm_andnot_ps(negative, ahead)));
-    _mm_storeu_ps(f, _mm_or_ps(_mm_and_ps(negative, ahead), _mm_andnot_ps(negative, behind)));
-    for (int k = 0; k < 3; k++) {
-        near[k] = n[k];
-        far[k] = f[k];
-    }
-}
-#else
+/// The very floats of bvh_slab.h's SSE version (the same operations in the same order).
 SR_BVH_ALWAYS_INLINE void sr_bvh_slab_origins(const sr_bvh *bvh, const sr_ray *ray, float near[3], float far[3])
 {
     const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
@@ -235,8 +195,6 @@ SR_BVH_ALWAYS_INLINE void sr_bvh_slab_origins(const sr_bvh *bvh, const sr_ray *r
         far[k] = negative ? ahead : behind;
     }
 }
-
-#endif
 
 /// Entry distance of the ray into a node's box, grown as the origins of sr_bvh_slab_origins
 /// say, within [ray->tmin, ray->tmax], or INFINITY on a miss: sr_ray_aabb's operations and

@@ -17,6 +17,7 @@
  * Knows nothing of raster or scene. */
 #define SR_BVH_KERNEL 1 /* bvh_leaf.h: one of the kernels compiled per instruction set */
 #include "bvh_leaf.h"
+#include "bvh_slab.h"
 
 #include <string.h>
 
@@ -212,14 +213,15 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
      * sr_bvh_slab_origins, as every box test of the wide tree): most primary rays miss the whole
      * mesh, and this one test is cheaper than the set-up of the traversal and its first 8 boxes.
      * It counts as one box tested. */
-    float near[3], far[3];
-    sr_bvh_slab_origins(bvh, ray, near, far);
+    const slab_origins origins = slab_origins_make(bvh, ray);
     sr_ray limited = *ray;
     limited.tmax = sr_bvh_prune_limit(ray->tmax);
-    if (sr_bvh_grown_box_entry(&bvh->nodes[0], &limited, near, far) == INFINITY) {
+    if (box_entry(&bvh->nodes[0], &limited, &origins) == INFINITY) {
         hit->nodes_visited = 1;
         return false;
     }
+    float near[3], far[3];
+    slab_origins_floats(&origins, near, far);
     sr_bvh_leaf_query q;
     sr_bvh_leaf_query_start(&q, bvh, ray, intersect, user, hit);
     uint32_t visited;
@@ -237,7 +239,8 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
 
 uint32_t sr_bvh_wide_traverse_subtree(sr_bvh_leaf_query *q, uint32_t ref)
 {
+    const slab_origins origins = slab_origins_make(q->bvh, q->ray);
     float near[3], far[3];
-    sr_bvh_slab_origins(q->bvh, q->ray, near, far);
+    slab_origins_floats(&origins, near, far);
     return traverse(q, SR_BVH_RAY_CLOSEST, true, ref, near, far);
 }

@@ -1,0 +1,134 @@
+/* src/bvh/bvh_slab.h — private to src/bvh/: the per-ray set-up of the box tests of triangle
+ * trees (the origins moved by the margin of bvh_query.c, "the margin") and the slab test of one
+ * node's box with them, three axes in SSE lanes where the build has SSE2 (the origins stay in
+ * registers: every traversal step waits for them), else in scalar code. Used by the binary
+ * traversal (bvh_query.c) and the wide one's root test (bvh_query_wide.c). */
+#ifndef SR_BVH_SLAB_H
+#define SR_BVH_SLAB_H
+
+#include "bvh_internal.h"
+
+#if defined(__SSE2__) && !defined(SR_BVH_PORTABLE)
+#include <emmintrin.h>
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+
+/* Lanes x, y, z of the origins the slab test subtracts from a box's near and far faces (lane 3
+ * unused): the ray's origin moved by the margin above, or not moved for box trees. */
+typedef struct slab_origins {
+    __m128 near, far;
+} slab_origins;
+
+/* The largest of lanes x, y, z (lane 3 must not be larger), in every lane. */
+static inline __m128 largest_lane(__m128 v)
+{
+    v = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+
+static inline __m128 select_ps(__m128 mask, __m128 if_set, __m128 if_clear)
+{
+#if defined(__SSE4_1__)
+    return _mm_blendv_ps(if_clear, if_set, mask);
+#else
+    return _mm_or_ps(_mm_and_ps(mask, if_set), _mm_andnot_ps(mask, if_clear));
+#endif
+}
+
+/* A node's box as two vectors, lane 3 (an integer, as a float a subnormal) cleared before use. */
+static inline void node_bounds(const sr_bvh_node *node, __m128 *low, __m128 *high)
+{
+    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+    *low = _mm_and_ps(xyz, _mm_loadu_ps(&node->min.x));
+    *high = _mm_and_ps(xyz, _mm_loadu_ps(&node->max.x));
+}
+
+SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_ray *ray)
+{
+    const __m128 origin = _mm_setr_ps(ray->origin.x, ray->origin.y, ray->origin.z, 0.0f);
+    if (!bvh->triangles)
+        return (slab_origins){origin, origin};
+    __m128 low, high;
+    node_bounds(&bvh->nodes[0], &low, &high);
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    const __m128 reach = largest_lane(
+        _mm_max_ps(_mm_andnot_ps(sign, _mm_sub_ps(low, origin)), _mm_andnot_ps(sign, _mm_sub_ps(high, origin))));
+    const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
+    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float scaled = 0x1p-46f * (1.0f + speed);
+    const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * (scaled > 1.0f ? scaled : 1.0f)),
+                                   _mm_mul_ps(_mm_set1_ps(0x1p-22f), _mm_andnot_ps(sign, origin)));
+    const __m128 margin = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(0x1p-18f), reach), rest);
+    const __m128 ahead = _mm_add_ps(origin, margin), behind = _mm_sub_ps(origin, margin);
+    /* sr_ray_aabb's choice of faces: the near face is the max one when 1/d < 0 (-0 included) */
+    const __m128 negative = _mm_cmplt_ps(
+        _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f), _mm_setzero_ps());
+    return (slab_origins){select_ps(negative, behind, ahead), select_ps(negative, ahead, behind)};
+}
+
+/* Entry distance of the ray into a node's box (grown as `origins` say) within
+ * [ray->tmin, ray->tmax], or INFINITY on a miss: sr_ray_aabb's operations and rules with two
+ * origins, three axes at once (MAXSS/MINSS keep their second operand when the first is NaN, as
+ * `x > acc ? x : acc` does). Used for the root, whose box is never empty. */
+SR_BVH_ALWAYS_INLINE float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    const __m128 negative = _mm_cmplt_ps(inv, _mm_setzero_ps());
+    __m128 low, high;
+    node_bounds(node, &low, &high);
+    const __m128 near = _mm_mul_ps(_mm_sub_ps(select_ps(negative, high, low), origins->near), inv);
+    const __m128 far = _mm_mul_ps(_mm_sub_ps(select_ps(negative, low, high), origins->far), inv);
+    __m128 enter = _mm_max_ss(near, _mm_set_ss(ray->tmin));
+    enter = _mm_max_ss(_mm_shuffle_ps(near, near, _MM_SHUFFLE(1, 1, 1, 1)), enter);
+    enter = _mm_max_ss(_mm_shuffle_ps(near, near, _MM_SHUFFLE(2, 2, 2, 2)), enter);
+    __m128 leave = _mm_min_ss(far, _mm_set_ss(INFINITY));
+    leave = _mm_min_ss(_mm_shuffle_ps(far, far, _MM_SHUFFLE(1, 1, 1, 1)), leave);
+    leave = _mm_min_ss(_mm_shuffle_ps(far, far, _MM_SHUFFLE(2, 2, 2, 2)), leave);
+    const float t_enter = _mm_cvtss_f32(enter);
+    float t_leave = sr_ray_aabb_widen_far(_mm_cvtss_f32(leave));
+    t_leave = t_leave < ray->tmax ? t_leave : ray->tmax;
+    return t_enter <= t_leave && t_enter < INFINITY && t_leave > -INFINITY ? t_enter : INFINITY;
+}
+#else
+/* Lanes x, y, z of the origins the slab test subtracts from a box's near and far faces: the
+ * ray's origin moved by the margin above, or not moved for box trees. */
+typedef struct slab_origins {
+    float near[3], far[3];
+} slab_origins;
+
+SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_ray *ray)
+{
+    slab_origins out;
+    sr_bvh_slab_origins(bvh, ray, out.near, out.far);
+    return out;
+}
+
+/* Entry distance of the ray into a node's box (grown as `origins` say) within
+ * [ray->tmin, ray->tmax], or INFINITY on a miss. */
+static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
+{
+    return sr_bvh_grown_box_entry(node, ray, origins->near, origins->far);
+}
+#endif
+
+/* The origins as floats per axis (for splatting into wider lanes). */
+static inline void slab_origins_floats(const slab_origins *origins, float near[3], float far[3])
+{
+#if defined(__SSE2__) && !defined(SR_BVH_PORTABLE)
+    float n[4], f[4];
+    _mm_storeu_ps(n, origins->near);
+    _mm_storeu_ps(f, origins->far);
+    for (int k = 0; k < 3; k++) {
+        near[k] = n[k];
+        far[k] = f[k];
+    }
+#else
+    for (int k = 0; k < 3; k++) {
+        near[k] = origins->near[k];
+        far[k] = origins->far[k];
+    }
+#endif
+}
+
+#endif
