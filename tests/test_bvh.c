@@ -24,53 +24,10 @@
 
 #define MESH_DIR SR_SOURCE_DIR "/../shared/meshes"
 
-/* ---- deterministic random numbers (xorshift64*, state owned by each test) ---- */
+#include "test_rng.h" /* rng, rng_range, rng_in_box, rng_direction */
 
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static uint32_t rng_next(rng *r)
-{
-    r->state ^= r->state >> 12;
-    r->state ^= r->state << 25;
-    r->state ^= r->state >> 27;
-    return (uint32_t)((r->state * 0x2545F4914F6CDD1DULL) >> 32);
-}
-
-/* uniform in [0, 1) */
-static float rng_unit(rng *r)
-{
-    return (float)(rng_next(r) >> 8) * 0x1p-24f;
-}
-
-static float rng_range(rng *r, float low, float high)
-{
-    return low + (high - low) * rng_unit(r);
-}
-
-static sr_vec3 rng_in_box(rng *r, sr_aabb box)
-{
-    return (sr_vec3){rng_range(r, box.min.x, box.max.x), rng_range(r, box.min.y, box.max.y),
-                     rng_range(r, box.min.z, box.max.z)};
-}
-
-/* draw_order_note: values are drawn in separate statements, never as two arguments of one call,
- * whose evaluation order C leaves unspecified (gcc goes right to left, clang left to right): the
- * tests' data must not depend on the compiler. Where a call used to take two draws, they are now
- * drawn in gcc's order, so that the data the tests were tuned on stays the same. (Initialiser
- * lists are evaluated left to right by both.) */
-
-/* uniform direction on the unit sphere */
-static sr_vec3 rng_direction(rng *r)
-{
-    for (;;) {
-        sr_vec3 d = {rng_range(r, -1, 1), rng_range(r, -1, 1), rng_range(r, -1, 1)};
-        float length = sr_vec3_length(d);
-        if (length > 0.01f && length <= 1.0f)
-            return sr_vec3_scale(d, 1.0f / length);
-    }
-}
+/* draw_order_note: see test_rng.h. Where a call used to take two draws, they are now drawn in
+ * gcc's order, so that the data the tests were tuned on stays the same. */
 
 /* ---- meshes ---- */
 

@@ -35,45 +35,7 @@ bool sr_bvh_query_wide_portable(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray
 unsigned sr_bvh_pack_filter_portable(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
 int sr_bvh_query_ray_packet_portable(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
 
-/* ---- deterministic random numbers (xorshift64*) ---- */
-
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static uint32_t rng_next(rng *r)
-{
-    r->state ^= r->state >> 12;
-    r->state ^= r->state << 25;
-    r->state ^= r->state >> 27;
-    return (uint32_t)((r->state * 0x2545F4914F6CDD1DULL) >> 32);
-}
-
-static float rng_unit(rng *r) /* [0, 1) */
-{
-    return (float)(rng_next(r) >> 8) * 0x1p-24f;
-}
-
-static float rng_range(rng *r, float low, float high)
-{
-    return low + (high - low) * rng_unit(r);
-}
-
-static sr_vec3 rng_in_box(rng *r, sr_aabb box)
-{
-    return (sr_vec3){rng_range(r, box.min.x, box.max.x), rng_range(r, box.min.y, box.max.y),
-                     rng_range(r, box.min.z, box.max.z)};
-}
-
-static sr_vec3 rng_direction(rng *r)
-{
-    for (;;) {
-        sr_vec3 d = {rng_range(r, -1, 1), rng_range(r, -1, 1), rng_range(r, -1, 1)};
-        float length = sr_vec3_length(d);
-        if (length > 0.01f && length <= 1.0f)
-            return sr_vec3_scale(d, 1.0f / length);
-    }
-}
+#include "test_rng.h" /* rng, rng_range, rng_in_box, rng_direction */
 
 /* ---- meshes ---- */
 
