@@ -91,6 +91,74 @@ SR_BVH_ALWAYS_INLINE float box_entry(const sr_bvh_node *node, const sr_ray *ray,
     return t_enter <= t_leave && t_enter < INFINITY && t_leave > -INFINITY ? t_enter : INFINITY;
 }
 #else
+/// The origins that the slab tests of a triangle tree subtract from a box's near faces (`near`)
+/// and far faces (`far`), per axis: the ray's origin moved by the margin of bvh_query.c ("the
+/// margin"), so that every box holds the point o + t d of each hit sr_ray_triangle reports for
+/// a triangle inside it, rays lying in a triangle's plane included: no box holding a hit is
+/// missed or entered after a farther hit. Box trees (the caller's own test): the origin itself.
+/// The very floats of the SSE version above (the same operations in the same order).
+SR_BVH_ALWAYS_INLINE void sr_bvh_slab_origins(const sr_bvh *bvh, const sr_ray *ray, float near[3], float far[3])
+{
+    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+    if (!bvh->triangles) {
+        for (int k = 0; k < 3; k++)
+            near[k] = far[k] = origin[k];
+        return;
+    }
+    const sr_bvh_node *root = &bvh->nodes[0];
+    const float low[3] = {root->min.x, root->min.y, root->min.z};
+    const float high[3] = {root->max.x, root->max.y, root->max.z};
+    float reach = 0.0f; /* R */
+    for (int k = 0; k < 3; k++) {
+        const float below = fabsf(low[k] - origin[k]), above = fabsf(high[k] - origin[k]);
+        const float farther = below > above ? below : above;
+        reach = farther > reach ? farther : reach;
+    }
+    const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
+    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float scaled = 0x1p-46f * (1.0f + speed);
+    const float rest = 0x1p-100f * (scaled > 1.0f ? scaled : 1.0f);
+    for (int k = 0; k < 3; k++) {
+        const float margin = 0x1p-18f * reach + (rest + 0x1p-22f * fabsf(origin[k]));
+        /* sr_ray_aabb's choice of faces: the near face is the max one when 1/d < 0 (-0 included) */
+        const bool negative = inv[k] < 0.0f;
+        const float ahead = origin[k] + margin, behind = origin[k] - margin;
+        near[k] = negative ? behind : ahead;
+        far[k] = negative ? ahead : behind;
+    }
+}
+
+/// Entry distance of the ray into a node's box, grown as the origins of sr_bvh_slab_origins
+/// say, within [ray->tmin, ray->tmax], or INFINITY on a miss: sr_ray_aabb's operations and
+/// rules with two origins.
+static inline float sr_bvh_grown_box_entry(const sr_bvh_node *node, const sr_ray *ray, const float near[3],
+                                           const float far[3])
+{
+    const sr_vec3 inv = ray->inv_direction;
+    const bool neg_x = inv.x < 0.0f, neg_y = inv.y < 0.0f, neg_z = inv.z < 0.0f;
+    const float near_x = ((neg_x ? node->max.x : node->min.x) - near[0]) * inv.x;
+    const float far_x = ((neg_x ? node->min.x : node->max.x) - far[0]) * inv.x;
+    const float near_y = ((neg_y ? node->max.y : node->min.y) - near[1]) * inv.y;
+    const float far_y = ((neg_y ? node->min.y : node->max.y) - far[1]) * inv.y;
+    const float near_z = ((neg_z ? node->max.z : node->min.z) - near[2]) * inv.z;
+    const float far_z = ((neg_z ? node->min.z : node->max.z) - far[2]) * inv.z;
+    float enter = ray->tmin;
+    enter = near_x > enter ? near_x : enter;
+    enter = near_y > enter ? near_y : enter;
+    enter = near_z > enter ? near_z : enter;
+    float leave = INFINITY;
+    leave = far_x < leave ? far_x : leave;
+    leave = far_y < leave ? far_y : leave;
+    leave = far_z < leave ? far_z : leave;
+    leave = sr_ray_aabb_widen_far(leave);
+    leave = leave < ray->tmax ? leave : ray->tmax;
+    if (!(enter <= leave && enter < INFINITY && leave > -INFINITY) ||
+        !(node->min.x <= node->max.x && node->min.y <= node->max.y && node->min.z <= node->max.z))
+        return INFINITY;
+    return enter;
+}
+
 /* Lanes x, y, z of the origins the slab test subtracts from a box's near and far faces: the
  * ray's origin moved by the margin above, or not moved for box trees. */
 typedef struct slab_origins {
