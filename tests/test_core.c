@@ -131,3 +131,54 @@ Test(core, path_stem_drops_the_folder_and_the_extension)
     sr_path_stem(NULL, out, sizeof out);
     cr_assert_str_eq(out, "");
 }
+
+/* ---- instruction sets (core.h, src/core/cpu.c) ----
+ * Each criterion test runs in its own process, so each decides sr_isa_active afresh. */
+
+static sr_isa widest_available(sr_isa limit)
+{
+    for (int isa = (int)limit; isa > (int)SR_ISA_BUILD; isa--)
+        if (sr_isa_available((sr_isa)isa))
+            return (sr_isa)isa;
+    return SR_ISA_BUILD;
+}
+
+Test(isa, the_widest_available_is_chosen_and_kept)
+{
+    unsetenv("SOFTRAST_ISA");
+    cr_assert(sr_isa_available(SR_ISA_BUILD));
+    const sr_isa active = sr_isa_active();
+    cr_assert_eq(active, widest_available(SR_ISA_AVX512), "chose %s", sr_isa_name(active));
+    setenv("SOFTRAST_ISA", "sse2", 1); /* decided once: a later change is not seen */
+    cr_assert_eq(sr_isa_active(), active);
+    // AVX-512 implies AVX2 wherever the build dispatches
+    cr_assert(!sr_isa_available(SR_ISA_AVX512) || sr_isa_available(SR_ISA_AVX2));
+}
+
+Test(isa, the_environment_lowers_the_choice)
+{
+    setenv("SOFTRAST_ISA", "sse2", 1);
+    cr_assert_eq(sr_isa_active(), SR_ISA_BUILD, "chose %s", sr_isa_name(sr_isa_active()));
+}
+
+Test(isa, avx2_in_the_environment_caps_at_avx2)
+{
+    setenv("SOFTRAST_ISA", "avx2", 1);
+    cr_assert_eq(sr_isa_active(), widest_available(SR_ISA_AVX2), "chose %s", sr_isa_name(sr_isa_active()));
+}
+
+Test(isa, an_unknown_value_is_ignored)
+{
+    setenv("SOFTRAST_ISA", "mmx", 1);
+    cr_assert_eq(sr_isa_active(), widest_available(SR_ISA_AVX512));
+}
+
+Test(isa, names_are_distinct)
+{
+    const char *names[] = {sr_isa_name(SR_ISA_BUILD), sr_isa_name(SR_ISA_AVX2), sr_isa_name(SR_ISA_AVX512)};
+    for (int i = 0; i < 3; i++) {
+        cr_assert(names[i][0] != '\0');
+        for (int j = 0; j < i; j++)
+            cr_assert_str_neq(names[i], names[j]);
+    }
+}
