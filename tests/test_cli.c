@@ -553,6 +553,47 @@ Test(errors, bad_input_is_reported_and_leaves_nothing, .timeout = 120)
     remove_dir(dir);
 }
 
+Test(errors, an_unknown_instruction_set_in_the_environment_stops_the_program, .timeout = 60)
+{
+    char dir[64], outs[128], mesh[128], out[256];
+    make_temp_dir(dir);
+    snprintf(outs, sizeof outs, "%s/outputs", dir);
+    cr_assert_eq(mkdir(outs, 0700), 0);
+    snprintf(mesh, sizeof mesh, "%s/mesh.obj", dir);
+    snprintf(out, sizeof out, "%s/out.bmp", outs);
+    test_mesh m;
+    write_test_obj(mesh, &m);
+    setenv("SOFTRAST_ISA", "avx3", 1);
+    expect_failure((const char *[]){"render", mesh, "--out", out, "--size", "32x24", NULL}, "SOFTRAST_ISA=avx3",
+                   outs);
+    expect_failure((const char *[]){"bench", "bvh", mesh, "--runs", "1", NULL}, "unknown instruction set", outs);
+    /* every known value runs, and every choice draws the same picture */
+    const char *known[] = {"sse2", "avx2", "avx512"};
+    char first[256], other[256];
+    snprintf(first, sizeof first, "%s/first.bmp", dir);
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        setenv("SOFTRAST_ISA", known[i], 1);
+        const char *target = i == 0 ? first : other;
+        snprintf(other, sizeof other, "%s/other.bmp", dir);
+        run_result r = run((const char *[]){"render", mesh, "--out", target, "--size", "32x24", NULL});
+        cr_assert(r.exited && r.code == 0, "SOFTRAST_ISA=%s: %s", known[i], r.err);
+        if (i > 0) {
+            const long size = file_size(first);
+            cr_assert_eq(file_size(other), size);
+            void *a = read_raw(first, size), *b = read_raw(other, size);
+            cr_assert(memcmp(a, b, (size_t)size) == 0, "SOFTRAST_ISA=%s draws another picture", known[i]);
+            free(a);
+            free(b);
+            remove(other);
+        }
+    }
+    unsetenv("SOFTRAST_ISA");
+    remove(first);
+    remove(mesh);
+    remove_dir(outs);
+    remove_dir(dir);
+}
+
 Test(errors, devices_are_refused_not_read_forever, .timeout = 60)
 {
     char dir[64], outs[128], out[256], hits[256];

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <softrast/core.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,38 @@ Test(isa, avx2_in_the_environment_caps_at_avx2)
 Test(isa, an_unknown_value_is_ignored)
 {
     setenv("SOFTRAST_ISA", "mmx", 1);
+    cr_assert_eq(sr_isa_active(), widest_available(SR_ISA_AVX512));
+}
+
+Test(isa, the_environment_check_names_an_unknown_value)
+{
+    sr_error err = {0};
+    unsetenv("SOFTRAST_ISA");
+    cr_assert_eq(sr_isa_check_environment(&err), SR_OK);
+    const char *known[] = {"build", "sse2", "portable", "avx2", "avx512"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        setenv("SOFTRAST_ISA", known[i], 1);
+        cr_assert_eq(sr_isa_check_environment(&err), SR_OK, "%s", known[i]);
+    }
+    const char *unknown[] = {"mmx", "", "AVX2", "avx2 "};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        setenv("SOFTRAST_ISA", unknown[i], 1);
+        cr_assert_eq(sr_isa_check_environment(&err), SR_ERROR_INVALID_ARGUMENT, "'%s'", unknown[i]);
+        char expected[64];
+        snprintf(expected, sizeof expected, "SOFTRAST_ISA=%s:", unknown[i]);
+        cr_assert(strstr(err.message, expected) && strstr(err.message, "avx512"), "%s", err.message);
+    }
+    char long_value[300];
+    memset(long_value, 'x', sizeof long_value - 1);
+    long_value[sizeof long_value - 1] = '\0';
+    setenv("SOFTRAST_ISA", long_value, 1);
+    cr_assert_eq(sr_isa_check_environment(&err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "...: unknown instruction set"), "%s", err.message);
+}
+
+Test(isa, avx512_in_the_environment_is_no_limit)
+{
+    setenv("SOFTRAST_ISA", "avx512", 1);
     cr_assert_eq(sr_isa_active(), widest_available(SR_ISA_AVX512));
 }
 

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <softrast/core.h>
+
 #include "commands.h"
 
 static void print_usage(FILE *out)
@@ -38,6 +40,11 @@ int main(int argc, char **argv)
     if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0) {
         print_usage(stdout);
         return 0;
+    }
+    sr_error err = {0};
+    if (sr_isa_check_environment(&err) != SR_OK) { /* a mistyped limit would measure the wrong code */
+        fprintf(stderr, "softrast: %s\n", err.message);
+        return 2;
     }
     if (strcmp(command, "render") == 0)
         return sr_cmd_render(argc - 1, argv + 1);

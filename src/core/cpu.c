@@ -49,16 +49,43 @@ const char *sr_isa_name(sr_isa isa)
     return "unknown";
 }
 
+/* The limit a SOFTRAST_ISA value names; false for an unknown value. */
+static bool limit_named(const char *value, sr_isa *limit)
+{
+    static const struct {
+        const char *name;
+        sr_isa limit;
+    } names[] = {{"build", SR_ISA_BUILD},
+                 {"sse2", SR_ISA_BUILD},
+                 {"portable", SR_ISA_BUILD},
+                 {"avx2", SR_ISA_AVX2},
+                 {"avx512", SR_ISA_AVX512}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(value, names[i].name) == 0) {
+            *limit = names[i].limit;
+            return true;
+        }
+    return false;
+}
+
+sr_status sr_isa_check_environment(sr_error *err)
+{
+    const char *env = getenv("SOFTRAST_ISA");
+    sr_isa limit;
+    if (!env || limit_named(env, &limit))
+        return SR_OK;
+    return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
+                        "SOFTRAST_ISA=%.64s%s: unknown instruction set (expected build, sse2, portable, avx2 or "
+                        "avx512, or unset it)",
+                        env, strlen(env) > 64 ? "..." : "");
+}
+
 static sr_isa choose(void)
 {
     sr_isa limit = SR_ISA_AVX512;
     const char *env = getenv("SOFTRAST_ISA");
-    if (env) {
-        if (strcmp(env, "build") == 0 || strcmp(env, "sse2") == 0 || strcmp(env, "portable") == 0)
-            limit = SR_ISA_BUILD;
-        else if (strcmp(env, "avx2") == 0)
-            limit = SR_ISA_AVX2;
-    }
+    if (env && !limit_named(env, &limit))
+        limit = SR_ISA_AVX512; /* unknown: no limit (sr_isa_check_environment reports it) */
     for (int isa = (int)limit; isa > (int)SR_ISA_BUILD; isa--)
         if (sr_isa_available((sr_isa)isa))
             return (sr_isa)isa;

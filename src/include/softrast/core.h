@@ -96,9 +96,15 @@ typedef enum sr_isa {
 
 /// The variant in use, decided at the first call and then fixed for the process: the widest
 /// that both the build and the processor have, lowered by the environment variable
-/// SOFTRAST_ISA (`build`, `avx2` or `avx512`: a limit, for comparisons and benchmarks; an
-/// unknown value is ignored). Thread-safe.
+/// SOFTRAST_ISA (`build`, `sse2` or `portable`: SR_ISA_BUILD; `avx2`; `avx512`: a limit, for
+/// comparisons and benchmarks; an unknown value is ignored here, see
+/// sr_isa_check_environment). Thread-safe.
 sr_isa sr_isa_active(void);
+/// SR_OK when SOFTRAST_ISA is unset or one of the values sr_isa_active knows; otherwise
+/// SR_ERROR_INVALID_ARGUMENT with a message naming the variable, its value and the values
+/// accepted. For programs that want a mistyped value to stop them rather than be ignored (the
+/// softrast program does).
+sr_status sr_isa_check_environment(sr_error *err);
 /// Whether this build has kernels for `isa` and the processor runs them (SR_ISA_BUILD: always).
 bool sr_isa_available(sr_isa isa);
 /// "build" (or "sse2" / "neon" where known), "avx2", "avx512".
