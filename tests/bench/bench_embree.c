@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <softrast/core.h>
 #include <softrast/bvh.h>
 #include <softrast/scene.h>
 
@@ -310,6 +311,11 @@ static void print_sums(const checksum *c)
 
 int main(int argc, char **argv)
 {
+    sr_error isa_err = {0};
+    if (sr_isa_check_environment(&isa_err) != SR_OK) {
+        fprintf(stderr, "bench_embree: %s\n", isa_err.message);
+        return 2;
+    }
     const char *mesh_path = NULL;
     int runs = 5;
     enum RTCBuildQuality quality = RTC_BUILD_QUALITY_MEDIUM;

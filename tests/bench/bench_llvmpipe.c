@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <softrast/core.h>
 #include <softrast/raster.h>
 #include <softrast/scene.h>
 #include <softrast/shaders.h>
@@ -217,6 +218,11 @@ static GLuint make_target(GLenum format, int width, int height)
 
 int main(int argc, char **argv)
 {
+    sr_error isa_err = {0};
+    if (sr_isa_check_environment(&isa_err) != SR_OK) {
+        fprintf(stderr, "bench_llvmpipe: %s\n", isa_err.message);
+        return 2;
+    }
     const char *mesh_path = NULL, *save_prefix = NULL;
     long runs = 11, threads = 1, lp_threads = -1;
     int width = 1280, height = 720;

@@ -6,6 +6,7 @@
  *
  * Prints one JSON line per mesh: median frame time (clear + draw) and draw time in ms over N
  * frames after one warm-up. Never run by `meson test`. */
+#include <softrast/core.h>
 #include <softrast/raster.h>
 
 #include <math.h>
@@ -293,6 +294,11 @@ static int bench(const char *name, bench_mesh *mesh, int width, int height, int 
 
 int main(int argc, char **argv)
 {
+    sr_error isa_err = {0};
+    if (sr_isa_check_environment(&isa_err) != SR_OK) {
+        fprintf(stderr, "bench_raster_core: %s\n", isa_err.message);
+        return 2;
+    }
     int frames = 11, width = 1280, height = 720, threads = 1, status = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
