@@ -1,4 +1,4 @@
-/* tests/test_bvh_dynamic.c — the dynamic AABB tree (src/bvh/bvh_dynamic.c) against brute force.
+/* tests/test_bvh_dynamic.c — the dynamic AABB tree (src/bvh/bvh_dynamic*.c) against brute force.
  * Every query is checked against an exhaustive loop over the live objects' fat boxes, computed in
  * double precision where rounding matters (cases within a small tolerance of a boundary are left
  * unjudged); the tree's quality against an independent full-sweep SAH build written here. */

@@ -329,7 +329,7 @@ static bool record_containment(void *user, sr_dynamic_proxy proxy, uint64_t user
 
 Test(regressions, dynamic_frustum_large_box_beside_small_one)
 {
-    /* src/bvh/bvh_dynamic.c: the frustum query tested nodes in centre/half-extent form. A parent
+    /* src/bvh/bvh_dynamic_query.c: the frustum query tested nodes in centre/half-extent form. A parent
      * box reaching 3e38 in y over a small box gave distance - radius = 1.5e38 - 1.5e38 = 0 for
      * the plane x + y >= 0 (the true n-vertex distance is -0.2), so the whole subtree was accepted
      * as inside and the small box reported SR_INSIDE where sr_frustum_test_aabb says
@@ -354,7 +354,7 @@ Test(regressions, dynamic_frustum_large_box_beside_small_one)
 
 Test(regressions, dynamic_rebuild_subnormal_extent)
 {
-    /* src/bvh/bvh_dynamic.c: the rebuild's binning scale, bins / centroid extent, is infinite for a
+    /* src/bvh/bvh_dynamic_rebuild.c: the rebuild's binning scale, bins / centroid extent, is infinite for a
      * subnormal extent; (centre - lo) * scale was then NaN (0 * inf) and its conversion to int
      * indexed bins[INT_MIN]. Bins are now clamped before the conversion. */
     sr_dynamic_tree *tree = NULL;

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_dynamic.c — fuzz target of the dynamic AABB tree (softrast/bvh_dynamic.h,
- * src/bvh/bvh_dynamic.c): a tree created with raw options (margin, multiplier, capacity, greedy
+ * src/bvh/bvh_dynamic*.c): a tree created with raw options (margin, multiplier, capacity, greedy
  * or exact insertion), then a sequence of inserts, moves, removals (live, stale and forged
  * handles), reserves, rebuilds and box, sphere, ray and frustum queries, with boxes made of raw
  * floats (NaN, infinities, inverted, overflowing with the margin) as well as of coarse grids where
