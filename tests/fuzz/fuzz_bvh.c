@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_bvh.c — fuzz target of the static BVH (softrast/bvh.h, src/bvh/bvh_build.c,
- * bvh_query.c): trees built over triangles or boxes made of raw floats (NaN, infinities,
- * duplicates, degenerate and exponentially spread shapes), with raw build options, then queried
- * by rays, boxes, spheres and frustums.
+ * bvh_build_split.c, bvh_query.c): trees built over triangles or boxes made of raw floats (NaN,
+ * infinities, duplicates, degenerate and exponentially spread shapes), with raw build options,
+ * then queried by rays, boxes, spheres and frustums.
  *
  * Every answer is compared with a brute-force loop over the same primitives, exactly and for
  * every ray and scene, whatever their magnitudes: the closest hit with sr_ray_triangle over all
