@@ -12,21 +12,23 @@ static void print_usage(FILE *out)
           "\n"
           "commands:\n"
           "  render [SCENE.json|MESH.obj] [--out FILE.bmp|.png] [--size WxH] [--camera SPEC]\n"
-          "         [--shader NAME] [--depth FILE] [--ids FILE] [--stats] [--threads N]\n"
+          "         [--shader NAME] [--overlay LIST] [--debug-camera SPEC] [--depth FILE]\n"
+          "         [--ids FILE] [--stats] [--no-culling] [--threads N]\n"
           "                                          render a scene, a mesh or the demo scene to a file\n"
           "  pick [SCENE.json|MESH.obj] [--size WxH] [--camera SPEC] (--at X,Y ... | --points FILE)\n"
-          "                                          what is under pixels of that picture, as JSON lines\n"
-          "  view [SCENE.json|MESH.obj] [--size WxH] [--threads N] [--script FILE]\n"
+          "       [--threads N]                      what is under pixels of that picture, as JSON lines\n"
+          "  view [SCENE.json|MESH.obj] [--size WxH] [--threads N] [--script FILE] [--benchmark N]\n"
           "                                          the interactive viewer (orbit, pick, overlays)\n"
           "  raycast MESH.obj (--rays RAYS | --primary WxH) --out HITS [--any-hit] [--threads N]\n"
           "                                          cast a batch of rays against a mesh\n"
           "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
           "  bench bvh MESH.obj [--runs N]\n"
-          "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N]\n"
+          "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N] [--camera SPEC]\n"
           "                                          benchmarks, one JSON line each\n"
           "  help                                    this text\n"
           "\n"
-          "Run 'softrast COMMAND --help' for the options of a command.\n",
+          "Run 'softrast COMMAND --help' for the options of a command. SOFTRAST_ISA=sse2|avx2|avx512\n"
+          "caps the instruction set of the run-time chosen kernels (any other value is an error).\n",
           out);
 }
 
