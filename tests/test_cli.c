@@ -659,6 +659,49 @@ Test(render, help_lists_shaders)
 
 /* ---- bench raster ------------------------------------------------------------------------- */
 
+/* Whether `flag` occurs in `text` as a whole flag (followed by neither a letter nor '-'). */
+static bool names_flag(const char *text, const char *flag)
+{
+    const size_t length = strlen(flag);
+    for (const char *p = strstr(text, flag); p; p = strstr(p + 1, flag)) {
+        const char next = p[length];
+        if (!(next >= 'a' && next <= 'z') && next != '-')
+            return true;
+    }
+    return false;
+}
+
+Test(help, the_top_level_help_names_every_flag_of_every_command, .timeout = 60)
+{
+    run_result top = run((const char *[]){"help", NULL});
+    cr_assert(top.exited && top.code == 0, "%s", top.err);
+    const char *commands[][2] = {{"render", NULL}, {"pick", NULL},     {"raycast", NULL}, {"view", NULL},
+                                 {"bench", "raster"}, {"bench", "bvh"}, {"bench", "scene"}};
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+        run_result r = commands[c][1] ? run((const char *[]){commands[c][0], commands[c][1], "--help", NULL})
+                                      : run((const char *[]){commands[c][0], "--help", NULL});
+        cr_assert(r.exited && r.code == 0, "%s --help: %s", commands[c][0], r.err);
+        cr_assert(strncmp(r.out, "usage: ", 7) == 0, "%s", r.out);
+        /* the synopsis: the lines up to the first blank one */
+        const char *end = strstr(r.out, "\n\n");
+        cr_assert_not_null(end, "%s", r.out);
+        int flags = 0;
+        for (const char *p = strstr(r.out, "--"); p && p < end; p = strstr(p + 2, "--")) {
+            char flag[32];
+            size_t n = 0;
+            while (n + 1 < sizeof flag && (p[n] == '-' || (p[n] >= 'a' && p[n] <= 'z')))
+                flag[n] = p[n], n++;
+            flag[n] = '\0';
+            /* --help everywhere; view's --hidden and --probe are for scripts and tests */
+            if (strcmp(flag, "--help") == 0 || strcmp(flag, "--hidden") == 0 || strcmp(flag, "--probe") == 0)
+                continue;
+            flags++;
+            cr_assert(names_flag(top.out, flag), "softrast help does not name %s %s", commands[c][0], flag);
+        }
+        cr_assert_gt(flags, 0, "no flag found in: %s", r.out);
+    }
+}
+
 Test(bench, raster_prints_one_json_object, .timeout = 120)
 {
     char dir[64], mesh[160];
