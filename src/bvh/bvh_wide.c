@@ -89,13 +89,15 @@ static uint32_t emit_leaf(collapse *c, uint32_t index)
 
 /* The push order of every ray octant (sr_wide_node.order): children sorted by the position of
  * their box's centre along the octant's diagonal, farthest first, empty slots before all; equal
- * positions in slot order. The keys are sums of half bounds, min/2 + max/2: finite for finite
- * boxes, and a sum of finite terms may overflow to an infinity but never becomes NaN (with
- * min + max a box at -FLT_MAX gave -inf on two axes, x - y gave inf - inf = NaN, and a NaN key,
- * ordered against nothing, took the rank of another child, which was then never pushed). Halving
- * is exact above the subnormals, so the order of every other box is the one of min + max. The opposite octant's diagonal is the negated one, so its order is
+ * positions in slot order. The opposite octant's diagonal is the negated one, so its order is
  * the reverse (empty slots kept first): 4 sorts make the 8 orders. Each sort ranks the keys by
- * counting the smaller ones (8 lanes at once), without the branches of a comparison sort. */
+ * counting the smaller ones (8 lanes at once), without the branches of a comparison sort.
+ *
+ * The keys are sums of half bounds, min/2 + max/2: finite for finite boxes, and a sum of finite
+ * terms may overflow to an infinity but never becomes NaN. (With min + max, a box at -FLT_MAX
+ * gave -inf on two axes and x - y gave inf - inf = NaN; a NaN key, ordered against nothing, took
+ * another child's rank, and that child was never pushed.) Halving is exact above the
+ * subnormals, so every other box keeps the order min + max gave it. */
 static void set_child_order(sr_wide_node *node, int count)
 {
     float centre[3][SR_WIDE_WIDTH];
