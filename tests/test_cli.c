@@ -564,8 +564,7 @@ Test(errors, an_unknown_instruction_set_in_the_environment_stops_the_program, .t
     test_mesh m;
     write_test_obj(mesh, &m);
     setenv("SOFTRAST_ISA", "avx3", 1);
-    expect_failure((const char *[]){"render", mesh, "--out", out, "--size", "32x24", NULL}, "SOFTRAST_ISA=avx3",
-                   outs);
+    expect_failure((const char *[]){"render", mesh, "--out", out, "--size", "32x24", NULL}, "SOFTRAST_ISA=avx3", outs);
     expect_failure((const char *[]){"bench", "bvh", mesh, "--runs", "1", NULL}, "unknown instruction set", outs);
     /* every known value runs, and every choice draws the same picture */
     const char *known[] = {"sse2", "avx2", "avx512"};
@@ -675,7 +674,7 @@ Test(help, the_top_level_help_names_every_flag_of_every_command, .timeout = 60)
 {
     run_result top = run((const char *[]){"help", NULL});
     cr_assert(top.exited && top.code == 0, "%s", top.err);
-    const char *commands[][2] = {{"render", NULL}, {"pick", NULL},     {"raycast", NULL}, {"view", NULL},
+    const char *commands[][2] = {{"render", NULL},    {"pick", NULL},   {"raycast", NULL}, {"view", NULL},
                                  {"bench", "raster"}, {"bench", "bvh"}, {"bench", "scene"}};
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
         run_result r = commands[c][1] ? run((const char *[]){commands[c][0], commands[c][1], "--help", NULL})

@@ -103,7 +103,8 @@ static void set_child_order(sr_wide_node *node, int count)
     float centre[3][SR_WIDE_WIDTH];
     for (int axis = 0; axis < 3; axis++)
         for (int i = 0; i < SR_WIDE_WIDTH; i++)
-            centre[axis][i] = i < count ? 0.5f * node->bounds[2 * axis][i] + 0.5f * node->bounds[2 * axis + 1][i] : 0.0f;
+            centre[axis][i] =
+                i < count ? 0.5f * node->bounds[2 * axis][i] + 0.5f * node->bounds[2 * axis + 1][i] : 0.0f;
     for (int p = 0; p < SR_WIDE_WIDTH; p++)
         node->order[p] = 0;
     const int empty = SR_WIDE_WIDTH - count;

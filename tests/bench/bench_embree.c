@@ -27,8 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <softrast/core.h>
 #include <softrast/bvh.h>
+#include <softrast/core.h>
 #include <softrast/scene.h>
 
 #define WIDTH 1280
