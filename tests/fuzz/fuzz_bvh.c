@@ -10,10 +10,10 @@
  * triangles, sr_ray_aabb over boxes), and the exact sets of primitives an overlap query must
  * report once each; of triangles hit at the closest t the smallest number must be reported. The
  * ray queries (which walk the wide tree) must also answer exactly as the binary traversal
- * (sr_bvh_query_ray_binary). Bad options and out-of-range indices must be refused with an error; the tree itself must be well
- * formed (every kept primitive in exactly one leaf, node boxes holding their contents, depth within SR_BVH_MAX_DEPTH).
- * Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK build with failing allocations. Knows nothing of the driver that
- * calls it. */
+ * (sr_bvh_query_ray_binary). Bad options and out-of-range indices must be refused with an error; the tree itself must
+ * be well formed (every kept primitive in exactly one leaf, node boxes holding their contents, depth within
+ * SR_BVH_MAX_DEPTH). Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK build with failing allocations. Knows nothing of
+ * the driver that calls it. */
 #include "fuzz_targets.h"
 
 #include <softrast/bvh.h>
@@ -141,12 +141,25 @@ static bool intersect_triangle(void *user, uint32_t primitive, const sr_ray *ray
     return true;
 }
 
+/* The custom test of the box queries: the box against the query's own ray (its tmax as given),
+ * the hit kept when its t is within the closest so far (ray->tmax). Testing the box against
+ * `ray` itself would be wrong once the closest t is -inf (a box entered at -inf: slab distances
+ * that overflow): sr_ray_aabb counts a box whose exit is clamped to -inf as missed, so every
+ * other box hit at -inf would be refused and the answer would depend on the order of the
+ * calls (found by fuzz_bvh). */
+typedef struct box_test {
+    const scene *s;
+    float query_tmax;
+} box_test;
+
 static bool intersect_box(void *user, uint32_t primitive, const sr_ray *ray, sr_bvh_hit *hit)
 {
-    const scene *s = user;
-    FUZZ_CHECK(primitive < s->count && s->kept[primitive], "custom test called for primitive %u", primitive);
+    const box_test *b = user;
+    FUZZ_CHECK(primitive < b->s->count && b->s->kept[primitive], "custom test called for primitive %u", primitive);
+    sr_ray query = *ray;
+    query.tmax = b->query_tmax;
     float t_near;
-    if (!sr_ray_aabb(ray, &s->boxes[primitive], &t_near, NULL))
+    if (!sr_ray_aabb(&query, &b->s->boxes[primitive], &t_near, NULL) || !(t_near <= ray->tmax))
         return false;
     hit->t = t_near;
     return true;
@@ -204,8 +217,8 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
                        p, (double)best);
             /* bvh.h: of triangles hit at that very t, the smallest number */
             for (size_t i = 0; i < p; i++)
-                FUZZ_CHECK(!(brute_hit[i] && brute_t[i] == best), "closest hit reports primitive %u, but %zu is hit at the same t %a",
-                           p, i, (double)best);
+                FUZZ_CHECK(!(brute_hit[i] && brute_t[i] == best),
+                           "closest hit reports primitive %u, but %zu is hit at the same t %a", p, i, (double)best);
             float length = sr_vec3_length(hit.normal);
             FUZZ_CHECK(sr_vec3_is_finite(hit.normal) && (length == 0.0f || fabsf(length - 1.0f) < 1e-3f),
                        "hit normal (%g %g %g)", (double)hit.normal.x, (double)hit.normal.y, (double)hit.normal.z);
@@ -235,9 +248,9 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
         sr_bvh_hit binary;
         bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CLOSEST, NULL, NULL, &binary);
         FUZZ_CHECK(binary_found == found &&
-                       (!found || (binary.primitive == hit.primitive && memcmp(&binary.t, &hit.t, sizeof hit.t) == 0 &&
-                                   memcmp(&binary.u, &hit.u, sizeof hit.u) == 0 &&
-                                   memcmp(&binary.v, &hit.v, sizeof hit.v) == 0)),
+                       (!found ||
+                        (binary.primitive == hit.primitive && memcmp(&binary.t, &hit.t, sizeof hit.t) == 0 &&
+                         memcmp(&binary.u, &hit.u, sizeof hit.u) == 0 && memcmp(&binary.v, &hit.v, sizeof hit.v) == 0)),
                    "wide closest hit (%d, primitive %u, t %a) differs from the binary traversal's (%d, %u, %a)", found,
                    hit.primitive, (double)hit.t, binary_found, binary.primitive, (double)binary.t);
         FUZZ_CHECK(sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_ANY, NULL, NULL, &binary) == any_found,
@@ -246,7 +259,8 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
     }
     sr_bvh_hit hit;
     FUZZ_CHECK(!sr_bvh_query_ray(bvh, ray, &hit), "a box tree answered a triangle ray query");
-    bool found = sr_bvh_query_ray_custom(bvh, ray, intersect_box, (void *)s, &hit);
+    box_test test = {s, ray->tmax};
+    bool found = sr_bvh_query_ray_custom(bvh, ray, intersect_box, &test, &hit);
     FUZZ_CHECK(found == any, "custom box query %s, brute force %s", found ? "hit" : "missed", any ? "hits" : "misses");
     if (found) {
         uint32_t p = hit.primitive;
@@ -256,7 +270,7 @@ static void check_ray(const sr_bvh *bvh, const scene *s, const sr_ray *ray)
     }
     /* exact box tests on both sides: the wide tree answers as the binary traversal */
     sr_bvh_hit binary;
-    bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CUSTOM, intersect_box, (void *)s, &binary);
+    bool binary_found = sr_bvh_query_ray_binary(bvh, ray, SR_BVH_RAY_CUSTOM, intersect_box, &test, &binary);
     FUZZ_CHECK(binary_found == found &&
                    (!found || (binary.primitive == hit.primitive && memcmp(&binary.t, &hit.t, sizeof hit.t) == 0)),
                "wide custom box query (%d, primitive %u, t %a) differs from the binary traversal's (%d, %u, %a)", found,

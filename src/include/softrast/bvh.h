@@ -183,7 +183,9 @@ bool sr_bvh_query_ray_any(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_hit *hit)
 /// Intersects one primitive for sr_bvh_query_ray_custom. `ray->tmax` is the closest t found so
 /// far. On a hit at a t in [ray->tmin, ray->tmax] it writes hit->t (and, if it has them, u, v
 /// and normal) and returns true. Of hits at equal t the query keeps the smallest primitive
-/// number, so the answer does not depend on the order of the calls.
+/// number, so the answer does not depend on the order of the calls. (A test built on
+/// sr_ray_aabb should run it with the query's own tmax and compare its t with ray->tmax: once
+/// the closest t is -inf, a box entered at -inf, sr_ray_aabb on `ray` refuses every box.)
 typedef bool (*sr_bvh_ray_primitive_fn)(void *user, uint32_t primitive, const sr_ray *ray, sr_bvh_hit *hit);
 
 /// Closest hit over any tree (box or triangle) with a caller's primitive test, called for each
