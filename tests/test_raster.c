@@ -559,6 +559,46 @@ Test(raster, thin_and_subpixel_triangles_match_brute_force)
     fb_delete(fb);
 }
 
+/* Triangles of a pixel or less, most of whose bounds fit in one 4x2 block (setup decides their
+ * coverage before the fill), with a vertex on a pixel centre or an edge through one: centres
+ * exactly on an edge, covered or not by the top-left rule, are the cases a one-off error misses. */
+Test(raster, tiny_triangles_touching_pixel_centres_match_brute_force)
+{
+    const int size = 8;
+    sr_framebuffer *fb = fb_new(size, size, false);
+    sr_renderer *renderer = renderer_new();
+    uint64_t rng = 7;
+    for (int i = 0; i < 3000; i++) {
+        // A pixel centre away from the border, and offsets of up to 1.5 px around it.
+        int64_t cx = (int64_t)(1 + rng_next(&rng) % (uint64_t)(size - 2)) * 256 + 128;
+        int64_t cy = (int64_t)(1 + rng_next(&rng) % (uint64_t)(size - 2)) * 256 + 128;
+        int64_t x[3], y[3];
+        for (int k = 0; k < 3; k++) {
+            x[k] = cx + (int64_t)(rng_next(&rng) % 769) - 384;
+            y[k] = cy + (int64_t)(rng_next(&rng) % 769) - 384;
+        }
+        switch (i % 4) {
+        case 0: // a vertex on the centre
+            x[0] = cx, y[0] = cy;
+            break;
+        case 1: // an edge through the centre
+            x[1] = 2 * cx - x[0], y[1] = 2 * cy - y[0];
+            break;
+        case 2: // a horizontal or vertical edge through the centre
+            if (rng_next(&rng) & 1)
+                y[0] = y[1] = cy;
+            else
+                x[0] = x[1] = cx;
+            break;
+        default: // anywhere around it
+            break;
+        }
+        check_against_reference(renderer, fb, x, y);
+    }
+    sr_renderer_destroy(renderer);
+    fb_delete(fb);
+}
+
 Test(raster, degenerate_triangles_draw_nothing)
 {
     const int size = 16;

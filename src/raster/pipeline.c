@@ -10,9 +10,6 @@
 
 #include <string.h>
 
-/// How many triangles ahead the triangle loop prefetches framebuffer rows.
-#define PREFETCH_DISTANCE 2
-
 sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr_error *err)
 {
     if (!out)
@@ -446,9 +443,6 @@ static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment
     const size_t triangle_count = job->triangle_count;
     const sr_pixel_rect viewport = {0, 0, context->viewport.width - 1, context->viewport.height - 1};
     for (size_t t = 0; t < triangle_count; t++) {
-        size_t ahead = t + PREFETCH_DISTANCE, next[3];
-        if (ahead < triangle_count && sr_raster_triangle_indices(desc, ahead, next))
-            sr_raster_prefetch_triangle(context, &screen[next[0]], &screen[next[1]], &screen[next[2]]);
         size_t index[3];
         if (!sr_raster_triangle_indices(desc, t, index)) {
             stats->triangles_skipped++;

@@ -162,6 +162,9 @@ typedef struct sr_triangle_setup {
     /// in int32 over the whole bounds (differences < 2^14, products and sums < 2^30), which the
     /// small-triangle path uses to test 4 pixels per instruction.
     bool small;
+    /// The triangle covers no pixel centre of its bounds (found by setup for triangles whose
+    /// bounds fit in one block; the planes are then left unset and the fill does nothing).
+    bool empty;
 } sr_triangle_setup;
 
 #define SR_SMALL_TRIANGLE 64
@@ -277,17 +280,12 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
                                          const float *const attributes[3], uint32_t primitive_id,
                                          sr_triangle_setup *setup);
 
-/// Starts fetching the first rows of depth and colour that an unclipped triangle will touch
-/// (a hint only; the triangle loop calls it a few triangles ahead, so that the framebuffer lines
-/// arrive while earlier triangles are drawn).
-void sr_raster_prefetch_triangle(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
-                                 const sr_screen_vertex *v2);
-
 /// Rasterises a set-up triangle restricted to `rect` with the draw's variant of fill.c.
 static inline void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_setup *setup,
                                            sr_pixel_rect rect, sr_fragment_counters *counters)
 {
-    context->fill(context, setup, rect, counters);
+    if (!setup->empty)
+        context->fill(context, setup, rect, counters);
 }
 
 /// Blends the fragment colour `rgba` (each component clamped to [0, 1], NaN as 0) over the

@@ -22,24 +22,29 @@ static int32_t max3(int32_t a, int32_t b, int32_t c)
     return m > c ? m : c;
 }
 
-void sr_raster_prefetch_triangle(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
-                                 const sr_screen_vertex *v2)
+/* Whether a pixel centre of the bounds of a small triangle (edge functions in int32 there, see
+ * sr_triangle_setup) within one block of its top-left pixel is covered: the block's lanes, each
+ * lane's edge functions from the origin by the steps, as fill.c computes them. */
+static bool covers_any_pixel(const sr_triangle_setup *setup)
 {
-    if ((v0->flags | v1->flags | v2->flags) & (SR_CLIP_MASK | SR_VERTEX_NONFINITE))
-        return;
-    int min_x = (min3(v0->x, v1->x, v2->x) + (SR_SUBPIXEL_ONE / 2 - 1)) >> SR_SUBPIXEL_BITS;
-    int min_y = (min3(v0->y, v1->y, v2->y) + (SR_SUBPIXEL_ONE / 2 - 1)) >> SR_SUBPIXEL_BITS;
-    int max_y = (max3(v0->y, v1->y, v2->y) - SR_SUBPIXEL_ONE / 2) >> SR_SUBPIXEL_BITS;
-    min_x = min_x < 0 ? 0 : min_x >= context->viewport.width ? context->viewport.width - 1 : min_x;
-    min_y = min_y < 0 ? 0 : min_y;
-    max_y = max_y >= context->viewport.height ? context->viewport.height - 1 : max_y;
-    max_y = max_y - min_y > 16 ? min_y + 16 : max_y;
-    const sr_framebuffer *fb = context->fb;
-    for (int y = min_y; y <= max_y; y++) {
-        size_t at = (size_t)y * (size_t)fb->width + (size_t)min_x;
-        __builtin_prefetch(fb->depth + at, 1);
-        __builtin_prefetch(fb->color + at, 1);
+    const int columns = setup->bounds.max_x - setup->bounds.min_x + 1;
+    const int rows = setup->bounds.max_y - setup->bounds.min_y + 1;
+    int32_t origin[3], step_x[3], step_y[3];
+    for (int k = 0; k < 3; k++) {
+        origin[k] = (int32_t)setup->edge_origin[k];
+        step_x[k] = (int32_t)setup->edge_step_x[k];
+        step_y[k] = (int32_t)setup->edge_step_y[k];
     }
+    int32_t any_inside = 0;
+    for (int lane = 0; lane < SR_BLOCK_LANES; lane++) {
+        const int column = lane % SR_BLOCK_WIDTH, row = lane / SR_BLOCK_WIDTH;
+        int32_t outside = 0;
+        for (int k = 0; k < 3; k++)
+            outside |= origin[k] + step_x[k] * column + step_y[k] * row;
+        // Inside when no edge function is negative (sign bit clear), and the lane is in bounds.
+        any_inside |= (outside >= 0) & (column < columns) & (row < rows);
+    }
+    return any_inside != 0;
 }
 
 /* value(x, y) = f0 + gx (x - x0) + gy (y - y0) through the three vertices, by Cramer's rule on
@@ -173,6 +178,14 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
         setup->edge_step_x[k] = -dy * SR_SUBPIXEL_ONE;
         setup->edge_step_y[k] = dx * SR_SUBPIXEL_ONE;
     }
+
+    // Triangles whose bounds fit in one block (most triangles of a dense mesh, and many of them
+    // between pixel centres) are tested for coverage here, before the planes: an empty one is
+    // done. The fill would find the same: the same edge functions at the same pixels.
+    setup->empty = setup->small && bounds.max_x - bounds.min_x < SR_BLOCK_WIDTH &&
+                   bounds.max_y - bounds.min_y < SR_BLOCK_HEIGHT && !covers_any_pixel(setup);
+    if (setup->empty)
+        return SR_SETUP_OK;
 
     // Plane equations in pixel units, stored as float relative to the centre of the first pixel
     // of the bounds (small offsets keep per-pixel float error small). Set up in float for small
