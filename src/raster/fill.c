@@ -429,6 +429,20 @@ void FILL_VARIANT(sr_raster_fill_triangle)(const sr_draw_context *context, const
     f.in.barycentric = context->barycentrics ? (const float(*)[LANES])f.varyings + context->varying_count : NULL;
     f.in.primitive_id = setup->primitive_id;
     f.in.front_facing = setup->front_facing;
+    bool fast = !context->late_depth && context->state.depth_func == SR_DEPTH_LESS && !context->state.no_depth_write &&
+                context->state.blend == SR_BLEND_NONE;
+    if (setup->tiny_mask) {
+        // One block, whose coverage setup found: the pixels of it that this call may shade.
+        const int x0 = setup->bounds.min_x, y0 = setup->bounds.min_y;
+        unsigned mask = setup->tiny_mask & lanes_within(&r, x0, y0);
+        if (mask && fast)
+            shade_block(&f, x0, y0, mask, true);
+        else if (mask)
+            shade_block(&f, x0, y0, mask, false);
+        counters->shaded += f.counters.shaded;
+        counters->written += f.counters.written;
+        return;
+    }
     if (setup->small) {
         for (int k = 0; k < 3; k++) {
             const int32_t step_x = (int32_t)setup->edge_step_x[k], step_y = (int32_t)setup->edge_step_y[k];
@@ -441,8 +455,6 @@ void FILL_VARIANT(sr_raster_fill_triangle)(const sr_draw_context *context, const
                 f.edge_lanes64[k][lane] =
                     setup->edge_step_x[k] * (lane % SR_BLOCK_WIDTH) + setup->edge_step_y[k] * (lane / SR_BLOCK_WIDTH);
     }
-    bool fast = !context->late_depth && context->state.depth_func == SR_DEPTH_LESS && !context->state.no_depth_write &&
-                context->state.blend == SR_BLEND_NONE;
     if (fast)
         fill_fast(&f);
     else

@@ -165,6 +165,10 @@ typedef struct sr_triangle_setup {
     /// The triangle covers no pixel centre of its bounds (found by setup for triangles whose
     /// bounds fit in one block; the planes are then left unset and the fill does nothing).
     bool empty;
+    /// For triangles whose bounds fit in one block (SR_BLOCK_WIDTH x SR_BLOCK_HEIGHT) from their
+    /// top-left pixel, the pixels covered in that block (lane k: column k % SR_BLOCK_WIDTH, row
+    /// k / SR_BLOCK_WIDTH); 0 for every other triangle.
+    unsigned tiny_mask;
 } sr_triangle_setup;
 
 #define SR_SMALL_TRIANGLE 64

@@ -22,10 +22,11 @@ static int32_t max3(int32_t a, int32_t b, int32_t c)
     return m > c ? m : c;
 }
 
-/* Whether a pixel centre of the bounds of a small triangle (edge functions in int32 there, see
- * sr_triangle_setup) within one block of its top-left pixel is covered: the block's lanes, each
- * lane's edge functions from the origin by the steps, as fill.c computes them. */
-static bool covers_any_pixel(const sr_triangle_setup *setup)
+/* The pixels of the bounds of a small triangle (edge functions in int32 there, see
+ * sr_triangle_setup) that lie within one block from its top-left pixel and whose centres are
+ * covered, as a lane mask (lane k: column k % 4, row k / 4): each lane's edge functions from the
+ * origin by the steps, as fill.c computes them. */
+static unsigned tiny_coverage(const sr_triangle_setup *setup)
 {
     const int columns = setup->bounds.max_x - setup->bounds.min_x + 1;
     const int rows = setup->bounds.max_y - setup->bounds.min_y + 1;
@@ -35,16 +36,16 @@ static bool covers_any_pixel(const sr_triangle_setup *setup)
         step_x[k] = (int32_t)setup->edge_step_x[k];
         step_y[k] = (int32_t)setup->edge_step_y[k];
     }
-    int32_t any_inside = 0;
+    unsigned mask = 0;
     for (int lane = 0; lane < SR_BLOCK_LANES; lane++) {
         const int column = lane % SR_BLOCK_WIDTH, row = lane / SR_BLOCK_WIDTH;
         int32_t outside = 0;
         for (int k = 0; k < 3; k++)
             outside |= origin[k] + step_x[k] * column + step_y[k] * row;
         // Inside when no edge function is negative (sign bit clear), and the lane is in bounds.
-        any_inside |= (outside >= 0) & (column < columns) & (row < rows);
+        mask |= (unsigned)((outside >= 0) & (column < columns) & (row < rows)) << lane;
     }
-    return any_inside != 0;
+    return mask;
 }
 
 /* value(x, y) = f0 + gx (x - x0) + gy (y - y0) through the three vertices, by Cramer's rule on
@@ -180,10 +181,13 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
     }
 
     // Triangles whose bounds fit in one block (most triangles of a dense mesh, and many of them
-    // between pixel centres) are tested for coverage here, before the planes: an empty one is
-    // done. The fill would find the same: the same edge functions at the same pixels.
-    setup->empty = setup->small && bounds.max_x - bounds.min_x < SR_BLOCK_WIDTH &&
-                   bounds.max_y - bounds.min_y < SR_BLOCK_HEIGHT && !covers_any_pixel(setup);
+    // between pixel centres) get their coverage here, before the planes: an empty one is done,
+    // the fill shades the others' one block without looking for blocks. The fill would find the
+    // same pixels: the same edge functions at the same pixel centres.
+    const bool tiny = setup->small && bounds.max_x - bounds.min_x < SR_BLOCK_WIDTH &&
+                      bounds.max_y - bounds.min_y < SR_BLOCK_HEIGHT;
+    setup->tiny_mask = tiny ? tiny_coverage(setup) : 0;
+    setup->empty = tiny && !setup->tiny_mask;
     if (setup->empty)
         return SR_SETUP_OK;
 
