@@ -149,22 +149,17 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
     int64_t area = sr_raster_doubled_area(v0, v1, v2);
     bool front = area < 0;
 
-    // Order the vertices so that the interior has positive edge functions.
-    const sr_screen_vertex *v[3] = {v0, v1, v2};
-    const float *attr[3] = {attributes[0], attributes[1], attributes[2]};
-    if (area < 0) {
-        v[1] = v2;
-        v[2] = v1;
-        attr[1] = attributes[2];
-        attr[2] = attributes[1];
-        area = -area;
-    }
+    // Order the vertices so that the interior has positive edge functions. Selects rather than a
+    // branch, and so below: on meshes drawn without culling the facing is a coin toss.
+    const sr_screen_vertex *v[3] = {v0, front ? v2 : v1, front ? v1 : v2};
+    const float *attr[3] = {attributes[0], front ? attributes[2] : attributes[1], front ? attributes[1] : attributes[2]};
+    area = front ? -area : area;
     setup->bounds = bounds;
     setup->primitive_id = primitive_id;
     setup->front_facing = front;
     const int32_t small = SR_SMALL_TRIANGLE * SR_SUBPIXEL_ONE;
-    setup->small = max3(v0->x, v1->x, v2->x) - min3(v0->x, v1->x, v2->x) < small &&
-                   max3(v0->y, v1->y, v2->y) - min3(v0->y, v1->y, v2->y) < small;
+    setup->small = (max3(v0->x, v1->x, v2->x) - min3(v0->x, v1->x, v2->x) < small) &
+                   (max3(v0->y, v1->y, v2->y) - min3(v0->y, v1->y, v2->y) < small);
 
     int64_t centre_x = (int64_t)min_x * SR_SUBPIXEL_ONE + SR_SUBPIXEL_ONE / 2;
     int64_t centre_y = (int64_t)min_y * SR_SUBPIXEL_ONE + SR_SUBPIXEL_ONE / 2;
@@ -174,7 +169,7 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
         // E(p) = dx (p.y - a.y) - dy (p.x - a.x) > 0 inside. Top-left rule (D3D10) on the y-down
         // screen with this winding: a top edge is horizontal with the interior below it (dx > 0),
         // a left edge goes up (dy < 0). Pixels exactly on other edges are left to the neighbour.
-        bool top_left = dy < 0 || (dy == 0 && dx > 0);
+        bool top_left = (dy < 0) | ((dy == 0) & (dx > 0));
         setup->edge_origin[k] = dx * (centre_y - a->y) - dy * (centre_x - a->x) - (top_left ? 0 : 1);
         setup->edge_step_x[k] = -dy * SR_SUBPIXEL_ONE;
         setup->edge_step_y[k] = dx * SR_SUBPIXEL_ONE;
