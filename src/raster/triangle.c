@@ -152,7 +152,8 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
     // Order the vertices so that the interior has positive edge functions. Selects rather than a
     // branch, and so below: on meshes drawn without culling the facing is a coin toss.
     const sr_screen_vertex *v[3] = {v0, front ? v2 : v1, front ? v1 : v2};
-    const float *attr[3] = {attributes[0], front ? attributes[2] : attributes[1], front ? attributes[1] : attributes[2]};
+    const float *attr[3] = {attributes[0], front ? attributes[2] : attributes[1],
+                            front ? attributes[1] : attributes[2]};
     area = front ? -area : area;
     setup->bounds = bounds;
     setup->primitive_id = primitive_id;
@@ -179,8 +180,8 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
     // between pixel centres) get their coverage here, before the planes: an empty one is done,
     // the fill shades the others' one block without looking for blocks. The fill would find the
     // same pixels: the same edge functions at the same pixel centres.
-    const bool tiny = setup->small && bounds.max_x - bounds.min_x < SR_BLOCK_WIDTH &&
-                      bounds.max_y - bounds.min_y < SR_BLOCK_HEIGHT;
+    const bool tiny =
+        setup->small && bounds.max_x - bounds.min_x < SR_BLOCK_WIDTH && bounds.max_y - bounds.min_y < SR_BLOCK_HEIGHT;
     setup->tiny_mask = tiny ? tiny_coverage(setup) : 0;
     setup->empty = tiny && !setup->tiny_mask;
     if (setup->empty)
