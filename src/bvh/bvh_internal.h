@@ -251,8 +251,8 @@ static inline void sr_bvh_hit_clear(sr_bvh_hit *hit)
 /* ---- traversals ---- */
 
 /// The ray query of softrast/bvh.h (closest, any or custom) walking the wide tree; `ray` is
-/// usable (sr_bvh_ray_is_usable), the tree not empty, `hit` cleared (sr_bvh_hit_clear). Fills
-/// `hit` completely; returns whether something was hit. (bvh_query_wide.c)
+/// usable (sr_bvh_ray_is_usable), the tree not empty. Fills `hit` completely (whatever it held
+/// before); returns whether something was hit. (bvh_query_wide.c)
 bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                        void *user, sr_bvh_hit *hit);
 

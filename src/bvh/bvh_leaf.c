@@ -289,9 +289,9 @@ void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *bvh, const sr_r
 bool sr_bvh_leaf_query_finish(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, uint32_t nodes_visited)
 {
     sr_bvh_hit *hit = q->hit;
+    (void)mode;
     if (q->best_primitive == SR_BVH_NO_HIT) {
-        if (mode == SR_BVH_RAY_CUSTOM) /* the caller's test may have written fields */
-            sr_bvh_hit_clear(hit);
+        sr_bvh_hit_clear(hit); /* the caller's test may have written fields */
         hit->nodes_visited = nodes_visited;
         hit->primitives_tested = q->tested;
         return false;

@@ -112,11 +112,11 @@ static inline void sr_bvh_leaf_query_keep(sr_bvh_leaf_query *q, const sr_triangl
 uint32_t sr_bvh_wide_traverse_subtree(sr_bvh_leaf_query *q, uint32_t ref);
 
 /// Starts a query of `ray` (usable: sr_bvh_ray_is_usable) over `bvh` (not empty) into `hit`
-/// (cleared: sr_bvh_hit_clear).
+/// (whose fields are written as the query goes and completed by sr_bvh_leaf_query_finish).
 void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *bvh, const sr_ray *ray,
                              sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);
 /// Fills in the hit at the end of a query (primitive, point, normal, the counters with
-/// `nodes_visited`); returns whether something was hit.
+/// `nodes_visited`; a miss: sr_bvh_hit_clear's fields); returns whether something was hit.
 bool sr_bvh_leaf_query_finish(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, uint32_t nodes_visited);
 
 /// The leaf `ref` (a leaf reference of a wide node) for a closest-hit, any-hit or custom query:

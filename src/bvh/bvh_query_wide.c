@@ -217,6 +217,7 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
     sr_ray limited = *ray;
     limited.tmax = sr_bvh_prune_limit(ray->tmax);
     if (box_entry(&bvh->nodes[0], &limited, &origins) == INFINITY) {
+        sr_bvh_hit_clear(hit);
         hit->nodes_visited = 1;
         return false;
     }
