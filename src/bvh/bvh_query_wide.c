@@ -235,14 +235,22 @@ SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mod
 bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                        void *user, sr_bvh_hit *hit)
 {
-    /* The root's box first, with the slab test of the binary traversal (grown by the margin of
-     * sr_bvh_slab_origins, as every box test of the wide tree): most primary rays miss the whole
-     * mesh, and this one test is cheaper than the set-up of the traversal and its first 8 boxes.
-     * It counts as one box tested. */
+    /* The root's box first (grown by the margin of sr_bvh_slab_origins, as every box test of the
+     * wide tree): most primary rays miss the whole mesh, and this one test is cheaper than the
+     * set-up of the traversal and its first 8 boxes. The common rays get the wide test's
+     * operations on this one box, the others the slab test of the binary traversal. It counts as
+     * one box tested. */
     const slab_origins origins = slab_origins_make(bvh, ray);
-    sr_ray limited = *ray;
-    limited.tmax = sr_bvh_prune_limit(ray->tmax);
-    if (box_entry(&bvh->nodes[0], &limited, &origins) == INFINITY) {
+    const bool fast = sr_bvh_ray_is_fast(ray);
+    bool entered;
+    if (fast) {
+        entered = box_is_entered_fast(&bvh->nodes[0], ray, &origins, sr_bvh_prune_limit(ray->tmax));
+    } else {
+        sr_ray limited = *ray;
+        limited.tmax = sr_bvh_prune_limit(ray->tmax);
+        entered = box_entry(&bvh->nodes[0], &limited, &origins) != INFINITY;
+    }
+    if (!entered) {
         sr_bvh_hit_clear(hit);
         hit->nodes_visited = 1;
         return false;
@@ -252,7 +260,7 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
     sr_bvh_leaf_query q;
     sr_bvh_leaf_query_start(&q, bvh, ray, intersect, user, hit);
     uint32_t visited;
-    if (sr_bvh_ray_is_fast(ray) && mode == SR_BVH_RAY_CLOSEST) {
+    if (fast && mode == SR_BVH_RAY_CLOSEST) {
         /* the common query, one copy per octant: the box test reads the rows at constant offsets */
         const sr_vec3 inv = ray->inv_direction;
         switch ((inv.x < 0.0f) | (inv.y < 0.0f) << 1 | (inv.z < 0.0f) << 2) {
@@ -281,7 +289,7 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
             visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 7, 0, near, far);
             break;
         }
-    } else if (sr_bvh_ray_is_fast(ray)) {
+    } else if (fast) {
         visited = mode == SR_BVH_RAY_ANY ? traverse(&q, SR_BVH_RAY_ANY, true, -1, 0, near, far)
                                          : traverse(&q, SR_BVH_RAY_CUSTOM, true, -1, 0, near, far);
     } else {

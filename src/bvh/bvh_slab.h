@@ -90,6 +90,29 @@ SR_BVH_ALWAYS_INLINE float box_entry(const sr_bvh_node *node, const sr_ray *ray,
     t_leave = t_leave < ray->tmax ? t_leave : ray->tmax;
     return t_enter <= t_leave && t_enter < INFINITY && t_leave > -INFINITY ? t_enter : INFINITY;
 }
+
+/* Whether the ray enters a node's box (grown as `origins` say) within [ray->tmin, limit], for
+ * rays that take the short path of the box tests (sr_bvh_ray_is_fast): the operations of the
+ * wide tree's box test on one box (bvh_query_wide.c, wide_box_test), the exit widening folded
+ * into 1/d, the reductions as trees (no slab distance is NaN), an entry at +inf a miss. */
+SR_BVH_ALWAYS_INLINE bool box_is_entered_fast(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins,
+                                              float limit)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    const __m128 negative = _mm_cmplt_ps(inv, _mm_setzero_ps());
+    __m128 low, high;
+    node_bounds(node, &low, &high);
+    const __m128 inv_far = _mm_mul_ps(inv, _mm_set1_ps(1.0f + 0x1p-21f));
+    const __m128 near = _mm_mul_ps(_mm_sub_ps(select_ps(negative, high, low), origins->near), inv);
+    const __m128 far = _mm_mul_ps(_mm_sub_ps(select_ps(negative, low, high), origins->far), inv_far);
+    const __m128 near_y = _mm_shuffle_ps(near, near, _MM_SHUFFLE(1, 1, 1, 1));
+    const __m128 near_z = _mm_shuffle_ps(near, near, _MM_SHUFFLE(2, 2, 2, 2));
+    const __m128 far_y = _mm_shuffle_ps(far, far, _MM_SHUFFLE(1, 1, 1, 1));
+    const __m128 far_z = _mm_shuffle_ps(far, far, _MM_SHUFFLE(2, 2, 2, 2));
+    const float enter = _mm_cvtss_f32(_mm_max_ss(_mm_max_ss(near, near_y), _mm_max_ss(near_z, _mm_set_ss(ray->tmin))));
+    const float leave = _mm_cvtss_f32(_mm_min_ss(_mm_min_ss(far, far_y), _mm_min_ss(far_z, _mm_set_ss(limit))));
+    return enter <= leave && enter < INFINITY;
+}
 #else
 /// The origins that the slab tests of a triangle tree subtract from a box's near faces (`near`)
 /// and far faces (`far`), per axis: the ray's origin moved by the margin of bvh_query.c ("the
@@ -177,6 +200,28 @@ SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_
 static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
 {
     return sr_bvh_grown_box_entry(node, ray, origins->near, origins->far);
+}
+
+/* The SSE version's box_is_entered_fast, the same operations axis by axis. */
+static inline bool box_is_entered_fast(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins,
+                                       float limit)
+{
+    const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+    const float low[3] = {node->min.x, node->min.y, node->min.z}, high[3] = {node->max.x, node->max.y, node->max.z};
+    float near[3], far[3];
+    for (int k = 0; k < 3; k++) {
+        const bool negative = inv[k] < 0.0f;
+        const float inv_far = inv[k] * (1.0f + 0x1p-21f);
+        near[k] = ((negative ? high[k] : low[k]) - origins->near[k]) * inv[k];
+        far[k] = ((negative ? low[k] : high[k]) - origins->far[k]) * inv_far;
+    }
+    const float near_xy = near[0] > near[1] ? near[0] : near[1];
+    const float near_zt = near[2] > ray->tmin ? near[2] : ray->tmin;
+    const float far_xy = far[0] < far[1] ? far[0] : far[1];
+    const float far_zt = far[2] < limit ? far[2] : limit;
+    const float enter = near_xy > near_zt ? near_xy : near_zt;
+    const float leave = far_xy < far_zt ? far_xy : far_zt;
+    return enter <= leave && enter < INFINITY;
 }
 #endif
 
