@@ -280,22 +280,6 @@ NOINLINE bool sr_bvh_leaf_custom(sr_bvh_leaf_query *q, uint32_t ref)
     }
 }
 
-void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *bvh, const sr_ray *ray,
-                             sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit)
-{
-    q->ray = ray;
-    q->tmax = ray->tmax;
-    q->leaf_rays_made = false;
-    q->bvh = bvh;
-    q->hit = hit;
-    q->best_primitive = SR_BVH_NO_HIT;
-    q->best_pack = NULL;
-    q->best_lane = 0;
-    q->tested = 0;
-    q->intersect = intersect;
-    q->user = user;
-}
-
 bool sr_bvh_leaf_query_finish(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, uint32_t nodes_visited)
 {
     sr_bvh_hit *hit = q->hit;

@@ -55,7 +55,8 @@ SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_
     const __m128 reach = largest_lane(
         _mm_max_ps(_mm_andnot_ps(sign, _mm_sub_ps(low, origin)), _mm_andnot_ps(sign, _mm_sub_ps(high, origin))));
     const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
-    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float xy = x > y ? x : y;
+    const float speed = xy > z ? xy : z; /* D (no NaN: the ray is usable) */
     const float scaled = 0x1p-46f * (1.0f + speed);
     const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * (scaled > 1.0f ? scaled : 1.0f)),
                                    _mm_mul_ps(_mm_set1_ps(0x1p-22f), _mm_andnot_ps(sign, origin)));
@@ -139,7 +140,8 @@ SR_BVH_ALWAYS_INLINE void sr_bvh_slab_origins(const sr_bvh *bvh, const sr_ray *r
         reach = farther > reach ? farther : reach;
     }
     const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
-    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float xy = x > y ? x : y;
+    const float speed = xy > z ? xy : z; /* D (no NaN: the ray is usable) */
     const float scaled = 0x1p-46f * (1.0f + speed);
     const float rest = 0x1p-100f * (scaled > 1.0f ? scaled : 1.0f);
     for (int k = 0; k < 3; k++) {
