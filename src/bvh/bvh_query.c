@@ -330,23 +330,6 @@ done:
     return best_slot;
 }
 
-void sr_bvh_hit_finish(const sr_ray *ray, uint32_t primitive, const float *v, sr_bvh_hit *hit)
-{
-    hit->primitive = primitive;
-    hit->point = sr_vec3_add(ray->origin, sr_vec3_scale(ray->direction, hit->t));
-    if (v) {
-        double e1[3], e2[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = (double)v[3 + k] - v[k];
-            e2[k] = (double)v[6 + k] - v[k];
-        }
-        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-        double length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        hit->normal = length > 0.0 ? (sr_vec3){(float)(n[0] / length), (float)(n[1] / length), (float)(n[2] / length)}
-                                   : (sr_vec3){0.0f, 0.0f, 0.0f};
-    }
-}
-
 bool sr_bvh_query_ray_binary(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,
                              sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit)
 {

@@ -241,7 +241,7 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
      * operations on this one box, the others the slab test of the binary traversal. It counts as
      * one box tested. */
     const slab_origins origins = slab_origins_make(bvh, ray);
-    const bool fast = sr_bvh_ray_is_fast(ray);
+    const bool fast = slab_ray_is_fast(ray);
     bool entered;
     if (fast) {
         entered = box_is_entered_fast(&bvh->nodes[0], ray, &origins, sr_bvh_prune_limit(ray->tmax));

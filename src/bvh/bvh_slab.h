@@ -58,7 +58,9 @@ SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_
     const float xy = x > y ? x : y;
     const float speed = xy > z ? xy : z; /* D (no NaN: the ray is usable) */
     const float scaled = 0x1p-46f * (1.0f + speed);
-    const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * (scaled > 1.0f ? scaled : 1.0f)),
+    /* max(scaled, 1) as MAXSS (`scaled > 1 ? scaled : 1`), without a branch */
+    const float at_least_one = _mm_cvtss_f32(_mm_max_ss(_mm_set_ss(scaled), _mm_set_ss(1.0f)));
+    const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * at_least_one),
                                    _mm_mul_ps(_mm_set1_ps(0x1p-22f), _mm_andnot_ps(sign, origin)));
     const __m128 margin = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(0x1p-18f), reach), rest);
     const __m128 ahead = _mm_add_ps(origin, margin), behind = _mm_sub_ps(origin, margin);
@@ -90,6 +92,15 @@ SR_BVH_ALWAYS_INLINE float box_entry(const sr_bvh_node *node, const sr_ray *ray,
     float t_leave = sr_ray_aabb_widen_far(_mm_cvtss_f32(leave));
     t_leave = t_leave < ray->tmax ? t_leave : ray->tmax;
     return t_enter <= t_leave && t_enter < INFINITY && t_leave > -INFINITY ? t_enter : INFINITY;
+}
+
+/* sr_bvh_ray_is_fast, with 1/d in the lanes that slab_origins_make and box_is_entered_fast read
+ * it into. */
+static inline bool slab_ray_is_fast(const sr_ray *ray)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    const __m128 finite = _mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), inv), _mm_set1_ps(INFINITY));
+    return ray->tmin >= 0.0f && _mm_movemask_ps(finite) == 0xf;
 }
 
 /* Whether the ray enters a node's box (grown as `origins` say) within [ray->tmin, limit], for
@@ -202,6 +213,11 @@ SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_
 static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
 {
     return sr_bvh_grown_box_entry(node, ray, origins->near, origins->far);
+}
+
+static inline bool slab_ray_is_fast(const sr_ray *ray)
+{
+    return sr_bvh_ray_is_fast(ray);
 }
 
 /* The SSE version's box_is_entered_fast, the same operations axis by axis. */
