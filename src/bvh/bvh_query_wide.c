@@ -174,9 +174,7 @@ SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mod
     const wide_ray *box = &box_ray;
     uint32_t visited = 0;
     float limit = sr_bvh_prune_limit(q->tmax);
-    const sr_vec3 inv = q->ray->inv_direction;
-    const unsigned octant = fixed_octant >= 0 ? (unsigned)fixed_octant
-                                              : (unsigned)((inv.x < 0.0f) | (inv.y < 0.0f) << 1 | (inv.z < 0.0f) << 2);
+    const unsigned octant = fixed_octant >= 0 ? (unsigned)fixed_octant : slab_ray_octant(q->ray);
     uint32_t stack_ref[STACK_SIZE];
     float stack_t[STACK_SIZE];
     int top = 0;
@@ -262,8 +260,7 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
     uint32_t visited;
     if (fast && mode == SR_BVH_RAY_CLOSEST) {
         /* the common query, one copy per octant: the box test reads the rows at constant offsets */
-        const sr_vec3 inv = ray->inv_direction;
-        switch ((inv.x < 0.0f) | (inv.y < 0.0f) << 1 | (inv.z < 0.0f) << 2) {
+        switch (slab_ray_octant(ray)) {
         case 0:
             visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 0, 0, near, far);
             break;

@@ -103,6 +103,14 @@ static inline bool slab_ray_is_fast(const sr_ray *ray)
     return ray->tmin >= 0.0f && _mm_movemask_ps(finite) == 0xf;
 }
 
+/* The ray's octant: bit k set when 1/d_k < 0 (-0 included: 1 / -0 = -inf), from the lanes of
+ * slab_origins_make's choice of faces. */
+static inline unsigned slab_ray_octant(const sr_ray *ray)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    return (unsigned)_mm_movemask_ps(_mm_cmplt_ps(inv, _mm_setzero_ps())) & 7u;
+}
+
 /* Whether the ray enters a node's box (grown as `origins` say) within [ray->tmin, limit], for
  * rays that take the short path of the box tests (sr_bvh_ray_is_fast): the operations of the
  * wide tree's box test on one box (bvh_query_wide.c, wide_box_test), the exit widening folded
@@ -218,6 +226,12 @@ static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const 
 static inline bool slab_ray_is_fast(const sr_ray *ray)
 {
     return sr_bvh_ray_is_fast(ray);
+}
+
+static inline unsigned slab_ray_octant(const sr_ray *ray)
+{
+    const sr_vec3 inv = ray->inv_direction;
+    return (unsigned)((inv.x < 0.0f) | (inv.y < 0.0f) << 1 | (inv.z < 0.0f) << 2);
 }
 
 /* The SSE version's box_is_entered_fast, the same operations axis by axis. */
