@@ -21,7 +21,7 @@
  * most three roundings to nearest (a relative u each) before it, so G, K1 and K2 are never
  * below the real values the proof needs. Past 2^62 the filter is switched off (K1 = inf: no
  * lane is rejected), which keeps every product of the filter far from overflow. */
-void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale_out, float *offset_out)
+SR_BVH_ALWAYS_INLINE void filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale_out, float *offset_out)
 {
     const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
     const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
@@ -44,11 +44,16 @@ void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scal
     *offset_out = offset;
 }
 
+void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale_out, float *offset_out)
+{
+    filter_bound(root, ray, scale_out, offset_out);
+}
+
 static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *p)
 {
     const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
     float scale, offset;
-    sr_bvh_filter_bound(root, ray, &scale, &offset);
+    filter_bound(root, ray, &scale, &offset);
     p->offset_x = (size_t)ray->axis_x * sizeof(float[SR_PACK_WIDTH]);
     p->offset_y = (size_t)ray->axis_y * sizeof(float[SR_PACK_WIDTH]);
     p->offset_z = (size_t)ray->axis_z * sizeof(float[SR_PACK_WIDTH]);
@@ -174,27 +179,32 @@ SR_BVH_ALWAYS_INLINE bool leaf_packs(sr_bvh_leaf_query *q, uint32_t ref, bool an
 }
 
 /* The six axis orders sr_ray_make gives a ray (axis_z, then axis_x and axis_y in order or
- * swapped), numbered 2 axis_z + swapped; 6: any other (a hand-made ray). */
+ * swapped), numbered 2 axis_z + swapped; 6: any other (a hand-made ray). The axes in 0..2 and
+ * different from each other are one of the six; axis_x then follows axis_z (in order) or
+ * axis_y does (swapped). */
 static int axis_order(const sr_ray *ray)
 {
-    const int z = ray->axis_z;
-    if (z < 0 || z > 2)
+    const unsigned x = (unsigned)ray->axis_x, y = (unsigned)ray->axis_y, z = (unsigned)ray->axis_z;
+    if (x > 2 || y > 2 || z > 2 || x == y || x == z || y == z)
         return 6;
-    if (ray->axis_x == (z + 1) % 3 && ray->axis_y == (z + 2) % 3)
-        return 2 * z;
-    if (ray->axis_x == (z + 2) % 3 && ray->axis_y == (z + 1) % 3)
-        return 2 * z + 1;
-    return 6;
+    const unsigned after_z = z == 2 ? 0 : z + 1;
+    return (int)(2 * z + (x != after_z));
+}
+
+/* The per-ray constants of the leaf tests, made at the first leaf a query reaches (most
+ * primary rays reach none); out of line, which keeps the leaf loop's registers for itself. */
+static NOINLINE void leaf_rays_make(sr_bvh_leaf_query *q)
+{
+    pack_ray_make(&q->bvh->nodes[0], q->ray, &q->filter);
+    sr_bvh_leaf_ray_make(q->ray, &q->leaf);
+    q->axis_order = axis_order(q->ray);
+    q->leaf_rays_made = true;
 }
 
 SR_BVH_ALWAYS_INLINE bool leaf_triangles(sr_bvh_leaf_query *q, uint32_t ref, bool any)
 {
-    if (!q->leaf_rays_made) {
-        pack_ray_make(&q->bvh->nodes[0], q->ray, &q->filter);
-        sr_bvh_leaf_ray_make(q->ray, &q->leaf);
-        q->axis_order = axis_order(q->ray);
-        q->leaf_rays_made = true;
-    }
+    if (!q->leaf_rays_made)
+        leaf_rays_make(q);
     /* one copy per axis order, so that every load of a pack has a constant offset */
     switch (q->axis_order) {
     case 0:
@@ -270,28 +280,12 @@ NOINLINE bool sr_bvh_leaf_custom(sr_bvh_leaf_query *q, uint32_t ref)
     }
 }
 
-void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *bvh, const sr_ray *ray,
-                             sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit)
-{
-    q->ray = ray;
-    q->tmax = ray->tmax;
-    q->leaf_rays_made = false;
-    q->bvh = bvh;
-    q->hit = hit;
-    q->best_primitive = SR_BVH_NO_HIT;
-    q->best_pack = NULL;
-    q->best_lane = 0;
-    q->tested = 0;
-    q->intersect = intersect;
-    q->user = user;
-}
-
 bool sr_bvh_leaf_query_finish(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, uint32_t nodes_visited)
 {
     sr_bvh_hit *hit = q->hit;
+    (void)mode;
     if (q->best_primitive == SR_BVH_NO_HIT) {
-        if (mode == SR_BVH_RAY_CUSTOM) /* the caller's test may have written fields */
-            sr_bvh_hit_clear(hit);
+        sr_bvh_hit_clear(hit); /* the caller's test may have written fields */
         hit->nodes_visited = nodes_visited;
         hit->primitives_tested = q->tested;
         return false;

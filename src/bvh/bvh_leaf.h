@@ -112,11 +112,25 @@ static inline void sr_bvh_leaf_query_keep(sr_bvh_leaf_query *q, const sr_triangl
 uint32_t sr_bvh_wide_traverse_subtree(sr_bvh_leaf_query *q, uint32_t ref);
 
 /// Starts a query of `ray` (usable: sr_bvh_ray_is_usable) over `bvh` (not empty) into `hit`
-/// (cleared: sr_bvh_hit_clear).
-void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *bvh, const sr_ray *ray,
-                             sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);
+/// (whose fields are written as the query goes and completed by sr_bvh_leaf_query_finish).
+/// Inline: a call here cost the traversal a save and reload of its set-up around it.
+static inline void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *bvh, const sr_ray *ray,
+                                           sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit)
+{
+    q->ray = ray;
+    q->tmax = ray->tmax;
+    q->leaf_rays_made = false;
+    q->bvh = bvh;
+    q->hit = hit;
+    q->best_primitive = SR_BVH_NO_HIT;
+    q->best_pack = NULL;
+    q->best_lane = 0;
+    q->tested = 0;
+    q->intersect = intersect;
+    q->user = user;
+}
 /// Fills in the hit at the end of a query (primitive, point, normal, the counters with
-/// `nodes_visited`); returns whether something was hit.
+/// `nodes_visited`; a miss: sr_bvh_hit_clear's fields); returns whether something was hit.
 bool sr_bvh_leaf_query_finish(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, uint32_t nodes_visited);
 
 /// The leaf `ref` (a leaf reference of a wide node) for a closest-hit, any-hit or custom query:

@@ -11,6 +11,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- rays ---- */
 
@@ -327,23 +330,6 @@ done:
     return best_slot;
 }
 
-void sr_bvh_hit_finish(const sr_ray *ray, uint32_t primitive, const float *v, sr_bvh_hit *hit)
-{
-    hit->primitive = primitive;
-    hit->point = sr_vec3_add(ray->origin, sr_vec3_scale(ray->direction, hit->t));
-    if (v) {
-        double e1[3], e2[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = (double)v[3 + k] - v[k];
-            e2[k] = (double)v[6 + k] - v[k];
-        }
-        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-        double length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        hit->normal = length > 0.0 ? (sr_vec3){(float)(n[0] / length), (float)(n[1] / length), (float)(n[2] / length)}
-                                   : (sr_vec3){0.0f, 0.0f, 0.0f};
-    }
-}
-
 bool sr_bvh_query_ray_binary(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,
                              sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit)
 {
@@ -375,15 +361,37 @@ bool sr_bvh_query_ray_binary(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mo
     return true;
 }
 
-/* The public ray queries walk the wide tree. */
+/* sr_bvh_ray_is_usable in fewer instructions, for the entry of every query: x - x is 0 for a
+ * finite x and NaN otherwise, so one sum tells whether all six components are finite. With SSE
+ * two overlapping loads hold the six (origin x y z, direction x; origin z, direction x y z). The
+ * result only feeds a branch that is predicted, so a 16-byte load that cannot be forwarded from
+ * the separate stores of a freshly made ray delays nothing that depends on it. */
+static inline bool ray_is_usable(const sr_ray *ray)
+{
+#if defined(__SSE2__)
+    const __m128 first = _mm_loadu_ps(&ray->origin.x), second = _mm_loadu_ps(&ray->origin.z);
+    const __m128 zero = _mm_setzero_ps();
+    const __m128 rounding = _mm_add_ps(_mm_sub_ps(first, first), _mm_sub_ps(second, second));
+    if (_mm_movemask_ps(_mm_cmpeq_ps(rounding, zero)) != 0xf)
+        return false;
+    if (!(_mm_movemask_ps(_mm_cmpneq_ps(second, zero)) & 0xe)) /* direction x, y, z all zero */
+        return false;
+    return ray->tmin <= ray->tmax; /* false for NaN as well */
+#else
+    return sr_bvh_ray_is_usable(ray);
+#endif
+}
+
+/* The public ray queries walk the wide tree, which fills the whole hit. (An empty tree has no
+ * wide tree.) */
 static bool query_ray(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                       void *user, sr_bvh_hit *hit)
 {
-    sr_bvh_hit_clear(hit);
-    if (!bvh || !ray || !sr_bvh_ray_is_usable(ray) || bvh->primitive_count == 0 || !bvh->wide)
+    if (!bvh || !ray || !bvh->wide || (mode == SR_BVH_RAY_CUSTOM ? !intersect : !bvh->triangles) ||
+        !ray_is_usable(ray)) {
+        sr_bvh_hit_clear(hit);
         return false;
-    if (mode == SR_BVH_RAY_CUSTOM ? !intersect : !bvh->triangles)
-        return false;
+    }
     return sr_bvh_query_wide(bvh, ray, mode, intersect, user, hit);
 }
 

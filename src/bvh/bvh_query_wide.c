@@ -2,10 +2,12 @@
  * (bvh_internal.h): closest hit, any hit and closest hit with a caller's primitive test.
  *
  * Traversal (Embree's BVH8 single-ray traversal, Wald et al. 2008): at a wide node the slab
- * test runs on all 8 child boxes at once; the children hit are pushed in the node's order for
- * the ray's octant (sr_wide_node.order), farthest first, each with its entry distance, and the
- * nearest is visited next; a popped entry beyond the prune limit of the closest hit so far is
- * dropped. Leaves go to the leaf tests of bvh_leaf.c.
+ * test runs on all 8 child boxes at once; of two children hit the one entered first is visited
+ * next and the other pushed, three or more are pushed in the node's order for the ray's octant
+ * (sr_wide_node.order), farthest first, each with its entry distance, and the nearest is visited
+ * next; a popped entry beyond the prune limit of the closest hit so far is dropped. Leaves go
+ * to the leaf tests of bvh_leaf.c. The closest-hit query of the common rays runs in one copy
+ * per octant, whose box tests read the node's rows at constant offsets.
  *
  * Exactness. The answers are sr_ray_triangle's, bit for bit (bvh_leaf.c for the leaves): the
  * box test is geom's slab test with its roundings on boxes grown by the margin of bvh_query.c
@@ -60,15 +62,20 @@ static inline void wide_ray_make(const sr_ray *ray, const float near_origin[3], 
  * test (bvh_query.c, pair_entry): the same roundings, the same treatment of NaN slab distances
  * (a zero direction component with the origin on a face's plane: dropped by the operand order
  * of max/min), the same widening. `fast` is sr_bvh_ray_is_fast(ray): no NaN can occur and the
- * widening is folded into inv_far, so the reductions may run as trees. */
+ * widening is folded into inv_far, so the reductions may run as trees. `octant` is the ray's
+ * (a constant in the copies specialised per octant: the rows are then read at constant
+ * offsets), or -1: the offsets are read from `ray`. */
 SR_BVH_ALWAYS_INLINE unsigned wide_box_test(const sr_wide_node *node, const wide_ray *ray, f8 limit, bool fast,
-                                            f8 *enter_out)
+                                            int octant, f8 *enter_out)
 {
     const char *bounds = (const char *)node->bounds;
     f8 near[3], far[3];
     for (int axis = 0; axis < 3; axis++) {
-        const float *near_row = (const float *)(const void *)(bounds + ray->near_offset[axis]);
-        const float *far_row = (const float *)(const void *)(bounds + ray->far_offset[axis]);
+        const int negative = octant >> axis & 1;
+        const float *near_row = octant >= 0 ? node->bounds[2 * axis + negative]
+                                            : (const float *)(const void *)(bounds + ray->near_offset[axis]);
+        const float *far_row = octant >= 0 ? node->bounds[2 * axis + 1 - negative]
+                                           : (const float *)(const void *)(bounds + ray->far_offset[axis]);
         near[axis] = f8_mul(f8_sub(f8_load(near_row), ray->near_origin[axis]), ray->inv_near[axis]);
         far[axis] = f8_mul(f8_sub(f8_load(far_row), ray->far_origin[axis]), ray->inv_far[axis]);
     }
@@ -97,7 +104,7 @@ SR_BVH_ALWAYS_INLINE unsigned wide_box_test(const sr_wide_node *node, const wide
  * level takes at least one binary level); 8 more for the 8-lane stores of push_children. */
 #define STACK_SIZE (7 * SR_BVH_MAX_DEPTH + 16)
 
-/* For a node with at least two children hit (bit i of `mask` for slot i, entry distances in
+/* For a node with three or more children hit (bit i of `mask` for slot i, entry distances in
  * `enter`): pushes them on the stack (`refs`, `t_entry`, `*top` entries used) in the node's
  * order for the ray's octant (sr_wide_node.order), farthest first, pops the nearest and returns
  * its reference. Every version pushes the same entries in the same order: with AVX2 the slots
@@ -156,9 +163,10 @@ SR_BVH_ALWAYS_INLINE uint32_t push_children(const sr_wide_node *node, unsigned m
 /* ---- the traversal ---- */
 
 /* The one wide traversal; `mode` and `fast` are constants at each call site (see bvh_query.c's
- * traverse for why it is inlined into each). Returns the number of child boxes tested. */
-SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, bool fast, uint32_t start,
-                                       const float near_origin[3], const float far_origin[3])
+ * traverse for why it is inlined into each), and so is `fixed_octant`, the ray's octant in the
+ * copies specialised per octant (-1 in the others). Returns the number of child boxes tested. */
+SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, bool fast, int fixed_octant,
+                                       uint32_t start, const float near_origin[3], const float far_origin[3])
 {
     const sr_bvh_wide *wide = q->bvh->wide;
     wide_ray box_ray;
@@ -166,8 +174,7 @@ SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mod
     const wide_ray *box = &box_ray;
     uint32_t visited = 0;
     float limit = sr_bvh_prune_limit(q->tmax);
-    const sr_vec3 inv = q->ray->inv_direction;
-    const unsigned octant = (inv.x < 0.0f) | (inv.y < 0.0f) << 1 | (inv.z < 0.0f) << 2;
+    const unsigned octant = fixed_octant >= 0 ? (unsigned)fixed_octant : slab_ray_octant(q->ray);
     uint32_t stack_ref[STACK_SIZE];
     float stack_t[STACK_SIZE];
     int top = 0;
@@ -179,12 +186,29 @@ SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mod
             const unsigned count = sr_wide_node_child_count(node);
             /* Empty slots (+inf / -inf boxes) are missed by every slab test but one whose grown
              * origin overflowed to infinity (inf - inf is NaN there): only the real children count. */
-            const unsigned mask = wide_box_test(node, box, f8_splat(limit), fast, &enter) & ((1u << count) - 1u);
+            const unsigned mask =
+                wide_box_test(node, box, f8_splat(limit), fast, fixed_octant, &enter) & ((1u << count) - 1u);
             visited += count;
             if (mask == 0)
                 goto pop;
-            if ((mask & (mask - 1)) == 0) {
+            const unsigned rest = mask & (mask - 1);
+            if (rest == 0) {
                 ref = node->child[lowest_bit(mask)];
+                continue;
+            }
+            if ((rest & (rest - 1)) == 0) {
+                /* Two children hit: the one entered first is visited next (the lower slot on equal
+                 * entries, never NaN for a child hit), the other pushed. Cheaper than the order
+                 * of push_children and, by the entry distances themselves, at least as good. */
+                float t[SR_WIDE_WIDTH];
+                f8_store(t, enter);
+                const unsigned first = lowest_bit(mask), second = lowest_bit(rest);
+                const bool swap = t[second] < t[first];
+                const unsigned near_slot = swap ? second : first, far_slot = swap ? first : second;
+                stack_ref[top] = node->child[far_slot];
+                stack_t[top] = t[far_slot];
+                top++;
+                ref = node->child[near_slot];
                 continue;
             }
             ref = push_children(node, mask, enter, octant, stack_ref, stack_t, &top);
@@ -209,14 +233,23 @@ SR_BVH_ALWAYS_INLINE uint32_t traverse(sr_bvh_leaf_query *q, sr_bvh_ray_mode mod
 bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                        void *user, sr_bvh_hit *hit)
 {
-    /* The root's box first, with the slab test of the binary traversal (grown by the margin of
-     * sr_bvh_slab_origins, as every box test of the wide tree): most primary rays miss the whole
-     * mesh, and this one test is cheaper than the set-up of the traversal and its first 8 boxes.
-     * It counts as one box tested. */
+    /* The root's box first (grown by the margin of sr_bvh_slab_origins, as every box test of the
+     * wide tree): most primary rays miss the whole mesh, and this one test is cheaper than the
+     * set-up of the traversal and its first 8 boxes. The common rays get the wide test's
+     * operations on this one box, the others the slab test of the binary traversal. It counts as
+     * one box tested. */
     const slab_origins origins = slab_origins_make(bvh, ray);
-    sr_ray limited = *ray;
-    limited.tmax = sr_bvh_prune_limit(ray->tmax);
-    if (box_entry(&bvh->nodes[0], &limited, &origins) == INFINITY) {
+    const bool fast = slab_ray_is_fast(ray);
+    bool entered;
+    if (fast) {
+        entered = box_is_entered_fast(&bvh->nodes[0], ray, &origins, sr_bvh_prune_limit(ray->tmax));
+    } else {
+        sr_ray limited = *ray;
+        limited.tmax = sr_bvh_prune_limit(ray->tmax);
+        entered = box_entry(&bvh->nodes[0], &limited, &origins) != INFINITY;
+    }
+    if (!entered) {
+        sr_bvh_hit_clear(hit);
         hit->nodes_visited = 1;
         return false;
     }
@@ -225,14 +258,41 @@ bool sr_bvh_query_wide(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mod
     sr_bvh_leaf_query q;
     sr_bvh_leaf_query_start(&q, bvh, ray, intersect, user, hit);
     uint32_t visited;
-    if (sr_bvh_ray_is_fast(ray)) {
-        visited = mode == SR_BVH_RAY_CLOSEST ? traverse(&q, SR_BVH_RAY_CLOSEST, true, 0, near, far)
-                  : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, true, 0, near, far)
-                                             : traverse(&q, SR_BVH_RAY_CUSTOM, true, 0, near, far);
+    if (fast && mode == SR_BVH_RAY_CLOSEST) {
+        /* the common query, one copy per octant: the box test reads the rows at constant offsets */
+        switch (slab_ray_octant(ray)) {
+        case 0:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 0, 0, near, far);
+            break;
+        case 1:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 1, 0, near, far);
+            break;
+        case 2:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 2, 0, near, far);
+            break;
+        case 3:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 3, 0, near, far);
+            break;
+        case 4:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 4, 0, near, far);
+            break;
+        case 5:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 5, 0, near, far);
+            break;
+        case 6:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 6, 0, near, far);
+            break;
+        default:
+            visited = traverse(&q, SR_BVH_RAY_CLOSEST, true, 7, 0, near, far);
+            break;
+        }
+    } else if (fast) {
+        visited = mode == SR_BVH_RAY_ANY ? traverse(&q, SR_BVH_RAY_ANY, true, -1, 0, near, far)
+                                         : traverse(&q, SR_BVH_RAY_CUSTOM, true, -1, 0, near, far);
     } else {
-        visited = mode == SR_BVH_RAY_CLOSEST ? traverse(&q, SR_BVH_RAY_CLOSEST, false, 0, near, far)
-                  : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, false, 0, near, far)
-                                             : traverse(&q, SR_BVH_RAY_CUSTOM, false, 0, near, far);
+        visited = mode == SR_BVH_RAY_CLOSEST ? traverse(&q, SR_BVH_RAY_CLOSEST, false, -1, 0, near, far)
+                  : mode == SR_BVH_RAY_ANY   ? traverse(&q, SR_BVH_RAY_ANY, false, -1, 0, near, far)
+                                             : traverse(&q, SR_BVH_RAY_CUSTOM, false, -1, 0, near, far);
     }
     return sr_bvh_leaf_query_finish(&q, mode, 1 + visited);
 }
@@ -242,5 +302,5 @@ uint32_t sr_bvh_wide_traverse_subtree(sr_bvh_leaf_query *q, uint32_t ref)
     const slab_origins origins = slab_origins_make(q->bvh, q->ray);
     float near[3], far[3];
     slab_origins_floats(&origins, near, far);
-    return traverse(q, SR_BVH_RAY_CLOSEST, true, ref, near, far);
+    return traverse(q, SR_BVH_RAY_CLOSEST, true, -1, ref, near, far);
 }

@@ -55,9 +55,12 @@ SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_
     const __m128 reach = largest_lane(
         _mm_max_ps(_mm_andnot_ps(sign, _mm_sub_ps(low, origin)), _mm_andnot_ps(sign, _mm_sub_ps(high, origin))));
     const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
-    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float xy = x > y ? x : y;
+    const float speed = xy > z ? xy : z; /* D (no NaN: the ray is usable) */
     const float scaled = 0x1p-46f * (1.0f + speed);
-    const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * (scaled > 1.0f ? scaled : 1.0f)),
+    /* max(scaled, 1) as MAXSS (`scaled > 1 ? scaled : 1`), without a branch */
+    const float at_least_one = _mm_cvtss_f32(_mm_max_ss(_mm_set_ss(scaled), _mm_set_ss(1.0f)));
+    const __m128 rest = _mm_add_ps(_mm_set1_ps(0x1p-100f * at_least_one),
                                    _mm_mul_ps(_mm_set1_ps(0x1p-22f), _mm_andnot_ps(sign, origin)));
     const __m128 margin = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(0x1p-18f), reach), rest);
     const __m128 ahead = _mm_add_ps(origin, margin), behind = _mm_sub_ps(origin, margin);
@@ -90,6 +93,46 @@ SR_BVH_ALWAYS_INLINE float box_entry(const sr_bvh_node *node, const sr_ray *ray,
     t_leave = t_leave < ray->tmax ? t_leave : ray->tmax;
     return t_enter <= t_leave && t_enter < INFINITY && t_leave > -INFINITY ? t_enter : INFINITY;
 }
+
+/* sr_bvh_ray_is_fast, with 1/d in the lanes that slab_origins_make and box_is_entered_fast read
+ * it into. */
+static inline bool slab_ray_is_fast(const sr_ray *ray)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    const __m128 finite = _mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), inv), _mm_set1_ps(INFINITY));
+    return ray->tmin >= 0.0f && _mm_movemask_ps(finite) == 0xf;
+}
+
+/* The ray's octant: bit k set when 1/d_k < 0 (-0 included: 1 / -0 = -inf), from the lanes of
+ * slab_origins_make's choice of faces. */
+static inline unsigned slab_ray_octant(const sr_ray *ray)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    return (unsigned)_mm_movemask_ps(_mm_cmplt_ps(inv, _mm_setzero_ps())) & 7u;
+}
+
+/* Whether the ray enters a node's box (grown as `origins` say) within [ray->tmin, limit], for
+ * rays that take the short path of the box tests (sr_bvh_ray_is_fast): the operations of the
+ * wide tree's box test on one box (bvh_query_wide.c, wide_box_test), the exit widening folded
+ * into 1/d, the reductions as trees (no slab distance is NaN), an entry at +inf a miss. */
+SR_BVH_ALWAYS_INLINE bool box_is_entered_fast(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins,
+                                              float limit)
+{
+    const __m128 inv = _mm_setr_ps(ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z, 0.0f);
+    const __m128 negative = _mm_cmplt_ps(inv, _mm_setzero_ps());
+    __m128 low, high;
+    node_bounds(node, &low, &high);
+    const __m128 inv_far = _mm_mul_ps(inv, _mm_set1_ps(1.0f + 0x1p-21f));
+    const __m128 near = _mm_mul_ps(_mm_sub_ps(select_ps(negative, high, low), origins->near), inv);
+    const __m128 far = _mm_mul_ps(_mm_sub_ps(select_ps(negative, low, high), origins->far), inv_far);
+    const __m128 near_y = _mm_shuffle_ps(near, near, _MM_SHUFFLE(1, 1, 1, 1));
+    const __m128 near_z = _mm_shuffle_ps(near, near, _MM_SHUFFLE(2, 2, 2, 2));
+    const __m128 far_y = _mm_shuffle_ps(far, far, _MM_SHUFFLE(1, 1, 1, 1));
+    const __m128 far_z = _mm_shuffle_ps(far, far, _MM_SHUFFLE(2, 2, 2, 2));
+    const float enter = _mm_cvtss_f32(_mm_max_ss(_mm_max_ss(near, near_y), _mm_max_ss(near_z, _mm_set_ss(ray->tmin))));
+    const float leave = _mm_cvtss_f32(_mm_min_ss(_mm_min_ss(far, far_y), _mm_min_ss(far_z, _mm_set_ss(limit))));
+    return enter <= leave && enter < INFINITY;
+}
 #else
 /// The origins that the slab tests of a triangle tree subtract from a box's near faces (`near`)
 /// and far faces (`far`), per axis: the ray's origin moved by the margin of bvh_query.c ("the
@@ -116,7 +159,8 @@ SR_BVH_ALWAYS_INLINE void sr_bvh_slab_origins(const sr_bvh *bvh, const sr_ray *r
         reach = farther > reach ? farther : reach;
     }
     const float x = fabsf(ray->direction.x), y = fabsf(ray->direction.y), z = fabsf(ray->direction.z);
-    const float speed = x > y ? (x > z ? x : z) : (y > z ? y : z); /* D */
+    const float xy = x > y ? x : y;
+    const float speed = xy > z ? xy : z; /* D (no NaN: the ray is usable) */
     const float scaled = 0x1p-46f * (1.0f + speed);
     const float rest = 0x1p-100f * (scaled > 1.0f ? scaled : 1.0f);
     for (int k = 0; k < 3; k++) {
@@ -177,6 +221,39 @@ SR_BVH_ALWAYS_INLINE slab_origins slab_origins_make(const sr_bvh *bvh, const sr_
 static inline float box_entry(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins)
 {
     return sr_bvh_grown_box_entry(node, ray, origins->near, origins->far);
+}
+
+static inline bool slab_ray_is_fast(const sr_ray *ray)
+{
+    return sr_bvh_ray_is_fast(ray);
+}
+
+static inline unsigned slab_ray_octant(const sr_ray *ray)
+{
+    const sr_vec3 inv = ray->inv_direction;
+    return (unsigned)((inv.x < 0.0f) | (inv.y < 0.0f) << 1 | (inv.z < 0.0f) << 2);
+}
+
+/* The SSE version's box_is_entered_fast, the same operations axis by axis. */
+static inline bool box_is_entered_fast(const sr_bvh_node *node, const sr_ray *ray, const slab_origins *origins,
+                                       float limit)
+{
+    const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
+    const float low[3] = {node->min.x, node->min.y, node->min.z}, high[3] = {node->max.x, node->max.y, node->max.z};
+    float near[3], far[3];
+    for (int k = 0; k < 3; k++) {
+        const bool negative = inv[k] < 0.0f;
+        const float inv_far = inv[k] * (1.0f + 0x1p-21f);
+        near[k] = ((negative ? high[k] : low[k]) - origins->near[k]) * inv[k];
+        far[k] = ((negative ? low[k] : high[k]) - origins->far[k]) * inv_far;
+    }
+    const float near_xy = near[0] > near[1] ? near[0] : near[1];
+    const float near_zt = near[2] > ray->tmin ? near[2] : ray->tmin;
+    const float far_xy = far[0] < far[1] ? far[0] : far[1];
+    const float far_zt = far[2] < limit ? far[2] : limit;
+    const float enter = near_xy > near_zt ? near_xy : near_zt;
+    const float leave = far_xy < far_zt ? far_xy : far_zt;
+    return enter <= leave && enter < INFINITY;
 }
 #endif
 
