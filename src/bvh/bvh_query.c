@@ -10,6 +10,7 @@
 #include "bvh_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -369,6 +370,9 @@ bool sr_bvh_query_ray_binary(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mo
 static inline bool ray_is_usable(const sr_ray *ray)
 {
 #if defined(__SSE2__)
+    _Static_assert(offsetof(sr_ray, direction) == offsetof(sr_ray, origin) + 3 * sizeof(float) &&
+                       sizeof(sr_vec3) == 3 * sizeof(float),
+                   "the two loads read origin and direction as six consecutive floats");
     const __m128 first = _mm_loadu_ps(&ray->origin.x), second = _mm_loadu_ps(&ray->origin.z);
     const __m128 zero = _mm_setzero_ps();
     const __m128 rounding = _mm_add_ps(_mm_sub_ps(first, first), _mm_sub_ps(second, second));
