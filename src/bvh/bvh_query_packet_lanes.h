@@ -14,7 +14,6 @@ typedef struct PACKET {
     VEC inv_far[3]; /* times 1 + 2^-21: the exit widening, sound for tmin >= 0 (wide_ray_make) */
     VEC tmin;
     VEC limit;                        /* sr_bvh_prune_limit of each ray's closest hit so far */
-    _Alignas(64) float limits[LANES]; /* the same, for updates */
     int near_row[3], far_row[3];      /* as wide_ray's offsets: the octant is the packet's */
     unsigned octant;
     const sr_bvh *bvh;
@@ -59,8 +58,7 @@ static inline unsigned P(packet_box_test)(const float bounds[6], const PACKET *p
 
 static void P(update_limit)(PACKET *p, unsigned ray, float tmax)
 {
-    p->limits[ray] = sr_bvh_prune_limit(tmax);
-    p->limit = V(load)(p->limits);
+    p->limit = V(replace_lane)(p->limit, ray, sr_bvh_prune_limit(tmax));
 }
 
 /* The queries and the filter's constants, when the first leaf is reached. */
@@ -356,10 +354,10 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     for (int i = 0; i < LANES; i++) {
         const bool member = members >> i & 1u;
         lanes[TMIN][i] = member ? lanes[TMIN][i] : INFINITY;
-        p.limits[i] = member ? sr_bvh_prune_limit(lanes[TMAX][i]) : -INFINITY;
+        lanes[TMAX][i] = member ? sr_bvh_prune_limit(lanes[TMAX][i]) : -INFINITY;
     }
     p.tmin = V(load)(lanes[TMIN]);
-    p.limit = V(load)(p.limits);
+    p.limit = V(load)(lanes[TMAX]);
 
     /* The root's box first: a packet off the mesh is done after one box test instead of the
      * root's 8 (its rays count that one box). */

@@ -84,6 +84,17 @@ static inline unsigned f8_gt(f8 a, f8 b)
 {
     return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ));
 }
+/// `a` with lane `lane` (0..7) replaced by `value`. In registers: writing the lane to memory and
+/// reading the vector back stalls on the failed store forwarding.
+static inline f8 f8_replace_lane(f8 a, unsigned lane, float value)
+{
+#if defined(SR_BVH_AVX512)
+    return _mm256_mask_broadcastss_ps(a, (__mmask8)(1u << lane), _mm_set_ss(value));
+#else
+    const __m256 which = _mm256_cmp_ps(_mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_ps((float)lane), _CMP_EQ_OQ);
+    return _mm256_blendv_ps(a, _mm256_set1_ps(value), which);
+#endif
+}
 #elif defined(SR_BVH_SSE2)
 typedef struct f8 {
     __m128 lo, hi;
@@ -128,6 +139,13 @@ static inline unsigned f8_lt(f8 a, f8 b)
 static inline unsigned f8_gt(f8 a, f8 b)
 {
     return (unsigned)(_mm_movemask_ps(_mm_cmpgt_ps(a.lo, b.lo)) | _mm_movemask_ps(_mm_cmpgt_ps(a.hi, b.hi)) << 4);
+}
+static inline f8 f8_replace_lane(f8 a, unsigned lane, float value)
+{
+    const __m128 index = _mm_set1_ps((float)lane), v = _mm_set1_ps(value);
+    const __m128 lo = _mm_cmpeq_ps(_mm_setr_ps(0, 1, 2, 3), index), hi = _mm_cmpeq_ps(_mm_setr_ps(4, 5, 6, 7), index);
+    return (f8){_mm_or_ps(_mm_andnot_ps(lo, a.lo), _mm_and_ps(lo, v)),
+                _mm_or_ps(_mm_andnot_ps(hi, a.hi), _mm_and_ps(hi, v))};
 }
 #else
 typedef struct f8 {
@@ -182,6 +200,11 @@ SR_F8_COMPARE(f8_le, <=)
 SR_F8_COMPARE(f8_lt, <)
 SR_F8_COMPARE(f8_gt, >)
 #undef SR_F8_COMPARE
+static inline f8 f8_replace_lane(f8 a, unsigned lane, float value)
+{
+    a.lane[lane] = value;
+    return a;
+}
 #endif
 
 /* Shared by every f8 version. */
@@ -263,6 +286,11 @@ static inline float f16_min_of(unsigned mask, f16 a)
 {
     return _mm512_mask_reduce_min_ps((__mmask16)mask, a);
 }
+/// `a` with lane `lane` (0..15) replaced by `value`.
+static inline f16 f16_replace_lane(f16 a, unsigned lane, float value)
+{
+    return _mm512_mask_broadcastss_ps(a, (__mmask16)(1u << lane), _mm_set_ss(value));
+}
 /// counters[i] += amount for each lane i of `mask`.
 static inline void u16_add_masked(uint32_t counters[16], unsigned mask, uint32_t amount)
 {
@@ -316,6 +344,14 @@ static inline unsigned f16_lt(f16 a, f16 b)
 static inline unsigned f16_gt_and_lt(f16 a, f16 b, f16 c, f16 d)
 {
     return (f8_gt(a.lo, b.lo) & f8_lt(c.lo, d.lo)) | (f8_gt(a.hi, b.hi) & f8_lt(c.hi, d.hi)) << 8;
+}
+static inline f16 f16_replace_lane(f16 a, unsigned lane, float value)
+{
+    if (lane < 8)
+        a.lo = f8_replace_lane(a.lo, lane, value);
+    else
+        a.hi = f8_replace_lane(a.hi, lane - 8, value);
+    return a;
 }
 static inline float f16_min_of(unsigned mask, f16 a)
 {
