@@ -30,6 +30,7 @@
 #include "bvh_leaf.h"
 
 #include <float.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Deepest stack: at most 7 entries per wide level (bvh_query_wide.c). */
@@ -44,8 +45,14 @@
 #define PACKET_ALONE_RAYS 4
 #endif
 
-/* Lane arrays of the rays (lanes from `count` on hold no ray: a zero direction). */
-enum { ORIGIN = 0, DIRECTION = 3, INVERSE = 6, TMIN = 9, TMAX = 10, LANE_ROWS = 11 };
+/* The rays' fields in lanes: the first RECORD_FLOATS floats of each sr_ray, transposed. */
+enum { ORIGIN = 0, DIRECTION = 3, INVERSE = 6, TMIN = 9, TMAX = 10, RECORD_FLOATS = 12 };
+_Static_assert(offsetof(sr_ray, origin) == ORIGIN * sizeof(float) &&
+                   offsetof(sr_ray, direction) == DIRECTION * sizeof(float) &&
+                   offsetof(sr_ray, inv_direction) == INVERSE * sizeof(float) &&
+                   offsetof(sr_ray, tmin) == TMIN * sizeof(float) && offsetof(sr_ray, tmax) == TMAX * sizeof(float) &&
+                   sizeof(sr_ray) >= RECORD_FLOATS * sizeof(float),
+               "the packet reads the first floats of sr_ray as one record");
 
 /* 8 rays in f8 lanes */
 #define LANES 8

@@ -251,46 +251,23 @@ static inline unsigned P(finite_lanes)(VEC a)
     return V(le)(V(abs)(a), V(splat)(FLT_MAX));
 }
 
-/* The rays' fields in lane arrays. Kept scalar on purpose: GCC vectorises this loop into
- * gathers (the rays are 68 bytes apart), which made the whole query 1.6 times slower on the
- * AMD machine of the benchmarks. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-vectorize")))
-#endif
-static void
-P(transpose_rays)(const sr_ray *rays, int count, float lanes[LANE_ROWS][LANES])
-{
-    for (int i = 0; i < LANES; i++) {
-        const sr_ray *ray = &rays[i < count ? i : 0];
-        const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-        const float direction[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
-        const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
-        for (int axis = 0; axis < 3; axis++) {
-            lanes[ORIGIN + axis][i] = origin[axis];
-            lanes[DIRECTION + axis][i] = i < count ? direction[axis] : 0.0f;
-            lanes[INVERSE + axis][i] = inv[axis];
-        }
-        lanes[TMIN][i] = ray->tmin;
-        lanes[TMAX][i] = ray->tmax;
-    }
-}
-
 /* The packet query for count <= LANES rays (their hits cleared, the tree a triangle tree). */
 static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits)
 {
-    _Alignas(64) float lanes[LANE_ROWS][LANES];
-    P(transpose_rays)(rays, count, lanes);
+    /* the rays' fields in lanes (lanes from `count` on repeat ray 0 and are no members) */
+    const void *records[LANES];
+    for (int i = 0; i < LANES; i++)
+        records[i] = &rays[i < count ? i : 0];
+    VEC row[RECORD_FLOATS];
+    V(load_transposed)(records, row);
     /* sr_bvh_ray_is_usable and sr_bvh_ray_is_fast, lane by lane */
-    VEC row[LANE_ROWS];
-    for (int r = 0; r < LANE_ROWS; r++)
-        row[r] = V(load)(lanes[r]);
     const VEC zero = V(splat)(0.0f);
     const VEC direction_size =
         V(add)(V(add)(V(abs)(row[DIRECTION]), V(abs)(row[DIRECTION + 1])), V(abs)(row[DIRECTION + 2]));
     const unsigned usable = P(finite_lanes)(row[ORIGIN]) & P(finite_lanes)(row[ORIGIN + 1]) &
                             P(finite_lanes)(row[ORIGIN + 2]) & P(finite_lanes)(row[DIRECTION]) &
                             P(finite_lanes)(row[DIRECTION + 1]) & P(finite_lanes)(row[DIRECTION + 2]) &
-                            ~V(le)(direction_size, zero) & V(le)(row[TMIN], row[TMAX]) & LANE_MASK;
+                            ~V(le)(direction_size, zero) & V(le)(row[TMIN], row[TMAX]) & (LANE_MASK >> (LANES - count));
     const unsigned fast = usable & V(le)(zero, row[TMIN]) & P(finite_lanes)(row[INVERSE]) &
                           P(finite_lanes)(row[INVERSE + 1]) & P(finite_lanes)(row[INVERSE + 2]);
     const unsigned negative[3] = {V(lt)(row[INVERSE], zero), V(lt)(row[INVERSE + 1], zero),
@@ -351,13 +328,11 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
         p.near_row[axis] = 2 * axis + neg;
         p.far_row[axis] = 2 * axis + 1 - neg;
     }
-    for (int i = 0; i < LANES; i++) {
-        const bool member = members >> i & 1u;
-        lanes[TMIN][i] = member ? lanes[TMIN][i] : INFINITY;
-        lanes[TMAX][i] = member ? sr_bvh_prune_limit(lanes[TMAX][i]) : -INFINITY;
-    }
-    p.tmin = V(load)(lanes[TMIN]);
-    p.limit = V(load)(lanes[TMAX]);
+    /* sr_bvh_prune_limit lane by lane (tmax is never NaN for a member) */
+    const VEC widened = V(add)(row[TMAX], V(mul)(V(abs)(row[TMAX]), V(splat)(0x1p-18f)));
+    const VEC limit = V(select)(P(finite_lanes)(row[TMAX]), row[TMAX], widened);
+    p.tmin = V(select)(members, V(splat)(INFINITY), row[TMIN]);
+    p.limit = V(select)(members, V(splat)(-INFINITY), limit);
 
     /* The root's box first: a packet off the mesh is done after one box test instead of the
      * root's 8 (its rays count that one box). */
