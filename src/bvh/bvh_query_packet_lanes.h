@@ -39,16 +39,18 @@ typedef struct PACKET_STACK {
     uint32_t rays[STACK_SIZE];
 } PACKET_STACK;
 
-/* Slab test of a box (its bounds min x, max x, min y, max y, min z, max z) against every ray of
- * the packet: bit i of the result is set when ray i enters it, *enter_out holds the entry
- * distances. Per lane, the fast path of wide_box_test (bvh_query_wide.c) with the bounds
- * broadcast. */
-static inline unsigned P(packet_box_test)(const float bounds[6], const PACKET *p, VEC *enter_out)
+/* Slab test of a box (bounds[row * stride] for the rows min x, max x, min y, max y, min z,
+ * max z) against every ray of the packet: bit i of the result is set when ray i enters it,
+ * *enter_out holds the entry distances. Per lane, the fast path of wide_box_test
+ * (bvh_query_wide.c) with the bounds broadcast. */
+static inline unsigned P(packet_box_test)(const float *bounds, size_t stride, const PACKET *p, VEC *enter_out)
 {
     VEC near[3], far[3];
     for (int axis = 0; axis < 3; axis++) {
-        near[axis] = V(mul)(V(sub)(V(splat)(bounds[p->near_row[axis]]), p->near_origin[axis]), p->inv_near[axis]);
-        far[axis] = V(mul)(V(sub)(V(splat)(bounds[p->far_row[axis]]), p->far_origin[axis]), p->inv_far[axis]);
+        near[axis] = V(mul)(V(sub)(V(splat)(bounds[(size_t)p->near_row[axis] * stride]), p->near_origin[axis]),
+                            p->inv_near[axis]);
+        far[axis] =
+            V(mul)(V(sub)(V(splat)(bounds[(size_t)p->far_row[axis] * stride]), p->far_origin[axis]), p->inv_far[axis]);
     }
     const VEC enter = V(max)(V(max)(near[0], near[1]), V(max)(near[2], p->tmin));
     const VEC leave = V(min)(V(min)(far[0], far[1]), V(min)(far[2], p->limit));
@@ -170,27 +172,22 @@ static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[
             const sr_wide_node *node = sr_wide_node_at(wide, ref);
             const unsigned count = sr_wide_node_child_count(node);
             UADD(visited, active, count);
-            uint32_t child_rays[SR_WIDE_WIDTH];
-            VEC child_t[SR_WIDE_WIDTH];
-            unsigned entered = 0;
-            for (unsigned slot = 0; slot < count; slot++) {
-                const float bounds[6] = {node->bounds[0][slot], node->bounds[1][slot], node->bounds[2][slot],
-                                         node->bounds[3][slot], node->bounds[4][slot], node->bounds[5][slot]};
-                child_rays[slot] = P(packet_box_test)(bounds, p, &child_t[slot]) & active;
-                entered |= (child_rays[slot] != 0) << slot;
+            /* The real children in push order (sr_wide_node.order: empty slots first, then
+             * farthest first), each tested for every ray straight into the next stack entry,
+             * which is kept when some active ray enters it: no branch per child (they
+             * mispredict) and no copy of the entry distances. */
+            const int bottom = top;
+            const unsigned shift = 3 * p->octant;
+            for (unsigned position = SR_WIDE_WIDTH - count; position < SR_WIDE_WIDTH; position++) {
+                const unsigned slot = node->order[position] >> shift & 7u;
+                const unsigned rays =
+                    P(packet_box_test)(&node->bounds[0][slot], SR_WIDE_WIDTH, p, &stack->t_entry[top]) & active;
+                stack->ref[top] = node->child[slot];
+                stack->rays[top] = rays;
+                top += rays != 0;
             }
-            if (entered == 0)
+            if (top == bottom)
                 goto pop;
-            /* push the children entered, farthest first, and go on with the nearest */
-            for (int position = 0; position < SR_WIDE_WIDTH; position++) {
-                const unsigned slot = node->order[position] >> (3 * p->octant) & 7u;
-                if (entered >> slot & 1u) {
-                    stack->t_entry[top] = child_t[slot];
-                    stack->ref[top] = node->child[slot];
-                    stack->rays[top] = child_rays[slot];
-                    top++;
-                }
-            }
             top--;
             ref = stack->ref[top];
             active = stack->rays[top];
@@ -339,7 +336,7 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     uint32_t visited[LANES] = {0};
     const float root_bounds[6] = {root->min.x, root->max.x, root->min.y, root->max.y, root->min.z, root->max.z};
     VEC entry;
-    const unsigned in_root = P(packet_box_test)(root_bounds, &p, &entry) & members;
+    const unsigned in_root = P(packet_box_test)(root_bounds, 1, &p, &entry) & members;
     UADD(visited, members, 1);
     for (unsigned rest = members & ~in_root; rest; rest &= rest - 1)
         hits[lowest_bit(rest)].nodes_visited = 1;

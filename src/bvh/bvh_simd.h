@@ -303,9 +303,21 @@ static inline unsigned f8_gt_and_lt(f8 a, f8 b, f8 c, f8 d)
 /// counters[i] += amount for each lane i of `mask`.
 static inline void u8_add_masked(uint32_t counters[8], unsigned mask, uint32_t amount)
 {
+#if defined(SR_BVH_AVX512)
+    const __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)counters);
+    _mm256_storeu_si256((__m256i *)(void *)counters,
+                        _mm256_mask_add_epi32(c, (__mmask8)mask, c, _mm256_set1_epi32((int)amount)));
+#elif defined(__AVX2__) && !defined(SR_BVH_PORTABLE)
+    const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i which = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)mask), bits), bits);
+    const __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)counters);
+    _mm256_storeu_si256((__m256i *)(void *)counters,
+                        _mm256_add_epi32(c, _mm256_and_si256(which, _mm256_set1_epi32((int)amount))));
+#else
     for (int i = 0; i < 8; i++)
         if (mask >> i & 1u)
             counters[i] += amount;
+#endif
 }
 
 /* ---- f16: 16 floats (a packet of rays), with 16-bit lane masks ---- */
