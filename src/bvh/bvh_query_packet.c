@@ -46,12 +46,12 @@
 #endif
 
 /* The rays' fields in lanes: the first RECORD_FLOATS floats of each sr_ray, transposed. */
-enum { ORIGIN = 0, DIRECTION = 3, INVERSE = 6, TMIN = 9, TMAX = 10, RECORD_FLOATS = 12 };
+enum { ORIGIN = 0, DIRECTION = 3, INVERSE = 6, TMIN = 9, TMAX = 10, SHEAR = 14, RECORD_FLOATS = 16 };
 _Static_assert(offsetof(sr_ray, origin) == ORIGIN * sizeof(float) &&
                    offsetof(sr_ray, direction) == DIRECTION * sizeof(float) &&
                    offsetof(sr_ray, inv_direction) == INVERSE * sizeof(float) &&
                    offsetof(sr_ray, tmin) == TMIN * sizeof(float) && offsetof(sr_ray, tmax) == TMAX * sizeof(float) &&
-                   sizeof(sr_ray) >= RECORD_FLOATS * sizeof(float),
+                   offsetof(sr_ray, shear) == SHEAR * sizeof(float) && sizeof(sr_ray) >= RECORD_FLOATS * sizeof(float),
                "the packet reads the first floats of sr_ray as one record");
 
 /* 8 rays in f8 lanes */

@@ -25,8 +25,10 @@ typedef struct PACKET {
      * operations per (ray, triangle), so the same verdicts). */
     bool leaves_ready, shared_axes;
     int axis_x, axis_y, axis_z;
+    VEC origin[3];        /* each ray's origin */
     VEC filter_origin[3]; /* origin[axis_x], origin[axis_y], origin[axis_z] */
-    VEC shear_x, shear_y, bound_scale, bound_offset;
+    VEC shear_x, shear_y; /* each ray's sr_ray.shear.x and .y */
+    VEC bound_scale, bound_offset;
     _Alignas(64) uint32_t tested[LANES];
     sr_bvh_leaf_query q[LANES];
 } PACKET;
@@ -67,47 +69,46 @@ static void P(update_limit)(PACKET *p, unsigned ray, float tmax)
 static void P(packet_start_leaves)(PACKET *p)
 {
     const sr_ray *rays = p->rays;
-    const int first = (int)lowest_bit(p->members);
-    p->shared_axes = true;
-    p->axis_x = rays[first].axis_x;
-    p->axis_y = rays[first].axis_y;
-    p->axis_z = rays[first].axis_z;
-    if (p->axis_x < 0 || p->axis_x > 2 || p->axis_y < 0 || p->axis_y > 2 || p->axis_z < 0 || p->axis_z > 2)
-        p->shared_axes = false; /* a hand-made ray: the single-ray leaf tests check it */
-    _Alignas(64) float lanes[7][LANES];
-    for (int i = 0; i < LANES; i++) {
-        /* lanes without a ray copy the first ray's constants (never used) */
-        const bool member = p->members >> i & 1u;
-        const sr_ray *ray = member ? &rays[i] : &rays[first];
-        p->tested[i] = 0;
-        if (member) {
-            sr_bvh_leaf_query_start(&p->q[i], p->bvh, ray, NULL, NULL, &p->hits[i]);
-            sr_bvh_leaf_ray_make(ray, &p->q[i].leaf); /* for the exact tests of packet_leaf */
-            if (ray->axis_x != p->axis_x || ray->axis_y != p->axis_y || ray->axis_z != p->axis_z)
-                p->shared_axes = false;
-        }
-        if (!p->shared_axes)
-            continue;
-        const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-        float scale, offset;
-        sr_bvh_filter_bound(&p->bvh->nodes[0], ray, &scale, &offset);
-        lanes[0][i] = origin[p->axis_x];
-        lanes[1][i] = origin[p->axis_y];
-        lanes[2][i] = origin[p->axis_z];
-        lanes[3][i] = ray->shear.x;
-        lanes[4][i] = ray->shear.y;
-        lanes[5][i] = scale;
-        lanes[6][i] = offset;
-    }
-    if (p->shared_axes) {
-        for (int k = 0; k < 3; k++)
-            p->filter_origin[k] = V(load)(lanes[k]);
-        p->shear_x = V(load)(lanes[3]);
-        p->shear_y = V(load)(lanes[4]);
-        p->bound_scale = V(load)(lanes[5]);
-        p->bound_offset = V(load)(lanes[6]);
+    const sr_ray *first = &rays[lowest_bit(p->members)];
+    p->axis_x = first->axis_x;
+    p->axis_y = first->axis_y;
+    p->axis_z = first->axis_z;
+    /* a hand-made ray's axes may be anything: the single-ray leaf tests check them */
+    p->shared_axes =
+        p->axis_x >= 0 && p->axis_x <= 2 && p->axis_y >= 0 && p->axis_y <= 2 && p->axis_z >= 0 && p->axis_z <= 2;
+    memset(p->tested, 0, sizeof p->tested);
+    for (unsigned rest = p->members; rest; rest &= rest - 1) {
+        const unsigned i = lowest_bit(rest);
+        sr_bvh_leaf_query_start(&p->q[i], p->bvh, &rays[i], NULL, NULL, &p->hits[i]);
+        sr_bvh_leaf_ray_make(&rays[i], &p->q[i].leaf); /* for the exact tests of packet_leaf */
+        if (rays[i].axis_x != p->axis_x || rays[i].axis_y != p->axis_y || rays[i].axis_z != p->axis_z)
+            p->shared_axes = false;
     }
     p->leaves_ready = true;
+    if (!p->shared_axes)
+        return;
+    /* sr_bvh_filter_bound, lane by lane: the same operations on each ray's floats */
+    const sr_bvh_node *root = &p->bvh->nodes[0];
+    const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
+    VEC reach[3];
+    for (int axis = 0; axis < 3; axis++) {
+        const VEC a = V(abs)(V(sub)(V(splat)(low[axis]), p->origin[axis]));
+        const VEC b = V(abs)(V(sub)(V(splat)(high[axis]), p->origin[axis]));
+        reach[axis] = V(max)(a, b);
+    }
+    const VEC up = V(splat)(1.0f + 0x1p-20f), two = V(splat)(2.0f);
+    const VEC z = reach[p->axis_z];
+    const VEC g_x = V(add)(reach[p->axis_x], V(mul)(two, V(mul)(V(abs)(p->shear_x), z)));
+    const VEC g_y = V(add)(reach[p->axis_y], V(mul)(two, V(mul)(V(abs)(p->shear_y), z)));
+    const VEC g = V(mul)(V(max)(g_x, g_y), up);
+    const unsigned bounded = V(le)(g, V(splat)(0x1p62f));
+    const VEC scale = V(mul)(V(add)(V(mul)(g, V(splat)(0x1p-20f)), V(splat)(0x1p-100f)), up);
+    const VEC offset = V(mul)(V(add)(V(mul)(g, V(splat)(0x1p-24f)), V(splat)(0x1p-20f)), up);
+    p->bound_scale = V(select)(bounded, V(splat)(INFINITY), scale);
+    p->bound_offset = V(select)(bounded, V(splat)(0.0f), offset);
+    p->filter_origin[0] = p->origin[p->axis_x];
+    p->filter_origin[1] = p->origin[p->axis_y];
+    p->filter_origin[2] = p->origin[p->axis_z];
 }
 
 /* The triangles of leaf `ref` against the rays of `rays`, one triangle at a time with the rays
@@ -298,6 +299,10 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     p.members = members;
     p.leaves_ready = false;
     p.octant = octant;
+    for (int axis = 0; axis < 3; axis++)
+        p.origin[axis] = row[ORIGIN + axis];
+    p.shear_x = row[SHEAR];
+    p.shear_y = row[SHEAR + 1];
     /* the margin's terms (sr_bvh_slab_origins): R from the root's box, D the largest |d_k| */
     const sr_bvh_node *root = &bvh->nodes[0];
     const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};

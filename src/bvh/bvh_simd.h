@@ -113,12 +113,12 @@ static inline f8 f8_select(unsigned mask, f8 if_clear, f8 if_set)
     return _mm256_loadu_ps(clear);
 #endif
 }
-/// Twelve rows: lane i of out[k] is float k of the 12 floats (48 bytes) at records[i]. Loads
+/// Sixteen rows: lane i of out[k] is float k of the 16 floats (64 bytes) at records[i]. Loads
 /// of 4 floats and in-register shuffles: scalar stores read back as vectors stall on store
 /// forwarding, and a compiler's gathers are slow.
-static inline void f8_load_transposed(const void *const records[8], f8 out[12])
+static inline void f8_load_transposed(const void *const records[8], f8 out[16])
 {
-    for (int part = 0; part < 3; part++) {
+    for (int part = 0; part < 4; part++) {
         __m256 x[4];
         for (int i = 0; i < 4; i++) {
             const __m128 lo = _mm_loadu_ps((const float *)records[i] + 4 * part);
@@ -194,9 +194,9 @@ static inline f8 f8_select(unsigned mask, f8 if_clear, f8 if_set)
     return (f8){_mm_or_ps(_mm_andnot_ps(lo, if_clear.lo), _mm_and_ps(lo, if_set.lo)),
                 _mm_or_ps(_mm_andnot_ps(hi, if_clear.hi), _mm_and_ps(hi, if_set.hi))};
 }
-static inline void f8_load_transposed(const void *const records[8], f8 out[12])
+static inline void f8_load_transposed(const void *const records[8], f8 out[16])
 {
-    for (int part = 0; part < 3; part++) {
+    for (int part = 0; part < 4; part++) {
         for (int half = 0; half < 2; half++) {
             __m128 x[4];
             for (int i = 0; i < 4; i++)
@@ -279,12 +279,12 @@ static inline f8 f8_select(unsigned mask, f8 if_clear, f8 if_set)
             if_clear.lane[i] = if_set.lane[i];
     return if_clear;
 }
-static inline void f8_load_transposed(const void *const records[8], f8 out[12])
+static inline void f8_load_transposed(const void *const records[8], f8 out[16])
 {
     for (int i = 0; i < 8; i++) {
-        float record[12];
+        float record[16];
         memcpy(record, records[i], sizeof record);
-        for (int k = 0; k < 12; k++)
+        for (int k = 0; k < 16; k++)
             out[k].lane[i] = record[k];
     }
 }
@@ -387,12 +387,12 @@ static inline f16 f16_select(unsigned mask, f16 if_clear, f16 if_set)
     return _mm512_mask_blend_ps((__mmask16)mask, if_clear, if_set);
 }
 /// f8_load_transposed for 16 records.
-static inline void f16_load_transposed(const void *const records[16], f16 out[12])
+static inline void f16_load_transposed(const void *const records[16], f16 out[16])
 {
-    f8 lo[12], hi[12];
+    f8 lo[16], hi[16];
     f8_load_transposed(records, lo);
     f8_load_transposed(records + 8, hi);
-    for (int k = 0; k < 12; k++)
+    for (int k = 0; k < 16; k++)
         out[k] = _mm512_castpd_ps(
             _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo[k])), _mm256_castps_pd(hi[k]), 1));
 }
@@ -455,12 +455,12 @@ static inline unsigned f16_gt_and_lt(f16 a, f16 b, f16 c, f16 d)
 {
     return (f8_gt(a.lo, b.lo) & f8_lt(c.lo, d.lo)) | (f8_gt(a.hi, b.hi) & f8_lt(c.hi, d.hi)) << 8;
 }
-static inline void f16_load_transposed(const void *const records[16], f16 out[12])
+static inline void f16_load_transposed(const void *const records[16], f16 out[16])
 {
-    f8 lo[12], hi[12];
+    f8 lo[16], hi[16];
     f8_load_transposed(records, lo);
     f8_load_transposed(records + 8, hi);
-    for (int k = 0; k < 12; k++)
+    for (int k = 0; k < 16; k++)
         out[k] = (f16){lo[k], hi[k]};
 }
 static inline f16 f16_select(unsigned mask, f16 if_clear, f16 if_set)
