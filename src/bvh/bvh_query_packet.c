@@ -30,6 +30,7 @@
 #include "bvh_leaf.h"
 
 #include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -53,6 +54,44 @@ _Static_assert(offsetof(sr_ray, origin) == ORIGIN * sizeof(float) &&
                    offsetof(sr_ray, tmin) == TMIN * sizeof(float) && offsetof(sr_ray, tmax) == TMAX * sizeof(float) &&
                    offsetof(sr_ray, shear) == SHEAR * sizeof(float) && sizeof(sr_ray) >= RECORD_FLOATS * sizeof(float),
                "the packet reads the first floats of sr_ray as one record");
+
+/* sr_bvh_hit_finish's normals of the hits of a packet, computed together: the same double
+ * operations on the same floats, in a loop over the hits that compilers vectorise (IEEE
+ * operations lane by lane, never contracted: the same bits as one hit at a time), so that
+ * the square roots and divisions of the hits overlap. */
+typedef struct normal_batch {
+    int count;
+    double e1[3][SR_BVH_PACKET_MAX], e2[3][SR_BVH_PACKET_MAX];
+    sr_vec3 *normal[SR_BVH_PACKET_MAX];
+} normal_batch;
+
+static void normal_batch_add(normal_batch *b, const sr_triangle_pack *pack, unsigned lane, sr_vec3 *normal)
+{
+    const int k = b->count++;
+    for (int axis = 0; axis < 3; axis++) {
+        const float v0 = pack->v[0][axis][lane];
+        b->e1[axis][k] = (double)pack->v[1][axis][lane] - v0;
+        b->e2[axis][k] = (double)pack->v[2][axis][lane] - v0;
+    }
+    b->normal[k] = normal;
+}
+
+static void normal_batch_finish(normal_batch *b)
+{
+    float normal[3][SR_BVH_PACKET_MAX];
+    for (int k = 0; k < b->count; k++) {
+        const double n0 = b->e1[1][k] * b->e2[2][k] - b->e1[2][k] * b->e2[1][k];
+        const double n1 = b->e1[2][k] * b->e2[0][k] - b->e1[0][k] * b->e2[2][k];
+        const double n2 = b->e1[0][k] * b->e2[1][k] - b->e1[1][k] * b->e2[0][k];
+        const double length = sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+        const bool positive = length > 0.0;
+        normal[0][k] = positive ? (float)(n0 / length) : 0.0f;
+        normal[1][k] = positive ? (float)(n1 / length) : 0.0f;
+        normal[2][k] = positive ? (float)(n2 / length) : 0.0f;
+    }
+    for (int k = 0; k < b->count; k++)
+        *b->normal[k] = (sr_vec3){normal[0][k], normal[1][k], normal[2][k]};
+}
 
 /* 8 rays in f8 lanes */
 #define LANES 8

@@ -351,15 +351,29 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
         return found;
     PACKET_STACK stack;
     P(traverse_packet)(&p, &stack, visited);
+    if (!p.leaves_ready) { /* no leaf reached: misses */
+        for (unsigned rest = members; rest; rest &= rest - 1)
+            hits[lowest_bit(rest)].nodes_visited = visited[lowest_bit(rest)];
+        return found;
+    }
+    /* sr_bvh_leaf_query_finish for each ray, with the normals of all hits computed at once */
+    normal_batch batch;
+    batch.count = 0;
     for (unsigned rest = members; rest; rest &= rest - 1) {
         const unsigned i = lowest_bit(rest);
-        if (!p.leaves_ready) { /* no leaf reached: a miss */
-            hits[i].nodes_visited = visited[i];
+        const sr_bvh_leaf_query *q = &p.q[i];
+        sr_bvh_hit *hit = &hits[i];
+        hit->nodes_visited = visited[i];
+        hit->primitives_tested = q->tested + p.tested[i];
+        if (q->best_primitive == SR_BVH_NO_HIT)
             continue;
-        }
-        p.q[i].tested += p.tested[i];
-        found += sr_bvh_leaf_query_finish(&p.q[i], SR_BVH_RAY_CLOSEST, visited[i]);
+        found++;
+        hit->primitive = q->best_primitive;
+        hit->point = sr_vec3_add(rays[i].origin, sr_vec3_scale(rays[i].direction, hit->t));
+        if (q->best_pack)
+            normal_batch_add(&batch, q->best_pack, q->best_lane, &hit->normal);
     }
+    normal_batch_finish(&batch);
     return found;
 }
 
