@@ -39,12 +39,10 @@
 
 /* Fewer rays than this in a packet go one by one: the packet would test boxes for few rays. */
 #define PACKET_MIN_RAYS 4
-/* A subtree that at most this many rays of a packet enter is walked by each of them alone
- * (measured on dragon_x16 against 0: packets of 8 and of 16 3-5% faster, within the noise on
- * dragon_res3). */
-#ifndef PACKET_ALONE_RAYS
-#define PACKET_ALONE_RAYS 4
-#endif
+/* A subtree that at most ALONE_RAYS rays of a packet enter is walked by each of them alone,
+ * set per width below (measured against 4 for both, thread CPU time: packets of 8 3-5% faster
+ * with 2 on bunny and dragon_res3, packets of 16 2-4% faster with 3; 4 had been measured on
+ * dragon_x16 against 0). */
 
 /* The rays' fields in lanes: the first RECORD_FLOATS floats of each sr_ray, transposed. */
 enum { ORIGIN = 0, DIRECTION = 3, INVERSE = 6, TMIN = 9, TMAX = 10, SHEAR = 14, RECORD_FLOATS = 16 };
@@ -95,6 +93,7 @@ static void normal_batch_finish(normal_batch *b)
 
 /* 8 rays in f8 lanes */
 #define LANES 8
+#define ALONE_RAYS 2
 #define LANE_MASK 0xffu
 #define VEC f8
 #define V(op) f8_##op
@@ -102,6 +101,7 @@ static void normal_batch_finish(normal_batch *b)
 #define P(name) name##_8
 #include "bvh_query_packet_lanes.h"
 #undef LANES
+#undef ALONE_RAYS
 #undef LANE_MASK
 #undef VEC
 #undef V
@@ -110,6 +110,7 @@ static void normal_batch_finish(normal_batch *b)
 
 /* 16 rays in f16 lanes */
 #define LANES 16
+#define ALONE_RAYS 3
 #define LANE_MASK 0xffffu
 #define VEC f16
 #define V(op) f16_##op
@@ -117,6 +118,7 @@ static void normal_batch_finish(normal_batch *b)
 #define P(name) name##_16
 #include "bvh_query_packet_lanes.h"
 #undef LANES
+#undef ALONE_RAYS
 #undef LANE_MASK
 #undef VEC
 #undef V

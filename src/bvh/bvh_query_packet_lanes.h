@@ -1,7 +1,7 @@
 /* src/bvh/bvh_query_packet_lanes.h — the packet traversal of bvh_query_packet.c for one packet
  * width, included there once per width (8 rays in f8 lanes, 16 in f16 lanes): LANES, the vector
- * type VEC, V(op) for its operations, UADD for the masked counter increment, LANE_MASK, and
- * P(name) for the width's names are defined by the includer. Private to src/bvh/. */
+ * type VEC, V(op) for its operations, UADD for the masked counter increment, LANE_MASK,
+ * ALONE_RAYS and P(name) for the width's names are defined by the includer. Private to src/bvh/. */
 /* the width's types */
 #define PACKET P(packet)
 #define PACKET_STACK P(packet_stack)
@@ -192,7 +192,7 @@ static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[
             top--;
             ref = stack->ref[top];
             active = stack->rays[top];
-            if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+            if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= ALONE_RAYS) {
                 if (!p->leaves_ready)
                     P(packet_start_leaves)(p);
                 goto alone;
@@ -235,7 +235,7 @@ static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[
                 break;
         }
         ref = stack->ref[top];
-        if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+        if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= ALONE_RAYS) {
             if (!p->leaves_ready)
                 P(packet_start_leaves)(p);
             goto alone;
