@@ -189,4 +189,23 @@ static inline sr_ray mixed_ray(rng *r, const sr_mesh *mesh, sr_aabb bounds, int 
     return sr_ray_make(origin, direction, tmin, tmax);
 }
 
+/* Whether sr_ray_triangle's sign test can pass (some t) when its compiler fuses the ray-space
+ * expression relative - shear * z into an FMA, as -ffp-contract=fast may: the filter's bound
+ * covers that reference too (pack_candidates). */
+static inline bool fused_reference_may_hit(const sr_ray *ray, sr_vec3 a, sr_vec3 b, sr_vec3 c)
+{
+    const sr_vec3 v[3] = {a, b, c};
+    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    sr_vec3 p[3];
+    for (int k = 0; k < 3; k++) {
+        const float q[3] = {v[k].x, v[k].y, v[k].z};
+        const float z = q[ray->axis_z] - origin[ray->axis_z];
+        p[k] = (sr_vec3){fmaf(-ray->shear.x, z, q[ray->axis_x] - origin[ray->axis_x]),
+                         fmaf(-ray->shear.y, z, q[ray->axis_y] - origin[ray->axis_y]), z};
+    }
+    const double w_a = sr_ray_space_edge(p[2], p[1]), w_b = sr_ray_space_edge(p[0], p[2]),
+                 w_c = sr_ray_space_edge(p[1], p[0]);
+    return (w_a >= 0.0 && w_b >= 0.0 && w_c >= 0.0) || (w_a <= 0.0 && w_b <= 0.0 && w_c <= 0.0);
+}
+
 #endif

@@ -29,6 +29,7 @@
 #define SR_BVH_KERNEL 1 /* bvh_leaf.h: one of the kernels compiled per instruction set */
 #include "bvh_leaf.h"
 
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -137,4 +138,13 @@ int sr_bvh_query_ray_packet(const sr_bvh *bvh, const sr_ray *rays, int count, sr
         return 0;
     /* a packet of up to 8 rays in 8 lanes: half the work of 16 lanes */
     return count <= 8 ? query_8(bvh, rays, count, hits) : query_16(bvh, rays, count, hits);
+}
+
+unsigned sr_bvh_packet_filter(const sr_triangle_pack *pack, unsigned lane, const sr_ray *rays, int count, sr_aabb root)
+{
+    assert(count >= 1 && count <= SR_BVH_PACKET_MAX && "sr_bvh_packet_filter: 1 to 16 rays");
+    for (int i = 1; i < count; i++)
+        assert(rays[i].axis_x == rays[0].axis_x && rays[i].axis_y == rays[0].axis_y &&
+               rays[i].axis_z == rays[0].axis_z && "sr_bvh_packet_filter: rays of one axis order");
+    return count <= 8 ? filter_rays_8(pack, lane, rays, count, root) : filter_rays_16(pack, lane, rays, count, root);
 }

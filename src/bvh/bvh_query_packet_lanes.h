@@ -65,30 +65,11 @@ static void P(update_limit)(PACKET *p, unsigned ray, float tmax)
     p->limit = V(replace_lane)(p->limit, ray, sr_bvh_prune_limit(tmax));
 }
 
-/* The queries and the filter's constants, when the first leaf is reached. */
-static void P(packet_start_leaves)(PACKET *p)
+/* The triangle filter's bound constants (pack_candidates' K1 and K2) of the packet's rays in a
+ * tree whose root box is `root`: sr_bvh_filter_bound, lane by lane, the same operations on each
+ * ray's floats. The axes are the packet's (shared_axes). */
+static void P(packet_filter_make)(PACKET *p, const sr_bvh_node *root)
 {
-    const sr_ray *rays = p->rays;
-    const sr_ray *first = &rays[lowest_bit(p->members)];
-    p->axis_x = first->axis_x;
-    p->axis_y = first->axis_y;
-    p->axis_z = first->axis_z;
-    /* a hand-made ray's axes may be anything: the single-ray leaf tests check them */
-    p->shared_axes =
-        p->axis_x >= 0 && p->axis_x <= 2 && p->axis_y >= 0 && p->axis_y <= 2 && p->axis_z >= 0 && p->axis_z <= 2;
-    memset(p->tested, 0, sizeof p->tested);
-    for (unsigned rest = p->members; rest; rest &= rest - 1) {
-        const unsigned i = lowest_bit(rest);
-        sr_bvh_leaf_query_start(&p->q[i], p->bvh, &rays[i], NULL, NULL, &p->hits[i]);
-        sr_bvh_leaf_ray_make(&rays[i], &p->q[i].leaf); /* for the exact tests of packet_leaf */
-        if (rays[i].axis_x != p->axis_x || rays[i].axis_y != p->axis_y || rays[i].axis_z != p->axis_z)
-            p->shared_axes = false;
-    }
-    p->leaves_ready = true;
-    if (!p->shared_axes)
-        return;
-    /* sr_bvh_filter_bound, lane by lane: the same operations on each ray's floats */
-    const sr_bvh_node *root = &p->bvh->nodes[0];
     const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
     VEC reach[3];
     for (int axis = 0; axis < 3; axis++) {
@@ -111,6 +92,53 @@ static void P(packet_start_leaves)(PACKET *p)
     p->filter_origin[2] = p->origin[p->axis_z];
 }
 
+/* The queries and the filter's constants, when the first leaf is reached. */
+static void P(packet_start_leaves)(PACKET *p)
+{
+    const sr_ray *rays = p->rays;
+    const sr_ray *first = &rays[lowest_bit(p->members)];
+    p->axis_x = first->axis_x;
+    p->axis_y = first->axis_y;
+    p->axis_z = first->axis_z;
+    /* a hand-made ray's axes may be anything: the single-ray leaf tests check them */
+    p->shared_axes =
+        p->axis_x >= 0 && p->axis_x <= 2 && p->axis_y >= 0 && p->axis_y <= 2 && p->axis_z >= 0 && p->axis_z <= 2;
+    memset(p->tested, 0, sizeof p->tested);
+    for (unsigned rest = p->members; rest; rest &= rest - 1) {
+        const unsigned i = lowest_bit(rest);
+        sr_bvh_leaf_query_start(&p->q[i], p->bvh, &rays[i], NULL, NULL, &p->hits[i]);
+        sr_bvh_leaf_ray_make(&rays[i], &p->q[i].leaf); /* for the exact tests of packet_leaf */
+        if (rays[i].axis_x != p->axis_x || rays[i].axis_y != p->axis_y || rays[i].axis_z != p->axis_z)
+            p->shared_axes = false;
+    }
+    p->leaves_ready = true;
+    if (!p->shared_axes)
+        return;
+    P(packet_filter_make)(p, &p->bvh->nodes[0]);
+}
+
+/* The rays (bit i for ray i) for which the filter keeps triangle `lane` of `pack`:
+ * pack_candidates' operations per (ray, triangle), with the rays in lanes (packet.shared_axes),
+ * so the same verdicts. */
+static inline unsigned P(filter_triangle)(const PACKET *p, const sr_triangle_pack *pack, unsigned lane)
+{
+    VEC x[3], y[3];
+    for (int k = 0; k < 3; k++) {
+        const VEC z = V(sub)(V(splat)(pack->v[k][p->axis_z][lane]), p->filter_origin[2]);
+        x[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]), V(mul)(p->shear_x, z));
+        y[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]), V(mul)(p->shear_y, z));
+    }
+    const VEC edge_a = V(sub)(V(mul)(x[2], y[1]), V(mul)(y[2], x[1]));
+    const VEC edge_b = V(sub)(V(mul)(x[0], y[2]), V(mul)(y[0], x[2]));
+    const VEC edge_c = V(sub)(V(mul)(x[1], y[0]), V(mul)(y[1], x[0]));
+    const VEC magnitude = V(max)(V(max)(V(max)(V(abs)(x[0]), V(abs)(y[0])), V(max)(V(abs)(x[1]), V(abs)(y[1]))),
+                                 V(max)(V(abs)(x[2]), V(abs)(y[2])));
+    const VEC bound = V(mul)(p->bound_scale, V(add)(magnitude, p->bound_offset));
+    const VEC low = V(min)(V(min)(edge_a, edge_b), edge_c);
+    const VEC high = V(max)(V(max)(edge_a, edge_b), edge_c);
+    return ~V(gt_and_lt)(high, bound, low, V(negate)(bound)) & LANE_MASK;
+}
+
 /* The triangles of leaf `ref` against the rays of `rays`, one triangle at a time with the rays
  * in lanes (packet.shared_axes): the filter's verdict per (ray, triangle), then sr_ray_triangle's
  * own test for each pair it keeps (sr_bvh_pack_triangle_test). */
@@ -123,23 +151,7 @@ static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
         UADD(p->tested, rays, bit_count(real));
         for (unsigned lanes = real; lanes; lanes &= lanes - 1) {
             const unsigned lane = lowest_bit(lanes);
-            VEC x[3], y[3];
-            for (int k = 0; k < 3; k++) {
-                const VEC z = V(sub)(V(splat)(pack->v[k][p->axis_z][lane]), p->filter_origin[2]);
-                x[k] =
-                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]), V(mul)(p->shear_x, z));
-                y[k] =
-                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]), V(mul)(p->shear_y, z));
-            }
-            const VEC edge_a = V(sub)(V(mul)(x[2], y[1]), V(mul)(y[2], x[1]));
-            const VEC edge_b = V(sub)(V(mul)(x[0], y[2]), V(mul)(y[0], x[2]));
-            const VEC edge_c = V(sub)(V(mul)(x[1], y[0]), V(mul)(y[1], x[0]));
-            const VEC magnitude = V(max)(V(max)(V(max)(V(abs)(x[0]), V(abs)(y[0])), V(max)(V(abs)(x[1]), V(abs)(y[1]))),
-                                         V(max)(V(abs)(x[2]), V(abs)(y[2])));
-            const VEC bound = V(mul)(p->bound_scale, V(add)(magnitude, p->bound_offset));
-            const VEC low = V(min)(V(min)(edge_a, edge_b), edge_c);
-            const VEC high = V(max)(V(max)(edge_a, edge_b), edge_c);
-            unsigned candidates = rays & ~V(gt_and_lt)(high, bound, low, V(negate)(bound));
+            unsigned candidates = P(filter_triangle)(p, pack, lane) & rays;
             if (!candidates)
                 continue;
             const uint32_t primitive = pack->primitive[lane] & ~SR_PACK_FLAG;
@@ -251,6 +263,29 @@ static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[
 static inline unsigned P(finite_lanes)(VEC a)
 {
     return V(le)(V(abs)(a), V(splat)(FLT_MAX));
+}
+
+/* For tests (sr_bvh_packet_filter): the rays of `rays` (count <= LANES, one axis order of ray
+ * space) for which the packet's filter keeps triangle `lane` of `pack` in a tree whose root box
+ * is `root`, with the very code of packet_leaf. */
+static unsigned P(filter_rays)(const sr_triangle_pack *pack, unsigned lane, const sr_ray *rays, int count, sr_aabb root)
+{
+    const void *records[LANES];
+    for (int i = 0; i < LANES; i++)
+        records[i] = &rays[i < count ? i : 0];
+    VEC row[RECORD_FLOATS];
+    V(load_transposed)(records, row);
+    PACKET p;
+    for (int axis = 0; axis < 3; axis++)
+        p.origin[axis] = row[ORIGIN + axis];
+    p.shear_x = row[SHEAR];
+    p.shear_y = row[SHEAR + 1];
+    p.axis_x = rays[0].axis_x;
+    p.axis_y = rays[0].axis_y;
+    p.axis_z = rays[0].axis_z;
+    const sr_bvh_node root_node = {.min = root.min, .max = root.max};
+    P(packet_filter_make)(&p, &root_node);
+    return P(filter_triangle)(&p, pack, lane) & (LANE_MASK >> (LANES - count));
 }
 
 /* The packet query for count <= LANES rays (their hits cleared, the tree a triangle tree). */
