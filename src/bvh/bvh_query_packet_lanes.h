@@ -120,11 +120,12 @@ static void P(packet_start_leaves)(PACKET *p)
 /* The rays (bit i for ray i) for which the filter keeps triangle `lane` of `pack`:
  * pack_candidates' operations per (ray, triangle), with the rays in lanes (packet.shared_axes),
  * so the same verdicts. */
-static inline unsigned P(filter_triangle)(const PACKET *p, const sr_triangle_pack *pack, unsigned lane)
+static inline unsigned P(filter_triangle)(const PACKET *p, const sr_triangle_pack *pack, unsigned lane, VEC x[3],
+                                          VEC y[3], VEC z_out[3])
 {
-    VEC x[3], y[3];
     for (int k = 0; k < 3; k++) {
         const VEC z = V(sub)(V(splat)(pack->v[k][p->axis_z][lane]), p->filter_origin[2]);
+        z_out[k] = z;
         x[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]), V(mul)(p->shear_x, z));
         y[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]), V(mul)(p->shear_y, z));
     }
@@ -151,16 +152,28 @@ static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
         UADD(p->tested, rays, bit_count(real));
         for (unsigned lanes = real; lanes; lanes &= lanes - 1) {
             const unsigned lane = lowest_bit(lanes);
-            unsigned candidates = P(filter_triangle)(p, pack, lane) & rays;
+            VEC x[3], y[3], z[3];
+            unsigned candidates = P(filter_triangle)(p, pack, lane, x, y, z) & rays;
             if (!candidates)
                 continue;
+            /* The filter's ray-space vertices are sr_bvh_pack_triangle_test's, bit for bit (the
+             * same operations on the same floats): the exact test goes on from them. */
+            _Alignas(64) float space[3][3][LANES];
+            for (int k = 0; k < 3; k++) {
+                V(store)(space[k][0], x[k]);
+                V(store)(space[k][1], y[k]);
+                V(store)(space[k][2], z[k]);
+            }
             const uint32_t primitive = pack->primitive[lane] & ~SR_PACK_FLAG;
             for (; candidates; candidates &= candidates - 1) {
                 const unsigned ray = lowest_bit(candidates);
                 sr_bvh_leaf_query *query = &p->q[ray];
+                sr_vec3 vertex[3];
+                for (int k = 0; k < 3; k++)
+                    vertex[k] = (sr_vec3){space[k][0][ray], space[k][1][ray], space[k][2][ray]};
                 sr_triangle_hit triangle_hit;
-                if (sr_bvh_pack_triangle_test(&query->leaf, query->ray->tmin, query->tmax, pack, lane, p->axis_x,
-                                              p->axis_y, p->axis_z, &triangle_hit) &&
+                if (sr_bvh_leaf_triangle_in_ray_space(&query->leaf, query->ray->tmin, query->tmax, vertex[0], vertex[1],
+                                                      vertex[2], &triangle_hit) &&
                     sr_bvh_hit_is_better(triangle_hit.t, primitive, query->tmax, query->best_primitive)) {
                     sr_bvh_leaf_query_keep(query, pack, lane, primitive, &triangle_hit);
                     P(update_limit)(p, ray, triangle_hit.t);
@@ -275,6 +288,7 @@ static unsigned P(filter_rays)(const sr_triangle_pack *pack, unsigned lane, cons
         records[i] = &rays[i < count ? i : 0];
     VEC row[RECORD_FLOATS];
     V(load_transposed)(records, row);
+    VEC x[3], y[3], z[3];
     PACKET p;
     for (int axis = 0; axis < 3; axis++)
         p.origin[axis] = row[ORIGIN + axis];
@@ -285,7 +299,7 @@ static unsigned P(filter_rays)(const sr_triangle_pack *pack, unsigned lane, cons
     p.axis_z = rays[0].axis_z;
     const sr_bvh_node root_node = {.min = root.min, .max = root.max};
     P(packet_filter_make)(&p, &root_node);
-    return P(filter_triangle)(&p, pack, lane) & (LANE_MASK >> (LANES - count));
+    return P(filter_triangle)(&p, pack, lane, x, y, z) & (LANE_MASK >> (LANES - count));
 }
 
 /* The packet query for count <= LANES rays (their hits cleared, the tree a triangle tree). */
