@@ -11,17 +11,19 @@
  * distances in the node's order for the packet's octant, farthest first, and the nearest is
  * visited next; a popped entry keeps the rays that still enter it before their prune limits. A
  * subtree entered by few rays is walked by each of them with the single-ray traversal. At a
- * leaf, when the rays share their axis order of ray space, each triangle is filtered against
- * all rays at once, and the pairs the filter keeps go through sr_ray_triangle's arithmetic;
- * otherwise each ray runs the single-ray leaf test (bvh_leaf.c). The packet takes the rays
+ * leaf entered by two rays or more that share their axis order of ray space, each triangle is
+ * filtered against all of them at once, and the pairs the filter keeps go through
+ * sr_ray_triangle's arithmetic, from the filter's ray-space vertices; otherwise each ray runs
+ * the single-ray leaf test (bvh_leaf.c). The packet takes the rays
  * that share one octant and the box test's short path (sr_bvh_ray_is_fast); the others, and
  * packets too small to gain, go through the single-ray traversal.
  *
  * Exactness. For each ray of the packet the box test performs the single-ray test's operations
  * on the same floats (the same near and far faces, the same widening of the exit, the ray's
  * own prune limit), so it enters a box exactly when the single-ray traversal would at that
- * limit; the filter performs pack_candidates' operations per ray and triangle; the exact test
- * is sr_ray_triangle's. The answer of a traversal does not depend on the order in which it
+ * limit; the filter performs pack_candidates' operations per ray and triangle, and its
+ * ray-space vertices are sr_bvh_pack_triangle_test's (the same operations on the same floats);
+ * the exact test is sr_ray_triangle's. The answer of a traversal does not depend on the order in which it
  * meets the triangles (sr_bvh_hit_is_better, sr_bvh_prune_limit), so every ray gets its
  * single-ray answer.
  *
