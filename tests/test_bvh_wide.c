@@ -1,5 +1,5 @@
 /* tests/test_bvh_wide.c — the wide tree of src/bvh/ (bvh_wide.c: the collapse; bvh_query_wide.c:
- * the traversal and its triangle filter; bvh_query_packet.c: packets of rays).
+ * the traversal and its triangle filter), one ray at a time (packets: tests/test_bvh_packet.c).
  *
  * The wide traversal must answer exactly what the binary traversal it replaced answers
  * (sr_bvh_query_ray_binary, kept for this): the same hit or miss, and for a hit the same
@@ -10,9 +10,7 @@
  * traversal compiled with the portable lanes (SR_BVH_PORTABLE, tests/meson.build) must give
  * the same answers and the same counters as the SIMD one. The triangle filter is checked
  * directly against sr_ray_triangle: it may only reject triangles that sr_ray_triangle misses.
- * Packets of rays (sr_bvh_query_ray_packet) must give every ray exactly its single-ray answer,
- * for coherent tiles of primary rays and for incoherent mixes. The tree itself is checked
- * against the binary one (every triangle once, boxes nested). */
+ * The tree itself is checked against the binary one (every triangle once, boxes nested). */
 #include <criterion/criterion.h>
 
 #include <float.h>
@@ -20,91 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <softrast/bvh.h>
 #include <softrast/scene.h>
 
-#include "../src/bvh/bvh_internal.h"
-
-#define MESH_DIR SR_SOURCE_DIR "/../shared/meshes"
-
-/* The traversal and filter compiled with the portable lanes (tests/meson.build). */
-bool sr_bvh_query_wide_portable(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,
-                                sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);
-unsigned sr_bvh_pack_filter_portable(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
-int sr_bvh_query_ray_packet_portable(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
-
-#include "test_rng.h" /* rng, rng_range, rng_in_box, rng_direction */
-
-/* ---- meshes ---- */
-
-static sr_vec3 mesh_vertex(const sr_mesh *mesh, size_t triangle, int corner)
-{
-    return mesh->positions[mesh->indices[3 * triangle + (size_t)corner]];
-}
-
-static sr_bvh *build_mesh(const sr_mesh *mesh)
-{
-    sr_bvh_triangles input = {.positions = mesh->triangle_count ? &mesh->positions[0].x : NULL,
-                              .position_stride = sizeof(sr_vec3),
-                              .vertex_count = mesh->vertex_count,
-                              .indices = mesh->indices,
-                              .triangle_count = mesh->triangle_count};
-    sr_bvh *bvh = NULL;
-    sr_error err = {0};
-    cr_assert_eq(sr_bvh_build_triangles(NULL, &input, &bvh, &err), SR_OK, "build failed: %s", err.message);
-    return bvh;
-}
-
-/* `count` triangles with random corners in [-1, 1]^3 times `scale`, sizes from tiny to large;
- * `degenerate_percent` of them collinear, with a repeated vertex or a single point. */
-static sr_mesh *random_soup(size_t count, float scale, int degenerate_percent, uint64_t seed)
-{
-    sr_mesh *mesh = NULL;
-    sr_error err = {0};
-    cr_assert_eq(sr_mesh_create(&(sr_mesh_desc){.vertex_count = 3 * count, .triangle_count = count}, &mesh, &err),
-                 SR_OK, "%s", err.message);
-    rng r = {seed};
-    sr_aabb cube = {{-1, -1, -1}, {1, 1, 1}};
-    for (size_t i = 0; i < count; i++) {
-        sr_vec3 centre = rng_in_box(&r, cube);
-        float size = rng_unit(&r) < 0.9f ? rng_range(&r, 0.005f, 0.08f) : rng_range(&r, 0.1f, 0.6f);
-        sr_vec3 v[3];
-        for (int k = 0; k < 3; k++)
-            v[k] = sr_vec3_add(centre, sr_vec3_scale(rng_direction(&r), size));
-        if ((int)(rng_next(&r) % 100) < degenerate_percent) {
-            switch (rng_next(&r) % 3) {
-            case 0: /* collinear (up to rounding) */
-                v[2] = sr_vec3_add(v[0], sr_vec3_scale(sr_vec3_sub(v[1], v[0]), rng_range(&r, -0.5f, 1.5f)));
-                break;
-            case 1:
-                v[2] = v[1];
-                break;
-            default:
-                v[1] = v[2] = v[0];
-                break;
-            }
-        }
-        for (int k = 0; k < 3; k++) {
-            mesh->positions[3 * i + (size_t)k] = sr_vec3_scale(v[k], scale);
-            mesh->indices[3 * i + (size_t)k] = (uint32_t)(3 * i + (size_t)k);
-        }
-    }
-    return mesh;
-}
-
-static sr_mesh *load_shared_mesh(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", MESH_DIR, name);
-    if (access(path, R_OK) != 0)
-        return NULL;
-    sr_mesh *mesh = NULL;
-    sr_error err = {0};
-    cr_assert_eq(sr_mesh_load_obj(path, &mesh, &err), SR_OK, "%s", err.message);
-    return mesh;
-}
+#include "bvh_wide_helpers.h"
 
 /* ---- one ray, every traversal ---- */
 
@@ -131,23 +49,6 @@ static bool query_portable(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode
         return false;
     return sr_bvh_query_wide_portable(bvh, ray, mode, intersect, user, hit);
 }
-
-static bool same_bits(float a, float b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-static bool same_hit(const sr_bvh_hit *a, const sr_bvh_hit *b)
-{
-    return a->primitive == b->primitive && same_bits(a->t, b->t) && same_bits(a->u, b->u) && same_bits(a->v, b->v) &&
-           same_bits(a->point.x, b->point.x) && same_bits(a->point.y, b->point.y) &&
-           same_bits(a->point.z, b->point.z) && same_bits(a->normal.x, b->normal.x) &&
-           same_bits(a->normal.y, b->normal.y) && same_bits(a->normal.z, b->normal.z);
-}
-
-typedef struct tally {
-    int rays, hits;
-} tally;
 
 /* Wide (SIMD and portable) against binary, for the closest, any and custom queries. */
 static void compare_ray(const sr_mesh *mesh, const sr_bvh *bvh, const sr_ray *ray, const char *what, int index,
@@ -224,78 +125,6 @@ static void compare_ray(const sr_mesh *mesh, const sr_bvh *bvh, const sr_ray *ra
 /* ---- rays ---- */
 
 /* A point of triangle t at barycentric (u, v). */
-static sr_vec3 triangle_point(const sr_mesh *mesh, size_t t, float u, float v)
-{
-    sr_vec3 a = mesh_vertex(mesh, t, 0), b = mesh_vertex(mesh, t, 1), c = mesh_vertex(mesh, t, 2);
-    return sr_vec3_add(a, sr_vec3_add(sr_vec3_scale(sr_vec3_sub(b, a), u), sr_vec3_scale(sr_vec3_sub(c, a), v)));
-}
-
-/* A ray of the mix: from around the mesh, aimed at a random point of a random triangle, at a
- * vertex or an edge midpoint, at a corner of a triangle's box, in a random direction, or along
- * an axis from a grid point (faces of boxes, in-plane with axis-aligned triangles); varied
- * direction lengths and [tmin, tmax]. */
-static sr_ray mixed_ray(rng *r, const sr_mesh *mesh, sr_aabb bounds, int kind)
-{
-    const sr_vec3 centre = sr_aabb_centre(bounds), extent = sr_aabb_extent(bounds);
-    const float size = fmaxf(extent.x, fmaxf(extent.y, extent.z));
-    sr_vec3 half = sr_vec3_scale(extent, 0.75f);
-    sr_aabb around = {sr_vec3_sub(centre, half), sr_vec3_add(centre, half)};
-    sr_vec3 origin = rng_in_box(r, around);
-    size_t t = rng_next(r) % mesh->triangle_count;
-    sr_vec3 direction;
-    switch (kind % 6) {
-    case 0: /* inside a triangle */
-    case 1: {
-        float u = rng_unit(r), v = rng_unit(r);
-        if (u + v > 1) {
-            u = 1 - u;
-            v = 1 - v;
-        }
-        direction = sr_vec3_sub(triangle_point(mesh, t, u, v), origin);
-        break;
-    }
-    case 2: { /* a vertex or an edge midpoint */
-        int k = (int)(rng_next(r) % 3);
-        sr_vec3 a = mesh_vertex(mesh, t, k), b = mesh_vertex(mesh, t, (k + 1) % 3);
-        sr_vec3 target = rng_unit(r) < 0.5f ? a : sr_vec3_scale(sr_vec3_add(a, b), 0.5f);
-        direction = sr_vec3_sub(target, origin);
-        break;
-    }
-    case 3: { /* a corner of the triangle's box: grazes the boxes of the tree */
-        sr_aabb box = sr_aabb_empty();
-        for (int k = 0; k < 3; k++)
-            box = sr_aabb_grow(box, mesh_vertex(mesh, t, k));
-        sr_vec3 corner = {rng_unit(r) < 0.5f ? box.min.x : box.max.x, rng_unit(r) < 0.5f ? box.min.y : box.max.y,
-                          rng_unit(r) < 0.5f ? box.min.z : box.max.z};
-        direction = sr_vec3_sub(corner, origin);
-        break;
-    }
-    case 4: /* anywhere */
-        direction = sr_vec3_scale(rng_direction(r), size);
-        break;
-    default: { /* along an axis, +0 or -0 elsewhere, from a point of a grid of the bounds */
-        int axis = (int)(rng_next(r) % 3);
-        float sign = rng_unit(r) < 0.5f ? -1.0f : 1.0f, zero = rng_unit(r) < 0.5f ? -0.0f : 0.0f;
-        direction = (sr_vec3){axis == 0 ? sign : zero, axis == 1 ? sign : zero, axis == 2 ? sign : zero};
-        direction = sr_vec3_scale(direction, size);
-        float step = size / 16.0f;
-        origin = (sr_vec3){centre.x + step * roundf((origin.x - centre.x) / step),
-                           centre.y + step * roundf((origin.y - centre.y) / step),
-                           centre.z + step * roundf((origin.z - centre.z) / step)};
-        break;
-    }
-    }
-    direction = sr_vec3_scale(direction, rng_range(r, 0.25f, 4.0f));
-    float tmin = 0.0f, tmax = INFINITY;
-    uint32_t range = rng_next(r) % 10;
-    if (range == 0)
-        tmin = rng_range(r, 0.0f, 0.5f);
-    else if (range == 1)
-        tmax = rng_range(r, 0.2f, 2.0f);
-    else if (range == 2)
-        tmin = -INFINITY; /* the non-fast box test */
-    return sr_ray_make(origin, direction, tmin, tmax);
-}
 
 /* `count` mixed rays through compare_ray; the outcome must be mixed for the check to mean
  * anything. */
@@ -507,25 +336,6 @@ Test(bvh_wide, custom_query_over_a_box_tree)
 
 /* ================================================================================================ */
 /* The triangle filter                                                                              */
-
-/* Whether sr_ray_triangle's sign test can pass (some t) when its compiler fuses the ray-space
- * expression relative - shear * z into an FMA, as -ffp-contract=fast may: the filter's bound
- * covers that reference too (pack_candidates). */
-static bool fused_reference_may_hit(const sr_ray *ray, sr_vec3 a, sr_vec3 b, sr_vec3 c)
-{
-    const sr_vec3 v[3] = {a, b, c};
-    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    sr_vec3 p[3];
-    for (int k = 0; k < 3; k++) {
-        const float q[3] = {v[k].x, v[k].y, v[k].z};
-        const float z = q[ray->axis_z] - origin[ray->axis_z];
-        p[k] = (sr_vec3){fmaf(-ray->shear.x, z, q[ray->axis_x] - origin[ray->axis_x]),
-                         fmaf(-ray->shear.y, z, q[ray->axis_y] - origin[ray->axis_y]), z};
-    }
-    const double w_a = sr_ray_space_edge(p[2], p[1]), w_b = sr_ray_space_edge(p[0], p[2]),
-                 w_c = sr_ray_space_edge(p[1], p[0]);
-    return (w_a >= 0.0 && w_b >= 0.0 && w_c >= 0.0) || (w_a <= 0.0 && w_b <= 0.0 && w_c <= 0.0);
-}
 
 /* A pack of 4 triangles as the collapse makes it (no padding, no flags). */
 static sr_triangle_pack make_pack(const sr_vec3 v[4][3])
@@ -772,146 +582,4 @@ Test(bvh_wide, nodes_visited_counts_child_boxes)
     cr_assert_geq(hit.nodes_visited, 1 + root_children);
     sr_bvh_destroy(bvh);
     sr_mesh_destroy(sphere);
-}
-
-/* ================================================================================================ */
-/* Packets                                                                                          */
-
-/* The packet's answer for each ray is the single-ray one; the portable packet answers alike,
- * counters included. */
-static void compare_packet(const sr_bvh *bvh, const sr_ray *rays, int count, const char *what, int index, tally *t)
-{
-    sr_bvh_hit packet[SR_BVH_PACKET_MAX], portable[SR_BVH_PACKET_MAX];
-    int found = sr_bvh_query_ray_packet(bvh, rays, count, packet);
-    cr_assert_eq(sr_bvh_query_ray_packet_portable(bvh, rays, count, portable), found);
-    int expected = 0;
-    for (int i = 0; i < count; i++) {
-        sr_bvh_hit single;
-        bool hit = sr_bvh_query_ray(bvh, &rays[i], &single);
-        expected += hit;
-        t->rays++;
-        t->hits += hit;
-        cr_assert(same_hit(&packet[i], &single),
-                  "%s packet %d ray %d of %d: packet triangle %u t %a, single ray triangle %u t %a", what, index, i,
-                  count, packet[i].primitive, (double)packet[i].t, single.primitive, (double)single.t);
-        cr_assert(same_hit(&portable[i], &packet[i]) && portable[i].nodes_visited == packet[i].nodes_visited &&
-                      portable[i].primitives_tested == packet[i].primitives_tested,
-                  "%s packet %d ray %d: the portable packet answers differently", what, index, i);
-        if (hit)
-            cr_assert_gt(packet[i].nodes_visited, 0);
-    }
-    cr_assert_eq(found, expected, "%s packet %d: %d hits counted, %d found", what, index, found, expected);
-#if defined(SR_ISA_DISPATCH)
-    for (sr_isa isa = SR_ISA_BUILD; isa <= SR_ISA_AVX512; isa++) {
-        if (!sr_isa_available(isa))
-            continue;
-        sr_bvh_hit copy[SR_BVH_PACKET_MAX];
-        cr_assert_eq(sr_bvh_query_ray_packet_isa(isa, bvh, rays, count, copy), found);
-        for (int i = 0; i < count; i++)
-            cr_assert(same_hit(&copy[i], &packet[i]) && copy[i].nodes_visited == packet[i].nodes_visited &&
-                          copy[i].primitives_tested == packet[i].primitives_tested,
-                      "%s packet %d ray %d: the %s packet answers differently", what, index, i, sr_isa_name(isa));
-    }
-#endif
-}
-
-/* The benchmark's primary rays (BENCH_SCENE.md) of a normalised mesh in tiles of tile_w x
- * tile_h pixels, every tile of a 320x180 image. */
-static void compare_primary_packets(sr_mesh *mesh, int tile_w, int tile_h, const char *what)
-{
-    enum { WIDTH = 320, HEIGHT = 180 };
-    sr_mesh_normalize(mesh);
-    sr_bvh *bvh = build_mesh(mesh);
-    sr_ray *image = malloc((size_t)WIDTH * HEIGHT * sizeof *image);
-    sr_bench_scene_primary_rays(WIDTH, HEIGHT, image);
-    tally t = {0};
-    int index = 0;
-    for (int y = 0; y < HEIGHT; y += tile_h) {
-        for (int x = 0; x < WIDTH; x += tile_w) {
-            sr_ray tile[SR_BVH_PACKET_MAX];
-            int n = 0;
-            for (int dy = 0; dy < tile_h; dy++)
-                for (int dx = 0; dx < tile_w; dx++)
-                    tile[n++] = image[(size_t)(y + dy) * WIDTH + (size_t)(x + dx)];
-            compare_packet(bvh, tile, n, what, index++, &t);
-        }
-    }
-    cr_assert_gt(t.hits, t.rays / 20, "%s: %d hits of %d", what, t.hits, t.rays);
-    free(image);
-    sr_bvh_destroy(bvh);
-}
-
-Test(bvh_packet, primary_ray_tiles_give_the_single_ray_answers, .timeout = 600)
-{
-    sr_mesh *sphere = NULL, *box = NULL;
-    cr_assert_eq(sr_mesh_create_sphere(1.0f, 96, 48, &sphere, NULL), SR_OK);
-    cr_assert_eq(sr_mesh_create_box((sr_vec3){1, 1, 1}, 16, &box, NULL), SR_OK);
-    compare_primary_packets(sphere, 4, 4, "sphere 4x4");
-    compare_primary_packets(sphere, 4, 2, "sphere 4x2");
-    compare_primary_packets(box, 4, 4, "box grid 4x4");
-    sr_mesh_destroy(sphere);
-    sr_mesh_destroy(box);
-    const char *names[] = {"teapot.obj", "bunny.obj", "dragon_res3.obj"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        sr_mesh *mesh = load_shared_mesh(names[i]);
-        if (!mesh)
-            continue;
-        compare_primary_packets(mesh, 4, 4, names[i]);
-        compare_primary_packets(mesh, 4, 2, names[i]);
-        sr_mesh_destroy(mesh);
-    }
-}
-
-/* Incoherent packets: mixed rays (all octants, tmin < 0, axis-parallel), unusable rays (NaN,
- * zero direction, empty range), any count from 0 to SR_BVH_PACKET_MAX; and packets of rays
- * that share an octant but not an axis order of ray space. */
-Test(bvh_packet, incoherent_packets_give_the_single_ray_answers, .timeout = 600)
-{
-    sr_mesh *soup = random_soup(20000, 1.0f, 20, 81);
-    sr_bvh *bvh = build_mesh(soup);
-    const sr_aabb bounds = sr_mesh_bounds(soup);
-    rng r = {82};
-    tally t = {0};
-    for (int index = 0; index < 6000; index++) {
-        sr_ray rays[SR_BVH_PACKET_MAX];
-        const int count = (int)(rng_next(&r) % (SR_BVH_PACKET_MAX + 1));
-        const bool coherent = index % 2 == 0;
-        const sr_vec3 origin =
-            rng_in_box(&r, (sr_aabb){sr_vec3_scale(bounds.min, 2.5f), sr_vec3_scale(bounds.max, 2.5f)});
-        const sr_vec3 target = rng_in_box(&r, bounds);
-        for (int i = 0; i < count; i++) {
-            if (coherent && index % 4 == 2) { /* one octant, the dominant axis alternating: two axis orders */
-                sr_vec3 d = {rng_range(&r, 0.5f, 1.0f), rng_range(&r, 0.1f, 0.3f), rng_range(&r, 0.5f, 1.0f)};
-                d = i % 2 ? (sr_vec3){fmaxf(d.x, d.z), d.y, fminf(d.x, d.z)}
-                          : (sr_vec3){fminf(d.x, d.z), d.y, fmaxf(d.x, d.z)};
-                rays[i] = sr_ray_make(sr_vec3_sub(target, sr_vec3_scale(d, 2.0f)), d, 0.0f, INFINITY);
-            } else if (coherent) { /* from one point towards a small region: one octant */
-                sr_vec3 aim = sr_vec3_add(target, sr_vec3_scale(rng_direction(&r), 0.2f));
-                rays[i] = sr_ray_make(origin, sr_vec3_sub(aim, origin), 0.0f, i % 5 == 0 ? 2.0f : INFINITY);
-            } else {
-                rays[i] = mixed_ray(&r, soup, bounds, index * 17 + i);
-            }
-            switch (rng_next(&r) % 25) {
-            case 0:
-                rays[i] = sr_ray_make((sr_vec3){NAN, 0, 0}, (sr_vec3){1, 0, 0}, 0, INFINITY);
-                break;
-            case 1:
-                rays[i] = sr_ray_make(origin, (sr_vec3){0, 0, 0}, 0, INFINITY);
-                break;
-            case 2:
-                rays[i] = sr_ray_make(origin, sr_vec3_sub(target, origin), 2.0f, 1.0f);
-                break;
-            default:
-                break;
-            }
-        }
-        compare_packet(bvh, rays, count, coherent ? "coherent" : "incoherent", index, &t);
-    }
-    cr_assert_gt(t.hits, t.rays / 5, "%d hits of %d", t.hits, t.rays);
-    /* NULL and empty arguments */
-    sr_bvh_hit hits[2];
-    cr_assert_eq(sr_bvh_query_ray_packet(NULL, NULL, 2, hits), 0);
-    cr_assert_eq(sr_bvh_query_ray_packet(bvh, NULL, 0, hits), 0);
-    sr_bvh_destroy(bvh);
-    sr_mesh_destroy(soup);
 }

@@ -1,7 +1,8 @@
 /* src/bvh/bvh_dispatch.c — in builds that dispatch at run time (SR_ISA_DISPATCH, meson.build):
  * the entry points of the ray traversal kernels, which call the copy compiled for the
  * instruction set in use (sr_isa_active: AVX-512, AVX2 or the build's own SSE2; bvh_leaf.h
- * names the copies). Every copy gives the same answers bit for bit (tests/test_bvh_wide.c).
+ * names the copies). Every copy gives the same answers bit for bit (tests/test_bvh_wide.c,
+ * tests/test_bvh_packet.c).
  * Other builds compile the kernels once, under these names, and this file is empty. */
 #include "bvh_internal.h"
 

@@ -286,6 +286,14 @@ int sr_bvh_query_ray_packet_isa(sr_isa isa, const sr_bvh *bvh, const sr_ray *ray
 /// vertices); sr_ray_triangle misses the triangles of every other lane. (bvh_query_wide.c)
 unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
 
+/// For tests: the rays of `rays` (bit i for rays[i]; 1..SR_BVH_PACKET_MAX rays of one axis
+/// order of ray space) for which the packets' triangle filter (bvh_query_packet.c, the rays in
+/// lanes) keeps triangle `lane` of `pack` in a tree whose root box is `root`; sr_ray_triangle
+/// misses the triangle for every other ray. In builds that dispatch at run time there is no
+/// entry of this name, only the copies of bvh_leaf.h (_base, _avx2, _avx512; _portable in the
+/// tests' copy).
+unsigned sr_bvh_packet_filter(const sr_triangle_pack *pack, unsigned lane, const sr_ray *rays, int count, sr_aabb root);
+
 /// The same query walking the binary node array instead (bvh_query.c): the traversal the wide
 /// tree replaced, kept so that tests can compare the two ray by ray. Same contract and same
 /// answers as the public queries (for `nodes_visited`: nodes of the binary tree).

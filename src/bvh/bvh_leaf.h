@@ -24,6 +24,7 @@
 #define sr_bvh_query_wide SR_BVH_KERNEL_NAME(sr_bvh_query_wide)
 #define sr_bvh_query_ray_packet SR_BVH_KERNEL_NAME(sr_bvh_query_ray_packet)
 #define sr_bvh_pack_filter SR_BVH_KERNEL_NAME(sr_bvh_pack_filter)
+#define sr_bvh_packet_filter SR_BVH_KERNEL_NAME(sr_bvh_packet_filter)
 #define sr_bvh_leaf_query_start SR_BVH_KERNEL_NAME(sr_bvh_leaf_query_start)
 #define sr_bvh_leaf_query_finish SR_BVH_KERNEL_NAME(sr_bvh_leaf_query_finish)
 #define sr_bvh_leaf_closest SR_BVH_KERNEL_NAME(sr_bvh_leaf_closest)

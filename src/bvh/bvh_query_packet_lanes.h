@@ -1,7 +1,7 @@
 /* src/bvh/bvh_query_packet_lanes.h — the packet traversal of bvh_query_packet.c for one packet
  * width, included there once per width (8 rays in f8 lanes, 16 in f16 lanes): LANES, the vector
- * type VEC, V(op) for its operations, UADD for the masked counter increment, LANE_MASK, and
- * P(name) for the width's names are defined by the includer. Private to src/bvh/. */
+ * type VEC, V(op) for its operations, UADD for the masked counter increment, LANE_MASK,
+ * ALONE_RAYS and P(name) for the width's names are defined by the includer. Private to src/bvh/. */
 /* the width's types */
 #define PACKET P(packet)
 #define PACKET_STACK P(packet_stack)
@@ -14,7 +14,6 @@ typedef struct PACKET {
     VEC inv_far[3]; /* times 1 + 2^-21: the exit widening, sound for tmin >= 0 (wide_ray_make) */
     VEC tmin;
     VEC limit;                        /* sr_bvh_prune_limit of each ray's closest hit so far */
-    _Alignas(64) float limits[LANES]; /* the same, for updates */
     int near_row[3], far_row[3];      /* as wide_ray's offsets: the octant is the packet's */
     unsigned octant;
     const sr_bvh *bvh;
@@ -26,8 +25,10 @@ typedef struct PACKET {
      * operations per (ray, triangle), so the same verdicts). */
     bool leaves_ready, shared_axes;
     int axis_x, axis_y, axis_z;
+    VEC origin[3];        /* each ray's origin */
     VEC filter_origin[3]; /* origin[axis_x], origin[axis_y], origin[axis_z] */
-    VEC shear_x, shear_y, bound_scale, bound_offset;
+    VEC shear_x, shear_y; /* each ray's sr_ray.shear.x and .y */
+    VEC bound_scale, bound_offset;
     _Alignas(64) uint32_t tested[LANES];
     sr_bvh_leaf_query q[LANES];
 } PACKET;
@@ -40,16 +41,18 @@ typedef struct PACKET_STACK {
     uint32_t rays[STACK_SIZE];
 } PACKET_STACK;
 
-/* Slab test of a box (its bounds min x, max x, min y, max y, min z, max z) against every ray of
- * the packet: bit i of the result is set when ray i enters it, *enter_out holds the entry
- * distances. Per lane, the fast path of wide_box_test (bvh_query_wide.c) with the bounds
- * broadcast. */
-static inline unsigned P(packet_box_test)(const float bounds[6], const PACKET *p, VEC *enter_out)
+/* Slab test of a box (bounds[row * stride] for the rows min x, max x, min y, max y, min z,
+ * max z) against every ray of the packet: bit i of the result is set when ray i enters it,
+ * *enter_out holds the entry distances. Per lane, the fast path of wide_box_test
+ * (bvh_query_wide.c) with the bounds broadcast. */
+static inline unsigned P(packet_box_test)(const float *bounds, size_t stride, const PACKET *p, VEC *enter_out)
 {
     VEC near[3], far[3];
     for (int axis = 0; axis < 3; axis++) {
-        near[axis] = V(mul)(V(sub)(V(splat)(bounds[p->near_row[axis]]), p->near_origin[axis]), p->inv_near[axis]);
-        far[axis] = V(mul)(V(sub)(V(splat)(bounds[p->far_row[axis]]), p->far_origin[axis]), p->inv_far[axis]);
+        near[axis] = V(mul)(V(sub)(V(splat)(bounds[(size_t)p->near_row[axis] * stride]), p->near_origin[axis]),
+                            p->inv_near[axis]);
+        far[axis] =
+            V(mul)(V(sub)(V(splat)(bounds[(size_t)p->far_row[axis] * stride]), p->far_origin[axis]), p->inv_far[axis]);
     }
     const VEC enter = V(max)(V(max)(near[0], near[1]), V(max)(near[2], p->tmin));
     const VEC leave = V(min)(V(min)(far[0], far[1]), V(min)(far[2], p->limit));
@@ -59,55 +62,82 @@ static inline unsigned P(packet_box_test)(const float bounds[6], const PACKET *p
 
 static void P(update_limit)(PACKET *p, unsigned ray, float tmax)
 {
-    p->limits[ray] = sr_bvh_prune_limit(tmax);
-    p->limit = V(load)(p->limits);
+    p->limit = V(replace_lane)(p->limit, ray, sr_bvh_prune_limit(tmax));
+}
+
+/* The triangle filter's bound constants (pack_candidates' K1 and K2) of the packet's rays in a
+ * tree whose root box is `root`: sr_bvh_filter_bound, lane by lane, the same operations on each
+ * ray's floats. The axes are the packet's (shared_axes). */
+static void P(packet_filter_make)(PACKET *p, const sr_bvh_node *root)
+{
+    const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
+    VEC reach[3];
+    for (int axis = 0; axis < 3; axis++) {
+        const VEC a = V(abs)(V(sub)(V(splat)(low[axis]), p->origin[axis]));
+        const VEC b = V(abs)(V(sub)(V(splat)(high[axis]), p->origin[axis]));
+        reach[axis] = V(max)(a, b);
+    }
+    const VEC up = V(splat)(1.0f + 0x1p-20f), two = V(splat)(2.0f);
+    const VEC z = reach[p->axis_z];
+    const VEC g_x = V(add)(reach[p->axis_x], V(mul)(two, V(mul)(V(abs)(p->shear_x), z)));
+    const VEC g_y = V(add)(reach[p->axis_y], V(mul)(two, V(mul)(V(abs)(p->shear_y), z)));
+    const VEC g = V(mul)(V(max)(g_x, g_y), up);
+    const unsigned bounded = V(le)(g, V(splat)(0x1p62f));
+    const VEC scale = V(mul)(V(add)(V(mul)(g, V(splat)(0x1p-20f)), V(splat)(0x1p-100f)), up);
+    const VEC offset = V(mul)(V(add)(V(mul)(g, V(splat)(0x1p-24f)), V(splat)(0x1p-20f)), up);
+    p->bound_scale = V(select)(bounded, V(splat)(INFINITY), scale);
+    p->bound_offset = V(select)(bounded, V(splat)(0.0f), offset);
+    p->filter_origin[0] = p->origin[p->axis_x];
+    p->filter_origin[1] = p->origin[p->axis_y];
+    p->filter_origin[2] = p->origin[p->axis_z];
 }
 
 /* The queries and the filter's constants, when the first leaf is reached. */
 static void P(packet_start_leaves)(PACKET *p)
 {
     const sr_ray *rays = p->rays;
-    const int first = (int)lowest_bit(p->members);
-    p->shared_axes = true;
-    p->axis_x = rays[first].axis_x;
-    p->axis_y = rays[first].axis_y;
-    p->axis_z = rays[first].axis_z;
-    if (p->axis_x < 0 || p->axis_x > 2 || p->axis_y < 0 || p->axis_y > 2 || p->axis_z < 0 || p->axis_z > 2)
-        p->shared_axes = false; /* a hand-made ray: the single-ray leaf tests check it */
-    _Alignas(64) float lanes[7][LANES];
-    for (int i = 0; i < LANES; i++) {
-        /* lanes without a ray copy the first ray's constants (never used) */
-        const bool member = p->members >> i & 1u;
-        const sr_ray *ray = member ? &rays[i] : &rays[first];
-        p->tested[i] = 0;
-        if (member) {
-            sr_bvh_leaf_query_start(&p->q[i], p->bvh, ray, NULL, NULL, &p->hits[i]);
-            sr_bvh_leaf_ray_make(ray, &p->q[i].leaf); /* for the exact tests of packet_leaf */
-            if (ray->axis_x != p->axis_x || ray->axis_y != p->axis_y || ray->axis_z != p->axis_z)
-                p->shared_axes = false;
-        }
-        if (!p->shared_axes)
-            continue;
-        const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-        float scale, offset;
-        sr_bvh_filter_bound(&p->bvh->nodes[0], ray, &scale, &offset);
-        lanes[0][i] = origin[p->axis_x];
-        lanes[1][i] = origin[p->axis_y];
-        lanes[2][i] = origin[p->axis_z];
-        lanes[3][i] = ray->shear.x;
-        lanes[4][i] = ray->shear.y;
-        lanes[5][i] = scale;
-        lanes[6][i] = offset;
-    }
-    if (p->shared_axes) {
-        for (int k = 0; k < 3; k++)
-            p->filter_origin[k] = V(load)(lanes[k]);
-        p->shear_x = V(load)(lanes[3]);
-        p->shear_y = V(load)(lanes[4]);
-        p->bound_scale = V(load)(lanes[5]);
-        p->bound_offset = V(load)(lanes[6]);
+    const sr_ray *first = &rays[lowest_bit(p->members)];
+    p->axis_x = first->axis_x;
+    p->axis_y = first->axis_y;
+    p->axis_z = first->axis_z;
+    /* a hand-made ray's axes may be anything: the single-ray leaf tests check them */
+    p->shared_axes =
+        p->axis_x >= 0 && p->axis_x <= 2 && p->axis_y >= 0 && p->axis_y <= 2 && p->axis_z >= 0 && p->axis_z <= 2;
+    memset(p->tested, 0, sizeof p->tested);
+    for (unsigned rest = p->members; rest; rest &= rest - 1) {
+        const unsigned i = lowest_bit(rest);
+        sr_bvh_leaf_query_start(&p->q[i], p->bvh, &rays[i], NULL, NULL, &p->hits[i]);
+        sr_bvh_leaf_ray_make(&rays[i], &p->q[i].leaf); /* for the exact tests of packet_leaf */
+        if (rays[i].axis_x != p->axis_x || rays[i].axis_y != p->axis_y || rays[i].axis_z != p->axis_z)
+            p->shared_axes = false;
     }
     p->leaves_ready = true;
+    if (!p->shared_axes)
+        return;
+    P(packet_filter_make)(p, &p->bvh->nodes[0]);
+}
+
+/* The rays (bit i for ray i) for which the filter keeps triangle `lane` of `pack`:
+ * pack_candidates' operations per (ray, triangle), with the rays in lanes (packet.shared_axes),
+ * so the same verdicts. */
+static inline unsigned P(filter_triangle)(const PACKET *p, const sr_triangle_pack *pack, unsigned lane, VEC x[3],
+                                          VEC y[3], VEC z_out[3])
+{
+    for (int k = 0; k < 3; k++) {
+        const VEC z = V(sub)(V(splat)(pack->v[k][p->axis_z][lane]), p->filter_origin[2]);
+        z_out[k] = z;
+        x[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]), V(mul)(p->shear_x, z));
+        y[k] = V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]), V(mul)(p->shear_y, z));
+    }
+    const VEC edge_a = V(sub)(V(mul)(x[2], y[1]), V(mul)(y[2], x[1]));
+    const VEC edge_b = V(sub)(V(mul)(x[0], y[2]), V(mul)(y[0], x[2]));
+    const VEC edge_c = V(sub)(V(mul)(x[1], y[0]), V(mul)(y[1], x[0]));
+    const VEC magnitude = V(max)(V(max)(V(max)(V(abs)(x[0]), V(abs)(y[0])), V(max)(V(abs)(x[1]), V(abs)(y[1]))),
+                                 V(max)(V(abs)(x[2]), V(abs)(y[2])));
+    const VEC bound = V(mul)(p->bound_scale, V(add)(magnitude, p->bound_offset));
+    const VEC low = V(min)(V(min)(edge_a, edge_b), edge_c);
+    const VEC high = V(max)(V(max)(edge_a, edge_b), edge_c);
+    return ~V(gt_and_lt)(high, bound, low, V(negate)(bound)) & LANE_MASK;
 }
 
 /* The triangles of leaf `ref` against the rays of `rays`, one triangle at a time with the rays
@@ -122,32 +152,28 @@ static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
         UADD(p->tested, rays, bit_count(real));
         for (unsigned lanes = real; lanes; lanes &= lanes - 1) {
             const unsigned lane = lowest_bit(lanes);
-            VEC x[3], y[3];
-            for (int k = 0; k < 3; k++) {
-                const VEC z = V(sub)(V(splat)(pack->v[k][p->axis_z][lane]), p->filter_origin[2]);
-                x[k] =
-                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_x][lane]), p->filter_origin[0]), V(mul)(p->shear_x, z));
-                y[k] =
-                    V(sub)(V(sub)(V(splat)(pack->v[k][p->axis_y][lane]), p->filter_origin[1]), V(mul)(p->shear_y, z));
-            }
-            const VEC edge_a = V(sub)(V(mul)(x[2], y[1]), V(mul)(y[2], x[1]));
-            const VEC edge_b = V(sub)(V(mul)(x[0], y[2]), V(mul)(y[0], x[2]));
-            const VEC edge_c = V(sub)(V(mul)(x[1], y[0]), V(mul)(y[1], x[0]));
-            const VEC magnitude = V(max)(V(max)(V(max)(V(abs)(x[0]), V(abs)(y[0])), V(max)(V(abs)(x[1]), V(abs)(y[1]))),
-                                         V(max)(V(abs)(x[2]), V(abs)(y[2])));
-            const VEC bound = V(mul)(p->bound_scale, V(add)(magnitude, p->bound_offset));
-            const VEC low = V(min)(V(min)(edge_a, edge_b), edge_c);
-            const VEC high = V(max)(V(max)(edge_a, edge_b), edge_c);
-            unsigned candidates = rays & ~V(gt_and_lt)(high, bound, low, V(negate)(bound));
+            VEC x[3], y[3], z[3];
+            unsigned candidates = P(filter_triangle)(p, pack, lane, x, y, z) & rays;
             if (!candidates)
                 continue;
+            /* The filter's ray-space vertices are sr_bvh_pack_triangle_test's, bit for bit (the
+             * same operations on the same floats): the exact test goes on from them. */
+            _Alignas(64) float space[3][3][LANES];
+            for (int k = 0; k < 3; k++) {
+                V(store)(space[k][0], x[k]);
+                V(store)(space[k][1], y[k]);
+                V(store)(space[k][2], z[k]);
+            }
             const uint32_t primitive = pack->primitive[lane] & ~SR_PACK_FLAG;
             for (; candidates; candidates &= candidates - 1) {
                 const unsigned ray = lowest_bit(candidates);
                 sr_bvh_leaf_query *query = &p->q[ray];
+                sr_vec3 vertex[3];
+                for (int k = 0; k < 3; k++)
+                    vertex[k] = (sr_vec3){space[k][0][ray], space[k][1][ray], space[k][2][ray]};
                 sr_triangle_hit triangle_hit;
-                if (sr_bvh_pack_triangle_test(&query->leaf, query->ray->tmin, query->tmax, pack, lane, p->axis_x,
-                                              p->axis_y, p->axis_z, &triangle_hit) &&
+                if (sr_bvh_leaf_triangle_in_ray_space(&query->leaf, query->ray->tmin, query->tmax, vertex[0], vertex[1],
+                                                      vertex[2], &triangle_hit) &&
                     sr_bvh_hit_is_better(triangle_hit.t, primitive, query->tmax, query->best_primitive)) {
                     sr_bvh_leaf_query_keep(query, pack, lane, primitive, &triangle_hit);
                     P(update_limit)(p, ray, triangle_hit.t);
@@ -172,31 +198,26 @@ static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[
             const sr_wide_node *node = sr_wide_node_at(wide, ref);
             const unsigned count = sr_wide_node_child_count(node);
             UADD(visited, active, count);
-            uint32_t child_rays[SR_WIDE_WIDTH];
-            VEC child_t[SR_WIDE_WIDTH];
-            unsigned entered = 0;
-            for (unsigned slot = 0; slot < count; slot++) {
-                const float bounds[6] = {node->bounds[0][slot], node->bounds[1][slot], node->bounds[2][slot],
-                                         node->bounds[3][slot], node->bounds[4][slot], node->bounds[5][slot]};
-                child_rays[slot] = P(packet_box_test)(bounds, p, &child_t[slot]) & active;
-                entered |= (child_rays[slot] != 0) << slot;
+            /* The real children in push order (sr_wide_node.order: empty slots first, then
+             * farthest first), each tested for every ray straight into the next stack entry,
+             * which is kept when some active ray enters it: no branch per child (they
+             * mispredict) and no copy of the entry distances. */
+            const int bottom = top;
+            const unsigned shift = 3 * p->octant;
+            for (unsigned position = SR_WIDE_WIDTH - count; position < SR_WIDE_WIDTH; position++) {
+                const unsigned slot = node->order[position] >> shift & 7u;
+                const unsigned rays =
+                    P(packet_box_test)(&node->bounds[0][slot], SR_WIDE_WIDTH, p, &stack->t_entry[top]) & active;
+                stack->ref[top] = node->child[slot];
+                stack->rays[top] = rays;
+                top += rays != 0;
             }
-            if (entered == 0)
+            if (top == bottom)
                 goto pop;
-            /* push the children entered, farthest first, and go on with the nearest */
-            for (int position = 0; position < SR_WIDE_WIDTH; position++) {
-                const unsigned slot = node->order[position] >> (3 * p->octant) & 7u;
-                if (entered >> slot & 1u) {
-                    stack->t_entry[top] = child_t[slot];
-                    stack->ref[top] = node->child[slot];
-                    stack->rays[top] = child_rays[slot];
-                    top++;
-                }
-            }
             top--;
             ref = stack->ref[top];
             active = stack->rays[top];
-            if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+            if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= ALONE_RAYS) {
                 if (!p->leaves_ready)
                     P(packet_start_leaves)(p);
                 goto alone;
@@ -217,7 +238,11 @@ static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[
         }
         goto pop;
     leaf:
-        if (p->shared_axes) {
+        /* one ray alone tests the leaf's packs 4 triangles at a time (sr_bvh_leaf_closest)
+         * rather than each triangle in the packet's lanes (sphere_871414, whose leaves are
+         * mostly entered by few rays of a packet: packets of 16 5% faster, others within
+         * the noise) */
+        if (p->shared_axes && (active & (active - 1))) {
             P(packet_leaf)(p, ref, active);
         } else {
             for (unsigned rest = active; rest; rest &= rest - 1) {
@@ -239,7 +264,7 @@ static void P(traverse_packet)(PACKET *p, PACKET_STACK *stack, uint32_t visited[
                 break;
         }
         ref = stack->ref[top];
-        if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= PACKET_ALONE_RAYS) {
+        if (!(ref & SR_WIDE_LEAF) && bit_count(active) <= ALONE_RAYS) {
             if (!p->leaves_ready)
                 P(packet_start_leaves)(p);
             goto alone;
@@ -253,46 +278,47 @@ static inline unsigned P(finite_lanes)(VEC a)
     return V(le)(V(abs)(a), V(splat)(FLT_MAX));
 }
 
-/* The rays' fields in lane arrays. Kept scalar on purpose: GCC vectorises this loop into
- * gathers (the rays are 68 bytes apart), which made the whole query 1.6 times slower on the
- * AMD machine of the benchmarks. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-vectorize")))
-#endif
-static void
-P(transpose_rays)(const sr_ray *rays, int count, float lanes[LANE_ROWS][LANES])
+/* For tests (sr_bvh_packet_filter): the rays of `rays` (count <= LANES, one axis order of ray
+ * space) for which the packet's filter keeps triangle `lane` of `pack` in a tree whose root box
+ * is `root`, with the very code of packet_leaf. */
+static unsigned P(filter_rays)(const sr_triangle_pack *pack, unsigned lane, const sr_ray *rays, int count, sr_aabb root)
 {
-    for (int i = 0; i < LANES; i++) {
-        const sr_ray *ray = &rays[i < count ? i : 0];
-        const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-        const float direction[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
-        const float inv[3] = {ray->inv_direction.x, ray->inv_direction.y, ray->inv_direction.z};
-        for (int axis = 0; axis < 3; axis++) {
-            lanes[ORIGIN + axis][i] = origin[axis];
-            lanes[DIRECTION + axis][i] = i < count ? direction[axis] : 0.0f;
-            lanes[INVERSE + axis][i] = inv[axis];
-        }
-        lanes[TMIN][i] = ray->tmin;
-        lanes[TMAX][i] = ray->tmax;
-    }
+    const void *records[LANES];
+    for (int i = 0; i < LANES; i++)
+        records[i] = &rays[i < count ? i : 0];
+    VEC row[RECORD_FLOATS];
+    V(load_transposed)(records, row);
+    VEC x[3], y[3], z[3];
+    PACKET p;
+    for (int axis = 0; axis < 3; axis++)
+        p.origin[axis] = row[ORIGIN + axis];
+    p.shear_x = row[SHEAR];
+    p.shear_y = row[SHEAR + 1];
+    p.axis_x = rays[0].axis_x;
+    p.axis_y = rays[0].axis_y;
+    p.axis_z = rays[0].axis_z;
+    const sr_bvh_node root_node = {.min = root.min, .max = root.max};
+    P(packet_filter_make)(&p, &root_node);
+    return P(filter_triangle)(&p, pack, lane, x, y, z) & (LANE_MASK >> (LANES - count));
 }
 
 /* The packet query for count <= LANES rays (their hits cleared, the tree a triangle tree). */
 static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits)
 {
-    _Alignas(64) float lanes[LANE_ROWS][LANES];
-    P(transpose_rays)(rays, count, lanes);
+    /* the rays' fields in lanes (lanes from `count` on repeat ray 0 and are no members) */
+    const void *records[LANES];
+    for (int i = 0; i < LANES; i++)
+        records[i] = &rays[i < count ? i : 0];
+    VEC row[RECORD_FLOATS];
+    V(load_transposed)(records, row);
     /* sr_bvh_ray_is_usable and sr_bvh_ray_is_fast, lane by lane */
-    VEC row[LANE_ROWS];
-    for (int r = 0; r < LANE_ROWS; r++)
-        row[r] = V(load)(lanes[r]);
     const VEC zero = V(splat)(0.0f);
     const VEC direction_size =
         V(add)(V(add)(V(abs)(row[DIRECTION]), V(abs)(row[DIRECTION + 1])), V(abs)(row[DIRECTION + 2]));
     const unsigned usable = P(finite_lanes)(row[ORIGIN]) & P(finite_lanes)(row[ORIGIN + 1]) &
                             P(finite_lanes)(row[ORIGIN + 2]) & P(finite_lanes)(row[DIRECTION]) &
                             P(finite_lanes)(row[DIRECTION + 1]) & P(finite_lanes)(row[DIRECTION + 2]) &
-                            ~V(le)(direction_size, zero) & V(le)(row[TMIN], row[TMAX]) & LANE_MASK;
+                            ~V(le)(direction_size, zero) & V(le)(row[TMIN], row[TMAX]) & (LANE_MASK >> (LANES - count));
     const unsigned fast = usable & V(le)(zero, row[TMIN]) & P(finite_lanes)(row[INVERSE]) &
                           P(finite_lanes)(row[INVERSE + 1]) & P(finite_lanes)(row[INVERSE + 2]);
     const unsigned negative[3] = {V(lt)(row[INVERSE], zero), V(lt)(row[INVERSE + 1], zero),
@@ -326,6 +352,10 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
     p.members = members;
     p.leaves_ready = false;
     p.octant = octant;
+    for (int axis = 0; axis < 3; axis++)
+        p.origin[axis] = row[ORIGIN + axis];
+    p.shear_x = row[SHEAR];
+    p.shear_y = row[SHEAR + 1];
     /* the margin's terms (sr_bvh_slab_origins): R from the root's box, D the largest |d_k| */
     const sr_bvh_node *root = &bvh->nodes[0];
     const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
@@ -353,20 +383,18 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
         p.near_row[axis] = 2 * axis + neg;
         p.far_row[axis] = 2 * axis + 1 - neg;
     }
-    for (int i = 0; i < LANES; i++) {
-        const bool member = members >> i & 1u;
-        lanes[TMIN][i] = member ? lanes[TMIN][i] : INFINITY;
-        p.limits[i] = member ? sr_bvh_prune_limit(lanes[TMAX][i]) : -INFINITY;
-    }
-    p.tmin = V(load)(lanes[TMIN]);
-    p.limit = V(load)(p.limits);
+    /* sr_bvh_prune_limit lane by lane (tmax is never NaN for a member) */
+    const VEC widened = V(add)(row[TMAX], V(mul)(V(abs)(row[TMAX]), V(splat)(0x1p-18f)));
+    const VEC limit = V(select)(P(finite_lanes)(row[TMAX]), row[TMAX], widened);
+    p.tmin = V(select)(members, V(splat)(INFINITY), row[TMIN]);
+    p.limit = V(select)(members, V(splat)(-INFINITY), limit);
 
     /* The root's box first: a packet off the mesh is done after one box test instead of the
      * root's 8 (its rays count that one box). */
     uint32_t visited[LANES] = {0};
     const float root_bounds[6] = {root->min.x, root->max.x, root->min.y, root->max.y, root->min.z, root->max.z};
     VEC entry;
-    const unsigned in_root = P(packet_box_test)(root_bounds, &p, &entry) & members;
+    const unsigned in_root = P(packet_box_test)(root_bounds, 1, &p, &entry) & members;
     UADD(visited, members, 1);
     for (unsigned rest = members & ~in_root; rest; rest &= rest - 1)
         hits[lowest_bit(rest)].nodes_visited = 1;
@@ -376,15 +404,29 @@ static int P(query)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit
         return found;
     PACKET_STACK stack;
     P(traverse_packet)(&p, &stack, visited);
+    if (!p.leaves_ready) { /* no leaf reached: misses */
+        for (unsigned rest = members; rest; rest &= rest - 1)
+            hits[lowest_bit(rest)].nodes_visited = visited[lowest_bit(rest)];
+        return found;
+    }
+    /* sr_bvh_leaf_query_finish for each ray, with the normals of all hits computed at once */
+    normal_batch batch;
+    batch.count = 0;
     for (unsigned rest = members; rest; rest &= rest - 1) {
         const unsigned i = lowest_bit(rest);
-        if (!p.leaves_ready) { /* no leaf reached: a miss */
-            hits[i].nodes_visited = visited[i];
+        const sr_bvh_leaf_query *q = &p.q[i];
+        sr_bvh_hit *hit = &hits[i];
+        hit->nodes_visited = visited[i];
+        hit->primitives_tested = q->tested + p.tested[i];
+        if (q->best_primitive == SR_BVH_NO_HIT)
             continue;
-        }
-        p.q[i].tested += p.tested[i];
-        found += sr_bvh_leaf_query_finish(&p.q[i], SR_BVH_RAY_CLOSEST, visited[i]);
+        found++;
+        hit->primitive = q->best_primitive;
+        hit->point = sr_vec3_add(rays[i].origin, sr_vec3_scale(rays[i].direction, hit->t));
+        if (q->best_pack)
+            normal_batch_add(&batch, q->best_pack, q->best_lane, &hit->normal);
     }
+    normal_batch_finish(&batch);
     return found;
 }
 

@@ -84,6 +84,56 @@ static inline unsigned f8_gt(f8 a, f8 b)
 {
     return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ));
 }
+/// `a` with lane `lane` (0..7) replaced by `value`. In registers: writing the lane to memory and
+/// reading the vector back stalls on the failed store forwarding.
+static inline f8 f8_replace_lane(f8 a, unsigned lane, float value)
+{
+#if defined(SR_BVH_AVX512)
+    return _mm256_mask_broadcastss_ps(a, (__mmask8)(1u << lane), _mm_set_ss(value));
+#else
+    const __m256 which = _mm256_cmp_ps(_mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_ps((float)lane), _CMP_EQ_OQ);
+    return _mm256_blendv_ps(a, _mm256_set1_ps(value), which);
+#endif
+}
+/// Lane i of if_set where bit i of `mask` is set, of if_clear elsewhere.
+static inline f8 f8_select(unsigned mask, f8 if_clear, f8 if_set)
+{
+#if defined(SR_BVH_AVX512)
+    return _mm256_mask_blend_ps((__mmask8)mask, if_clear, if_set);
+#elif defined(__AVX2__)
+    const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i which = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)mask), bits), bits);
+    return _mm256_blendv_ps(if_clear, if_set, _mm256_castsi256_ps(which));
+#else
+    float clear[8], set[8];
+    _mm256_storeu_ps(clear, if_clear);
+    _mm256_storeu_ps(set, if_set);
+    for (int i = 0; i < 8; i++)
+        clear[i] = mask >> i & 1u ? set[i] : clear[i];
+    return _mm256_loadu_ps(clear);
+#endif
+}
+/// Sixteen rows: lane i of out[k] is float k of the 16 floats (64 bytes) at records[i]. Loads
+/// of 4 floats and in-register shuffles: scalar stores read back as vectors stall on store
+/// forwarding, and a compiler's gathers are slow.
+static inline void f8_load_transposed(const void *const records[8], f8 out[16])
+{
+    for (int part = 0; part < 4; part++) {
+        __m256 x[4];
+        for (int i = 0; i < 4; i++) {
+            const __m128 lo = _mm_loadu_ps((const float *)records[i] + 4 * part);
+            const __m128 hi = _mm_loadu_ps((const float *)records[i + 4] + 4 * part);
+            x[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+        }
+        /* a 4x4 transpose in each 128-bit half */
+        const __m256 t0 = _mm256_unpacklo_ps(x[0], x[1]), t1 = _mm256_unpackhi_ps(x[0], x[1]);
+        const __m256 t2 = _mm256_unpacklo_ps(x[2], x[3]), t3 = _mm256_unpackhi_ps(x[2], x[3]);
+        out[4 * part + 0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+        out[4 * part + 1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+        out[4 * part + 2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+        out[4 * part + 3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    }
+}
 #elif defined(SR_BVH_SSE2)
 typedef struct f8 {
     __m128 lo, hi;
@@ -128,6 +178,41 @@ static inline unsigned f8_lt(f8 a, f8 b)
 static inline unsigned f8_gt(f8 a, f8 b)
 {
     return (unsigned)(_mm_movemask_ps(_mm_cmpgt_ps(a.lo, b.lo)) | _mm_movemask_ps(_mm_cmpgt_ps(a.hi, b.hi)) << 4);
+}
+static inline f8 f8_replace_lane(f8 a, unsigned lane, float value)
+{
+    const __m128 index = _mm_set1_ps((float)lane), v = _mm_set1_ps(value);
+    const __m128 lo = _mm_cmpeq_ps(_mm_setr_ps(0, 1, 2, 3), index), hi = _mm_cmpeq_ps(_mm_setr_ps(4, 5, 6, 7), index);
+    return (f8){_mm_or_ps(_mm_andnot_ps(lo, a.lo), _mm_and_ps(lo, v)),
+                _mm_or_ps(_mm_andnot_ps(hi, a.hi), _mm_and_ps(hi, v))};
+}
+static inline f8 f8_select(unsigned mask, f8 if_clear, f8 if_set)
+{
+    const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
+    const __m128 lo = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(mask & 15u)), bits), bits));
+    const __m128 hi = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(mask >> 4)), bits), bits));
+    return (f8){_mm_or_ps(_mm_andnot_ps(lo, if_clear.lo), _mm_and_ps(lo, if_set.lo)),
+                _mm_or_ps(_mm_andnot_ps(hi, if_clear.hi), _mm_and_ps(hi, if_set.hi))};
+}
+static inline void f8_load_transposed(const void *const records[8], f8 out[16])
+{
+    for (int part = 0; part < 4; part++) {
+        for (int half = 0; half < 2; half++) {
+            __m128 x[4];
+            for (int i = 0; i < 4; i++)
+                x[i] = _mm_loadu_ps((const float *)records[4 * half + i] + 4 * part);
+            const __m128 t0 = _mm_unpacklo_ps(x[0], x[1]), t1 = _mm_unpackhi_ps(x[0], x[1]);
+            const __m128 t2 = _mm_unpacklo_ps(x[2], x[3]), t3 = _mm_unpackhi_ps(x[2], x[3]);
+            const __m128 rows[4] = {_mm_movelh_ps(t0, t2), _mm_movehl_ps(t2, t0), _mm_movelh_ps(t1, t3),
+                                    _mm_movehl_ps(t3, t1)};
+            for (int k = 0; k < 4; k++) {
+                if (half == 0)
+                    out[4 * part + k].lo = rows[k];
+                else
+                    out[4 * part + k].hi = rows[k];
+            }
+        }
+    }
 }
 #else
 typedef struct f8 {
@@ -182,6 +267,27 @@ SR_F8_COMPARE(f8_le, <=)
 SR_F8_COMPARE(f8_lt, <)
 SR_F8_COMPARE(f8_gt, >)
 #undef SR_F8_COMPARE
+static inline f8 f8_replace_lane(f8 a, unsigned lane, float value)
+{
+    a.lane[lane] = value;
+    return a;
+}
+static inline f8 f8_select(unsigned mask, f8 if_clear, f8 if_set)
+{
+    for (int i = 0; i < 8; i++)
+        if (mask >> i & 1u)
+            if_clear.lane[i] = if_set.lane[i];
+    return if_clear;
+}
+static inline void f8_load_transposed(const void *const records[8], f8 out[16])
+{
+    for (int i = 0; i < 8; i++) {
+        float record[16];
+        memcpy(record, records[i], sizeof record);
+        for (int k = 0; k < 16; k++)
+            out[k].lane[i] = record[k];
+    }
+}
 #endif
 
 /* Shared by every f8 version. */
@@ -197,9 +303,21 @@ static inline unsigned f8_gt_and_lt(f8 a, f8 b, f8 c, f8 d)
 /// counters[i] += amount for each lane i of `mask`.
 static inline void u8_add_masked(uint32_t counters[8], unsigned mask, uint32_t amount)
 {
+#if defined(SR_BVH_AVX512)
+    const __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)counters);
+    _mm256_storeu_si256((__m256i *)(void *)counters,
+                        _mm256_mask_add_epi32(c, (__mmask8)mask, c, _mm256_set1_epi32((int)amount)));
+#elif defined(__AVX2__) && !defined(SR_BVH_PORTABLE)
+    const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i which = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)mask), bits), bits);
+    const __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)counters);
+    _mm256_storeu_si256((__m256i *)(void *)counters,
+                        _mm256_add_epi32(c, _mm256_and_si256(which, _mm256_set1_epi32((int)amount))));
+#else
     for (int i = 0; i < 8; i++)
         if (mask >> i & 1u)
             counters[i] += amount;
+#endif
 }
 
 /* ---- f16: 16 floats (a packet of rays), with 16-bit lane masks ---- */
@@ -263,6 +381,26 @@ static inline float f16_min_of(unsigned mask, f16 a)
 {
     return _mm512_mask_reduce_min_ps((__mmask16)mask, a);
 }
+/// Lane i of if_set where bit i of `mask` is set, of if_clear elsewhere.
+static inline f16 f16_select(unsigned mask, f16 if_clear, f16 if_set)
+{
+    return _mm512_mask_blend_ps((__mmask16)mask, if_clear, if_set);
+}
+/// f8_load_transposed for 16 records.
+static inline void f16_load_transposed(const void *const records[16], f16 out[16])
+{
+    f8 lo[16], hi[16];
+    f8_load_transposed(records, lo);
+    f8_load_transposed(records + 8, hi);
+    for (int k = 0; k < 16; k++)
+        out[k] = _mm512_castpd_ps(
+            _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo[k])), _mm256_castps_pd(hi[k]), 1));
+}
+/// `a` with lane `lane` (0..15) replaced by `value`.
+static inline f16 f16_replace_lane(f16 a, unsigned lane, float value)
+{
+    return _mm512_mask_broadcastss_ps(a, (__mmask16)(1u << lane), _mm_set_ss(value));
+}
 /// counters[i] += amount for each lane i of `mask`.
 static inline void u16_add_masked(uint32_t counters[16], unsigned mask, uint32_t amount)
 {
@@ -316,6 +454,26 @@ static inline unsigned f16_lt(f16 a, f16 b)
 static inline unsigned f16_gt_and_lt(f16 a, f16 b, f16 c, f16 d)
 {
     return (f8_gt(a.lo, b.lo) & f8_lt(c.lo, d.lo)) | (f8_gt(a.hi, b.hi) & f8_lt(c.hi, d.hi)) << 8;
+}
+static inline void f16_load_transposed(const void *const records[16], f16 out[16])
+{
+    f8 lo[16], hi[16];
+    f8_load_transposed(records, lo);
+    f8_load_transposed(records + 8, hi);
+    for (int k = 0; k < 16; k++)
+        out[k] = (f16){lo[k], hi[k]};
+}
+static inline f16 f16_select(unsigned mask, f16 if_clear, f16 if_set)
+{
+    return (f16){f8_select(mask & 0xffu, if_clear.lo, if_set.lo), f8_select(mask >> 8, if_clear.hi, if_set.hi)};
+}
+static inline f16 f16_replace_lane(f16 a, unsigned lane, float value)
+{
+    if (lane < 8)
+        a.lo = f8_replace_lane(a.lo, lane, value);
+    else
+        a.hi = f8_replace_lane(a.hi, lane - 8, value);
+    return a;
 }
 static inline float f16_min_of(unsigned mask, f16 a)
 {
