@@ -231,7 +231,9 @@ typedef struct builder {
     /* SAH bins per axis: the box of the primitives whose centroid falls in the bin. Two sets,
      * filled by alternate primitives and merged before the sweep (see sr_bvh_build_find_sah_split). */
     _Alignas(16) bounds bins[BIN_SETS][3][MAX_BIN_COUNT]; /* no access straddles a cache line */
-    uint32_t bin_counts[BIN_SETS][3][MAX_BIN_COUNT];
+    /* per set and bin, the counts of the three axes side by side (lane 3 unused), so that the
+     * sweeps read a bin's counts of all axes in one load */
+    _Alignas(16) int32_t bin_counts[BIN_SETS][MAX_BIN_COUNT][4];
 } builder;
 
 static inline bounds bounds_empty(void)
