@@ -187,7 +187,7 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
     const int sets = task->count >= TWO_BIN_SETS_MIN ? 2 : 1;
     for (int set = 0; set < sets; set++)
         for (int i = 0; i < bin_count; i++)
-            v4i_store(b->bin_counts[set][i], v4i_zero());
+            v4i_store(builder_counts(b, set)[i], v4i_zero());
 
     /* Neighbouring primitives mostly fall into the same bins (meshes list nearby triangles
      * together, and deeper nodes hold ever smaller regions), so with one set of bins each
@@ -195,30 +195,35 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
      * primitives go to two sets, which halves those chains; min, max and counts merge exactly
      * in any order, so the bins (and the tree) are the same as with one set. */
     const build_record *records = b->records + task->first;
+    bounds *const all_bins = b->bins;
+    int32_t(*const all_counts)[4] = b->bin_counts;
+    const size_t stride = (size_t)b->settings.bin_count; /* between axes; 3 * stride between sets */
     for (uint32_t i = 0; i < task->count; i++) {
-        const int set = (int)(i & (uint32_t)(sets - 1));
+        const size_t set = i & (uint32_t)(sets - 1);
         v4 min, max, centroid;
         record_load(&records[i], &min, &max, &centroid);
         int bins[4];
         centroid_bins(&transform, centroid, bins);
         /* written out per axis so that the bin numbers stay in registers */
-        bin_add(&b->bins[set][0][bins[0]], &b->bin_counts[set][bins[0]][0], min, max);
-        bin_add(&b->bins[set][1][bins[1]], &b->bin_counts[set][bins[1]][1], min, max);
-        bin_add(&b->bins[set][2][bins[2]], &b->bin_counts[set][bins[2]][2], min, max);
+        bounds *set_bins = all_bins + 3 * stride * set;
+        int32_t(*set_counts)[4] = all_counts + stride * set;
+        bin_add(&set_bins[bins[0]], &set_counts[bins[0]][0], min, max);
+        bin_add(&set_bins[stride + (size_t)bins[1]], &set_counts[bins[1]][1], min, max);
+        bin_add(&set_bins[2 * stride + (size_t)bins[2]], &set_counts[bins[2]][2], min, max);
     }
     /* Every axis is merged and swept, active or not: an inactive one has everything in bin 0,
      * so each of its boundaries has an empty side and costs NaN (0 * inf), never chosen. */
     for (int set = 1; set < sets; set++) {
         for (int axis = 0; axis < 3; axis++) {
             for (int i = 0; i < bin_count; i++) {
-                bounds *target = &b->bins[0][axis][i], *source = &b->bins[set][axis][i];
+                bounds *target = &builder_bins(b, 0, axis)[i], *source = &builder_bins(b, set, axis)[i];
                 v4_store(target->min, v4_min(v4_load(source->min), v4_load(target->min)));
                 v4_store(target->max, v4_max(v4_load(source->max), v4_load(target->max)));
                 *source = bounds_empty();
             }
         }
         for (int i = 0; i < bin_count; i++)
-            v4i_store(b->bin_counts[0][i], v4i_add(v4i_load(b->bin_counts[0][i]), v4i_load(b->bin_counts[set][i])));
+            v4i_store(b->bin_counts[i], v4i_add(v4i_load(b->bin_counts[i]), v4i_load(builder_counts(b, set)[i])));
     }
 
     /* Sweeps without branches on the counts: bin 0 holds the smallest centroid and the last
@@ -226,8 +231,8 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
      * boxes) leave the running boxes unchanged. The three axes go side by side: each keeps its
      * running box, and their areas, counts and costs are computed in the lanes of one vector
      * (half_areas), with the operations the scalar sweep did per axis. */
-    bounds(*bins)[MAX_BIN_COUNT] = b->bins[0];
-    int32_t(*counts)[4] = b->bin_counts[0];
+    bounds *const bins[3] = {builder_bins(b, 0, 0), builder_bins(b, 0, 1), builder_bins(b, 0, 2)};
+    int32_t(*counts)[4] = b->bin_counts;
     /* left_cost[i][a]: children cost of the primitives in bins 0..i of axis a; cost[i][a] the
      * cost of the boundary below bin i */
     _Alignas(16) float left_cost[MAX_BIN_COUNT][4];
