@@ -245,8 +245,6 @@ static inline bool finite3(const float *v)
     return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
 
-/* Scratch for one build: the records and the node array at its upper bound (2 per primitive
- * with the padding node). The builder itself holds the bins (24 KiB): heap, not stack. */
 /* Asks the kernel for transparent huge pages over the 2 MiB-aligned interior of a large block
  * (Linux, THP in "madvise" mode). A large tree spans tens of megabytes that every ray walks at
  * random: with 4 KiB pages nearly every deep node costs a TLB miss, and the build page-faults
@@ -267,16 +265,25 @@ void sr_bvh_advise_huge_pages(void *block, size_t size)
 #endif
 }
 
+static size_t align_up(size_t value, size_t alignment)
+{
+    return (value + alignment - 1) / alignment * alignment;
+}
+
+/* Scratch for one build: the records, and the builder with its bins (heap, not stack). */
 typedef struct scratch {
-    builder *builder;
+    builder *builder; /* with its bins and counts after it, in one block */
     build_record *records;
 } scratch;
 
-/* Bins from bin_count on are never used: only the first bin_count per set and axis are made
- * empty (all 256 of them were 48 KiB of stores per build, a few percent of a small build). */
+/* The builder is followed in its block by the bins and counts of bin_count bins per set and
+ * axis (64-byte aligned, so that no bin straddles a cache line), all bins empty. */
 static sr_status scratch_create(size_t count, int bin_count, scratch *s, sr_error *err)
 {
-    s->builder = sr_alloc(sizeof(builder));
+    const size_t bins = (size_t)BIN_SETS * 3 * (size_t)bin_count;
+    const size_t bins_offset = align_up(sizeof(builder), 64);
+    const size_t counts_offset = bins_offset + bins * sizeof(bounds);
+    s->builder = sr_alloc(64 + counts_offset + (size_t)BIN_SETS * (size_t)bin_count * 4 * sizeof(int32_t));
     s->records = sr_alloc_array(count > 0 ? count : 1, sizeof(build_record));
     if (!s->builder || !s->records) {
         sr_free(s->builder);
@@ -284,11 +291,13 @@ static sr_status scratch_create(size_t count, int bin_count, scratch *s, sr_erro
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for %zu primitives", count);
     }
     sr_bvh_advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
-    s->builder->records = s->records;
-    for (int set = 0; set < BIN_SETS; set++)
-        for (int axis = 0; axis < 3; axis++)
-            for (int i = 0; i < bin_count; i++)
-                s->builder->bins[set][axis][i] = bounds_empty();
+    builder *b = s->builder;
+    unsigned char *aligned = (unsigned char *)b + (64 - (uintptr_t)b % 64) % 64;
+    b->records = s->records;
+    b->bins = (bounds *)(void *)(aligned + bins_offset);
+    b->bin_counts = (int32_t(*)[4])(void *)(aligned + counts_offset);
+    for (size_t i = 0; i < bins; i++)
+        b->bins[i] = bounds_empty();
     return SR_OK;
 }
 
@@ -296,11 +305,6 @@ static void scratch_destroy(scratch *s)
 {
     sr_free(s->builder);
     sr_free(s->records);
-}
-
-static size_t align_up(size_t value, size_t alignment)
-{
-    return (value + alignment - 1) / alignment * alignment;
 }
 
 /* The tree's single block: slot indices, then the per-slot triangle vertices or boxes, then the

@@ -229,10 +229,26 @@ typedef struct builder {
     uint32_t node_count;
     int max_depth;
     /* SAH bins per axis: the box of the primitives whose centroid falls in the bin. Two sets,
-     * filled by alternate primitives and merged before the sweep (see sr_bvh_build_find_sah_split). */
-    _Alignas(16) bounds bins[BIN_SETS][3][MAX_BIN_COUNT]; /* no access straddles a cache line */
-    uint32_t bin_counts[BIN_SETS][3][MAX_BIN_COUNT];
+     * filled by alternate primitives and merged before the sweep (see sr_bvh_build_find_sah_split).
+     * bins[(set * 3 + axis) * settings.bin_count + bin] (builder_bins), only as many as the
+     * configured bin count: the few KiB a build touches, not the 48 KiB of 256 per axis. */
+    bounds *bins;
+    /* per set and bin, the counts of the three axes side by side (lane 3 unused), so that the
+     * sweeps read a bin's counts of all axes in one load: bin_counts[set * settings.bin_count + bin] */
+    int32_t (*bin_counts)[4];
 } builder;
+
+/* The bins of one set and axis. */
+static inline bounds *builder_bins(const builder *b, int set, int axis)
+{
+    return b->bins + ((size_t)set * 3 + (size_t)axis) * (size_t)b->settings.bin_count;
+}
+
+/* The counts of one set. */
+static inline int32_t (*builder_counts(const builder *b, int set))[4]
+{
+    return b->bin_counts + (size_t)set * (size_t)b->settings.bin_count;
+}
 
 static inline bounds bounds_empty(void)
 {

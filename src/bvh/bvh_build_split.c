@@ -31,12 +31,127 @@ static inline void centroid_bins(const bin_transform *transform, v4 centroid, in
     v4_truncate(v4_min(position, transform->last_bin), bins);
 }
 
-static inline void bin_add(bounds *bin, uint32_t *count, v4 min, v4 max)
+static inline void bin_add(bounds *bin, int32_t *count, v4 min, v4 max)
 {
     v4_store(bin->min, v4_min(min, v4_load(bin->min)));
     v4_store(bin->max, v4_max(max, v4_load(bin->max)));
     (*count)++;
 }
+
+/* ---- the sweeps: the three axes side by side, lane a for axis a ---- */
+
+/* Four int32 lanes: a bin's counts of the three axes and their running sums. */
+#if defined(__SSE2__)
+typedef __m128i v4i;
+static inline v4i v4i_load(const int32_t *p)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+static inline void v4i_store(int32_t *p, v4i a)
+{
+    _mm_storeu_si128((__m128i *)(void *)p, a);
+}
+static inline v4i v4i_zero(void)
+{
+    return _mm_setzero_si128();
+}
+static inline v4i v4i_add(v4i a, v4i b)
+{
+    return _mm_add_epi32(a, b);
+}
+/* the conversion of (float)count, lane by lane (CVTDQ2PS rounds as CVTSI2SS does) */
+static inline v4 v4i_to_float(v4i a)
+{
+    return _mm_cvtepi32_ps(a);
+}
+/* Half areas of three boxes given by their extents d[axis] = (dx, dy, dz, -): lane a is
+ * dx dy + dy dz + dz dx of d[a], the very operations of half_area_v4 in the same order. The
+ * extents are transposed into x, y and z vectors first. */
+static inline v4 half_areas(const v4 d[3])
+{
+    const __m128 xy01 = _mm_unpacklo_ps(d[0], d[1]), xy22 = _mm_unpacklo_ps(d[2], d[2]);
+    const __m128 zw01 = _mm_unpackhi_ps(d[0], d[1]), zw22 = _mm_unpackhi_ps(d[2], d[2]);
+    const __m128 dx = _mm_movelh_ps(xy01, xy22), dy = _mm_movehl_ps(xy22, xy01), dz = _mm_movelh_ps(zw01, zw22);
+    return _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dy), _mm_mul_ps(dy, dz)), _mm_mul_ps(dz, dx));
+}
+/* Per lane, the lowest cost so far and its bin: a cost replaces the best one only when it is
+ * lower (NaN never is), so each lane keeps the first of equal costs, as the scalar sweep did. */
+typedef struct best_lanes {
+    __m128 cost;
+    __m128i bin;
+} best_lanes;
+static inline best_lanes best_lanes_start(void)
+{
+    return (best_lanes){_mm_set1_ps(INFINITY), _mm_setzero_si128()};
+}
+static inline void best_lanes_update(best_lanes *best, v4 cost, int bin)
+{
+    const __m128 lower = _mm_cmplt_ps(cost, best->cost);
+    best->cost = _mm_min_ps(cost, best->cost);
+    best->bin = _mm_or_si128(_mm_and_si128(_mm_castps_si128(lower), _mm_set1_epi32(bin)),
+                             _mm_andnot_si128(_mm_castps_si128(lower), best->bin));
+}
+static inline void best_lanes_get(const best_lanes *best, float cost[4], int32_t bin[4])
+{
+    _mm_storeu_ps(cost, best->cost);
+    v4i_store(bin, best->bin);
+}
+#else
+typedef struct v4i {
+    int32_t lane[4];
+} v4i;
+static inline v4i v4i_load(const int32_t *p)
+{
+    return (v4i){{p[0], p[1], p[2], p[3]}};
+}
+static inline void v4i_store(int32_t *p, v4i a)
+{
+    memcpy(p, a.lane, sizeof a.lane);
+}
+static inline v4i v4i_zero(void)
+{
+    return (v4i){{0, 0, 0, 0}};
+}
+static inline v4i v4i_add(v4i a, v4i b)
+{
+    return (v4i){{a.lane[0] + b.lane[0], a.lane[1] + b.lane[1], a.lane[2] + b.lane[2], a.lane[3] + b.lane[3]}};
+}
+static inline v4 v4i_to_float(v4i a)
+{
+    return (v4){{(float)a.lane[0], (float)a.lane[1], (float)a.lane[2], (float)a.lane[3]}};
+}
+static inline v4 half_areas(const v4 d[3])
+{
+    v4 r = {{0.0f, 0.0f, 0.0f, 0.0f}};
+    for (int a = 0; a < 3; a++) {
+        const float *e = d[a].lane;
+        r.lane[a] = e[0] * e[1] + e[1] * e[2] + e[2] * e[0];
+    }
+    return r;
+}
+typedef struct best_lanes {
+    float cost[4];
+    int32_t bin[4];
+} best_lanes;
+static inline best_lanes best_lanes_start(void)
+{
+    return (best_lanes){{INFINITY, INFINITY, INFINITY, INFINITY}, {0, 0, 0, 0}};
+}
+static inline void best_lanes_update(best_lanes *best, v4 cost, int bin)
+{
+    for (int a = 0; a < 4; a++) {
+        if (cost.lane[a] < best->cost[a]) {
+            best->cost[a] = cost.lane[a];
+            best->bin[a] = bin;
+        }
+    }
+}
+static inline void best_lanes_get(const best_lanes *best, float cost[4], int32_t bin[4])
+{
+    memcpy(cost, best->cost, sizeof best->cost);
+    memcpy(bin, best->bin, sizeof best->bin);
+}
+#endif
 
 /* Binned SAH (Wald 2007, "On fast construction of SAH-based bounding volume hierarchies"):
  * primitives are binned by centroid along all three axes in one pass, then each bin boundary
@@ -71,9 +186,8 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
     /* Bin boxes are empty on entry: the sweeps below reset every bin they consumed. */
     const int sets = task->count >= TWO_BIN_SETS_MIN ? 2 : 1;
     for (int set = 0; set < sets; set++)
-        for (int axis = 0; axis < 3; axis++)
-            for (int i = 0; i < bin_count; i++)
-                b->bin_counts[set][axis][i] = 0;
+        for (int i = 0; i < bin_count; i++)
+            v4i_store(builder_counts(b, set)[i], v4i_zero());
 
     /* Neighbouring primitives mostly fall into the same bins (meshes list nearby triangles
      * together, and deeper nodes hold ever smaller regions), so with one set of bins each
@@ -81,74 +195,110 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
      * primitives go to two sets, which halves those chains; min, max and counts merge exactly
      * in any order, so the bins (and the tree) are the same as with one set. */
     const build_record *records = b->records + task->first;
+    bounds *const all_bins = b->bins;
+    int32_t(*const all_counts)[4] = b->bin_counts;
+    const size_t stride = (size_t)b->settings.bin_count; /* between axes; 3 * stride between sets */
     for (uint32_t i = 0; i < task->count; i++) {
-        const int set = (int)(i & (uint32_t)(sets - 1));
+        const size_t set = i & (uint32_t)(sets - 1);
         v4 min, max, centroid;
         record_load(&records[i], &min, &max, &centroid);
         int bins[4];
         centroid_bins(&transform, centroid, bins);
         /* written out per axis so that the bin numbers stay in registers */
-        bin_add(&b->bins[set][0][bins[0]], &b->bin_counts[set][0][bins[0]], min, max);
-        bin_add(&b->bins[set][1][bins[1]], &b->bin_counts[set][1][bins[1]], min, max);
-        bin_add(&b->bins[set][2][bins[2]], &b->bin_counts[set][2][bins[2]], min, max);
+        bounds *set_bins = all_bins + 3 * stride * set;
+        int32_t(*set_counts)[4] = all_counts + stride * set;
+        bin_add(&set_bins[bins[0]], &set_counts[bins[0]][0], min, max);
+        bin_add(&set_bins[stride + (size_t)bins[1]], &set_counts[bins[1]][1], min, max);
+        bin_add(&set_bins[2 * stride + (size_t)bins[2]], &set_counts[bins[2]][2], min, max);
     }
-    for (int axis = 0; axis < 3; axis++) {
-        if (!active[axis])
-            continue;
-        for (int set = 1; set < sets; set++) {
+    /* Every axis is merged and swept, active or not: an inactive one has everything in bin 0,
+     * so each of its boundaries has an empty side and costs NaN (0 * inf), never chosen. */
+    for (int set = 1; set < sets; set++) {
+        for (int axis = 0; axis < 3; axis++) {
             for (int i = 0; i < bin_count; i++) {
-                bounds *target = &b->bins[0][axis][i], *source = &b->bins[set][axis][i];
+                bounds *target = &builder_bins(b, 0, axis)[i], *source = &builder_bins(b, set, axis)[i];
                 v4_store(target->min, v4_min(v4_load(source->min), v4_load(target->min)));
                 v4_store(target->max, v4_max(v4_load(source->max), v4_load(target->max)));
-                b->bin_counts[0][axis][i] += b->bin_counts[set][axis][i];
                 *source = bounds_empty();
             }
         }
+        for (int i = 0; i < bin_count; i++)
+            v4i_store(b->bin_counts[i], v4i_add(v4i_load(b->bin_counts[i]), v4i_load(builder_counts(b, set)[i])));
     }
 
     /* Sweeps without branches on the counts: bin 0 holds the smallest centroid and the last
      * bin the largest, so every boundary has primitives on both sides, and empty bins (empty
-     * boxes) leave the running boxes unchanged. Consumed bins are reset to empty boxes. */
-    float left_cost[MAX_BIN_COUNT];
-    bounds_v4 left_box[MAX_BIN_COUNT];
-    for (int axis = 0; axis < 3; axis++) {
-        bounds *bins = b->bins[0][axis];
-        const uint32_t *counts = b->bin_counts[0][axis];
-        if (!active[axis]) {
-            /* scale 0 put everything in bin 0 of each set */
-            for (int set = 0; set < sets; set++)
-                b->bins[set][axis][0] = bounds_empty();
-            continue;
-        }
-        bounds_v4 left = bounds_v4_empty();
-        /* counts fit int32 (MAX_PRIMITIVES): the conversion to float is then one instruction */
-        int32_t left_count = 0;
-        /* left_cost[i]: children cost of the primitives in bins 0..i, left_box[i] their box */
+     * boxes) leave the running boxes unchanged. The three axes go side by side: each keeps its
+     * running box, and their areas, counts and costs are computed in the lanes of one vector
+     * (half_areas), with the operations the scalar sweep did per axis. */
+    bounds *const bins[3] = {builder_bins(b, 0, 0), builder_bins(b, 0, 1), builder_bins(b, 0, 2)};
+    int32_t(*counts)[4] = b->bin_counts;
+    /* left_cost[i][a]: children cost of the primitives in bins 0..i of axis a; cost[i][a] the
+     * cost of the boundary below bin i */
+    _Alignas(16) float left_cost[MAX_BIN_COUNT][4];
+    best_lanes lanes = best_lanes_start();
+    {
+        bounds_v4 left[3] = {bounds_v4_empty(), bounds_v4_empty(), bounds_v4_empty()};
+        /* counts fit int32 (MAX_PRIMITIVES) */
+        v4i left_count = v4i_zero();
         for (int i = 0; i < bin_count - 1; i++) {
-            bounds_v4_grow(&left, v4_load(bins[i].min), v4_load(bins[i].max));
-            left_count += (int32_t)counts[i];
-            left_cost[i] = half_area_v4(left) * (float)left_count;
-            left_box[i] = left;
-        }
-        bounds_v4 right = bounds_v4_empty();
-        int32_t right_count = 0;
-        for (int i = bin_count - 1; i >= 1; i--) {
-            bounds_v4_grow(&right, v4_load(bins[i].min), v4_load(bins[i].max));
-            right_count += (int32_t)counts[i];
-            bins[i] = bounds_empty();
-            /* NaN (0 * inf) if a side were empty: never chosen */
-            float cost = left_cost[i - 1] + half_area_v4(right) * (float)right_count;
-            /* Ties keep the first candidate met: x before y before z, high boundaries first. */
-            if (cost < best.cost) {
-                best.axis = axis;
-                best.bin = i;
-                best.cost = cost;
-                best.child_box[0] = left_box[i - 1];
-                best.child_box[1] = right;
+            v4 extent[3];
+            for (int axis = 0; axis < 3; axis++) {
+                bounds_v4_grow(&left[axis], v4_load(bins[axis][i].min), v4_load(bins[axis][i].max));
+                extent[axis] = v4_sub(left[axis].max, left[axis].min);
             }
+            left_count = v4i_add(left_count, v4i_load(counts[i]));
+            v4_store(left_cost[i], v4_mul(half_areas(extent), v4i_to_float(left_count)));
         }
-        bins[0] = bounds_empty();
     }
+    {
+        bounds_v4 right[3] = {bounds_v4_empty(), bounds_v4_empty(), bounds_v4_empty()};
+        v4i right_count = v4i_zero();
+        for (int i = bin_count - 1; i >= 1; i--) {
+            v4 extent[3];
+            for (int axis = 0; axis < 3; axis++) {
+                bounds_v4_grow(&right[axis], v4_load(bins[axis][i].min), v4_load(bins[axis][i].max));
+                extent[axis] = v4_sub(right[axis].max, right[axis].min);
+            }
+            right_count = v4i_add(right_count, v4i_load(counts[i]));
+            /* NaN (0 * inf) if a side were empty: never chosen */
+            const v4 cost = v4_add(v4_load(left_cost[i - 1]), v4_mul(half_areas(extent), v4i_to_float(right_count)));
+            best_lanes_update(&lanes, cost, i);
+        }
+    }
+    /* Ties keep the first candidate met: x before y before z, high boundaries first (each
+     * lane kept its first lowest cost). */
+    float lane_cost[4];
+    int32_t lane_bin[4];
+    best_lanes_get(&lanes, lane_cost, lane_bin);
+    for (int axis = 0; axis < 3; axis++) {
+        if (active[axis] && lane_cost[axis] < best.cost) {
+            best.axis = axis;
+            best.bin = lane_bin[axis];
+            best.cost = lane_cost[axis];
+        }
+    }
+    /* The children's boxes: the running boxes of the chosen boundary, grown again in the order
+     * of the sweeps (min and max of equal zeros of opposite signs depend on the order). */
+    if (best.axis >= 0) {
+        bounds *axis_bins = bins[best.axis];
+        bounds_v4 left = bounds_v4_empty(), right = bounds_v4_empty();
+        for (int i = 0; i < best.bin; i++) {
+            bounds_v4_grow(&left, v4_load(axis_bins[i].min), v4_load(axis_bins[i].max));
+            axis_bins[i] = bounds_empty();
+        }
+        for (int i = bin_count - 1; i >= best.bin; i--) {
+            bounds_v4_grow(&right, v4_load(axis_bins[i].min), v4_load(axis_bins[i].max));
+            axis_bins[i] = bounds_empty();
+        }
+        best.child_box[0] = left;
+        best.child_box[1] = right;
+    }
+    /* the bins are left empty for the next node */
+    for (int axis = 0; axis < 3; axis++)
+        if (axis != best.axis)
+            for (int i = 0; i < bin_count; i++)
+                bins[axis][i] = bounds_empty();
     best.transform = transform;
     return best;
 }
