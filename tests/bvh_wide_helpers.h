@@ -48,6 +48,23 @@ static inline sr_bvh *build_mesh(const sr_mesh *mesh)
     return bvh;
 }
 
+/* A point of the triangle (v0, v1, v2) to aim a ray at: a vertex, an edge point, inside, or just
+ * outside across the edge v0 v1, one in four each. */
+static inline sr_vec3 rng_aim_at_triangle(rng *r, sr_vec3 v0, sr_vec3 v1, sr_vec3 v2)
+{
+    const int aim = (int)(rng_next(r) % 4);
+    float a = rng_unit(r), b = rng_unit(r);
+    if (aim == 0)
+        a = b = 0.0f;
+    else if (aim == 1)
+        b = 0.0f;
+    else if (aim == 2 && a + b > 1.0f)
+        a = 1.0f - a, b = 1.0f - b;
+    else if (aim == 3)
+        b = -1e-6f * rng_unit(r);
+    return sr_vec3_add(v0, sr_vec3_add(sr_vec3_scale(sr_vec3_sub(v1, v0), a), sr_vec3_scale(sr_vec3_sub(v2, v0), b)));
+}
+
 /* `count` triangles with random corners in [-1, 1]^3 times `scale`, sizes from tiny to large;
  * `degenerate_percent` of them collinear, with a repeated vertex or a single point. */
 static inline sr_mesh *random_soup(size_t count, float scale, int degenerate_percent, uint64_t seed)

@@ -303,20 +303,7 @@ Test(bvh_packet, filter_rejects_only_triangles_that_sr_ray_triangle_misses, .tim
             const int count = i % 4 < 2 ? 8 : 16;
             sr_ray rays[SR_BVH_PACKET_MAX];
             for (int k = 0; k < count; k++) {
-                /* a vertex, an edge point, inside, or just outside */
-                const int aim = (int)(rng_next(&r) % 4);
-                float a = rng_unit(&r), b = rng_unit(&r);
-                if (aim == 0)
-                    a = b = 0.0f;
-                else if (aim == 1)
-                    b = 0.0f;
-                else if (aim == 2 && a + b > 1.0f)
-                    a = 1.0f - a, b = 1.0f - b;
-                else if (aim == 3)
-                    b = -1e-6f * rng_unit(&r);
-                const sr_vec3 target =
-                    sr_vec3_add(v[0][0], sr_vec3_add(sr_vec3_scale(sr_vec3_sub(v[0][1], v[0][0]), a),
-                                                     sr_vec3_scale(sr_vec3_sub(v[0][2], v[0][0]), b)));
+                const sr_vec3 target = rng_aim_at_triangle(&r, v[0][0], v[0][1], v[0][2]);
                 const sr_vec3 origin = sr_vec3_add(base, sr_vec3_scale(rng_direction(&r), edge * 0.05f));
                 rays[k] = sr_ray_make(origin, sr_vec3_sub(target, origin), -INFINITY, INFINITY);
                 if (rays[k].axis_x != rays[0].axis_x || rays[k].axis_y != rays[0].axis_y ||

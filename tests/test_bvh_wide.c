@@ -377,19 +377,8 @@ static void check_filter(float scale, bool effective, uint64_t seed)
             root = sr_aabb_merge(
                 root, (sr_aabb){sr_vec3_scale((sr_vec3){-3, -3, -3}, scale), sr_vec3_scale((sr_vec3){3, 3, 3}, scale)});
         sr_triangle_pack pack = make_pack((const sr_vec3(*)[3])v);
-        /* aim at a point of lane 0's triangle: a vertex, an edge point, inside, or just outside */
-        const int aim = (int)(rng_next(&r) % 4);
-        float a = rng_unit(&r), b = rng_unit(&r);
-        if (aim == 0)
-            a = b = 0.0f;
-        else if (aim == 1)
-            b = 0.0f;
-        else if (aim == 2 && a + b > 1.0f)
-            a = 1.0f - a, b = 1.0f - b;
-        else if (aim == 3)
-            b = -1e-6f * rng_unit(&r);
-        sr_vec3 target = sr_vec3_add(v[0][0], sr_vec3_add(sr_vec3_scale(sr_vec3_sub(v[0][1], v[0][0]), a),
-                                                          sr_vec3_scale(sr_vec3_sub(v[0][2], v[0][0]), b)));
+        /* aim at a point of lane 0's triangle */
+        sr_vec3 target = rng_aim_at_triangle(&r, v[0][0], v[0][1], v[0][2]);
         sr_vec3 origin = sr_vec3_scale(rng_in_box(&r, (sr_aabb){{-3, -3, -3}, {3, 3, 3}}), scale);
         if (i % 3 == 0) { /* close to the triangle, where the rounding of ray space matters most */
             float size = sr_vec3_length(sr_vec3_sub(v[0][1], v[0][0]));
