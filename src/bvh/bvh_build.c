@@ -106,14 +106,16 @@ static bool split_node(builder *b, const build_task *task, build_task children[2
             }
             left_count = sr_bvh_build_partition_median(b, task, child_box, child_centroids);
         } else {
-            /* SAH termination: a leaf costs count intersections; a split costs one traversal
-             * step plus the area-weighted intersections of the children. */
+            /* SAH termination: a leaf costs its intersection steps, ceil(count / block) (see
+             * build_settings.block_shift); a split costs one traversal step plus the
+             * area-weighted intersection steps of the children. */
             const sr_bvh_node *node = &b->nodes[task->node];
             bounds box = {{node->min.x, node->min.y, node->min.z, 0.0f}, {node->max.x, node->max.y, node->max.z, 0.0f}};
             float area = half_area(&box);
             float split_cost =
                 area > 0.0f ? b->settings.traversal_cost + choice.cost / area : b->settings.traversal_cost;
-            if (fits_leaf && split_cost >= (float)task->count) {
+            const float leaf_cost = (float)sr_bvh_build_blocks(task->count, b->settings.block_shift);
+            if (fits_leaf && split_cost >= leaf_cost) {
                 make_leaf(b, task);
                 return false;
             }
@@ -233,6 +235,7 @@ static sr_status check_desc(const sr_bvh_desc *desc, build_settings *b, sr_error
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_bvh_desc.max_leaf_size: %d is outside [1, %d]",
                             desc->max_leaf_size, MAX_LEAF_SIZE);
     b->max_leaf_size = (uint32_t)leaf;
+    b->block_shift = 0; /* primitives tested one at a time; triangle trees set their packs' */
     b->traversal_cost = desc->traversal_cost == 0.0f ? 1.0f : desc->traversal_cost;
     if (!(b->traversal_cost > 0.0f) || !isfinite(b->traversal_cost))
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_bvh_desc.traversal_cost: %g is not a positive number",
@@ -464,6 +467,7 @@ sr_status sr_bvh_build_triangles(const sr_bvh_desc *desc, const sr_bvh_triangles
         return status;
     builder *b = s.builder;
     b->settings = settings;
+    b->settings.block_shift = SR_PACK_SHIFT; /* the leaves' triangles are tested a pack at a time */
 
     bounds_v4 root_box = bounds_v4_empty(), root_centroids = bounds_v4_empty();
     uint32_t kept = 0;

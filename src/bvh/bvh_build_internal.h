@@ -220,7 +220,18 @@ typedef struct build_settings {
     int bin_count;
     uint32_t max_leaf_size;
     float traversal_cost;
+    /* The SAH counts a node's primitives in blocks of 2^block_shift, as its leaves are tested:
+     * triangle trees test packs of SR_PACK_WIDTH triangles at once (bvh_leaf.c), so a leaf of
+     * 5 triangles costs as much as one of 8 and one of 1 as much as one of 4 (Embree's SAH
+     * block size). Box trees call the caller's test per primitive: blocks of 1. */
+    int block_shift;
 } build_settings;
+
+/* ceil(count / 2^shift) */
+static inline uint32_t sr_bvh_build_blocks(uint32_t count, int shift)
+{
+    return (uint32_t)(((uint64_t)count + ((1u << shift) - 1u)) >> shift);
+}
 
 typedef struct builder {
     build_settings settings;

@@ -64,6 +64,11 @@ static inline v4 v4i_to_float(v4i a)
 {
     return _mm_cvtepi32_ps(a);
 }
+/* ceil(count / 2^shift), lane by lane */
+static inline v4i v4i_blocks(v4i a, int shift)
+{
+    return _mm_srl_epi32(_mm_add_epi32(a, _mm_set1_epi32((1 << shift) - 1)), _mm_cvtsi32_si128(shift));
+}
 /* Half areas of three boxes given by their extents d[axis] = (dx, dy, dz, -): lane a is
  * dx dy + dy dz + dz dx of d[a], the very operations of half_area_v4 in the same order. The
  * extents are transposed into x, y and z vectors first. */
@@ -119,6 +124,13 @@ static inline v4i v4i_add(v4i a, v4i b)
 static inline v4 v4i_to_float(v4i a)
 {
     return (v4){{(float)a.lane[0], (float)a.lane[1], (float)a.lane[2], (float)a.lane[3]}};
+}
+static inline v4i v4i_blocks(v4i a, int shift)
+{
+    v4i r;
+    for (int k = 0; k < 4; k++)
+        r.lane[k] = (int32_t)(((uint32_t)a.lane[k] + ((1u << shift) - 1u)) >> shift);
+    return r;
 }
 static inline v4 half_areas(const v4 d[3])
 {
@@ -233,9 +245,11 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
      * (half_areas), with the operations the scalar sweep did per axis. */
     bounds *const bins[3] = {builder_bins(b, 0, 0), builder_bins(b, 0, 1), builder_bins(b, 0, 2)};
     int32_t(*counts)[4] = b->bin_counts;
-    /* left_cost[i][a]: children cost of the primitives in bins 0..i of axis a; cost[i][a] the
-     * cost of the boundary below bin i */
+    /* left_cost[i][a]: children cost of the primitives in bins 0..i of axis a (their area
+     * times their count in blocks, build_settings.block_shift); cost[i][a] the cost of the
+     * boundary below bin i */
     _Alignas(16) float left_cost[MAX_BIN_COUNT][4];
+    const int shift = b->settings.block_shift;
     best_lanes lanes = best_lanes_start();
     {
         bounds_v4 left[3] = {bounds_v4_empty(), bounds_v4_empty(), bounds_v4_empty()};
@@ -248,7 +262,7 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
                 extent[axis] = v4_sub(left[axis].max, left[axis].min);
             }
             left_count = v4i_add(left_count, v4i_load(counts[i]));
-            v4_store(left_cost[i], v4_mul(half_areas(extent), v4i_to_float(left_count)));
+            v4_store(left_cost[i], v4_mul(half_areas(extent), v4i_to_float(v4i_blocks(left_count, shift))));
         }
     }
     {
@@ -262,7 +276,8 @@ split_choice sr_bvh_build_find_sah_split(builder *b, const build_task *restrict 
             }
             right_count = v4i_add(right_count, v4i_load(counts[i]));
             /* NaN (0 * inf) if a side were empty: never chosen */
-            const v4 cost = v4_add(v4_load(left_cost[i - 1]), v4_mul(half_areas(extent), v4i_to_float(right_count)));
+            const v4 cost = v4_add(v4_load(left_cost[i - 1]),
+                                   v4_mul(half_areas(extent), v4i_to_float(v4i_blocks(right_count, shift))));
             best_lanes_update(&lanes, cost, i);
         }
     }

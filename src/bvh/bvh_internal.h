@@ -32,8 +32,10 @@
 /// same tree in the same order (AVX tests the 8 boxes in one register, SSE in two, the portable
 /// path lane by lane, with the same IEEE operations per lane).
 #define SR_WIDE_WIDTH 8
-/// Triangles per leaf pack.
+/// Triangles per leaf pack, and its log2.
 #define SR_PACK_WIDTH 4
+#define SR_PACK_SHIFT 2
+_Static_assert(1 << SR_PACK_SHIFT == SR_PACK_WIDTH, "SR_PACK_SHIFT is log2 of SR_PACK_WIDTH");
 /// The wide tree is one array of 32-byte units holding nodes (8 units) and, right after each
 /// node, the packs (5 units each) of its leaf children, so that a leaf is read from memory
 /// next to its parent. Nodes start on 64-byte boundaries.
