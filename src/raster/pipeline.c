@@ -24,6 +24,7 @@ sr_status sr_renderer_create(const sr_renderer_desc *desc, sr_renderer **out, sr
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_create: out of memory");
     renderer->threads = threads > 1 ? threads : 1;
     renderer->fill = sr_raster_fill_for(sr_isa_active());
+    renderer->screen_batch = sr_raster_screen_batch_for(sr_isa_active());
     if (renderer->threads > 1) {
         sr_status status = sr_pool_create(renderer->threads - 1, &renderer->pool, err);
         if (status != SR_OK) {
@@ -44,6 +45,19 @@ sr_fill_fn sr_raster_fill_for(sr_isa isa)
         return sr_raster_fill_triangle_avx2;
     if (isa == SR_ISA_AVX512 && sr_isa_available(SR_ISA_AVX512))
         return sr_raster_fill_triangle_avx512;
+#endif
+    return NULL;
+}
+
+sr_screen_batch_fn sr_raster_screen_batch_for(sr_isa isa)
+{
+    if (isa == SR_ISA_BUILD)
+        return sr_raster_screen_batch_native;
+#if defined(SR_ISA_DISPATCH)
+    if (isa == SR_ISA_AVX2 && sr_isa_available(SR_ISA_AVX2))
+        return sr_raster_screen_batch_avx2;
+    if (isa == SR_ISA_AVX512 && sr_isa_available(SR_ISA_AVX512))
+        return sr_raster_screen_batch_avx512;
 #endif
     return NULL;
 }
@@ -434,7 +448,48 @@ sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t in
     return result;
 }
 
-/* Phase 3 with one thread: every triangle in submission order over the whole viewport. */
+/* One triangle of a one-thread draw, by the one-triangle path. */
+static void draw_one_triangle(sr_draw_job *job, size_t t, const sr_pixel_rect *viewport, sr_raster_stats *stats,
+                              sr_fragment_counters *counters)
+{
+    const sr_draw_desc *desc = job->desc;
+    const sr_screen_vertex *screen = job->renderer->screen;
+    size_t index[3];
+    if (!sr_raster_triangle_indices(desc, t, index)) {
+        stats->triangles_skipped++;
+        return;
+    }
+    uint32_t any = screen[index[0]].flags | screen[index[1]].flags | screen[index[2]].flags;
+    uint32_t all = screen[index[0]].flags & screen[index[1]].flags & screen[index[2]].flags;
+    if (any & SR_VERTEX_NONFINITE) {
+        stats->triangles_skipped++;
+        return;
+    }
+    if (all & SR_REJECT_MASK) {
+        // Entirely on the outer side of one plane of the view volume.
+        stats->triangles_culled++;
+        return;
+    }
+    uint32_t primitive_id = desc->primitive_id_base + (uint32_t)t;
+    bool drawn, backfacing;
+    if (any & SR_CLIP_MASK) {
+        sr_pixel_rect bounds;
+        drawn = sr_raster_draw_clipped(job, index, any & SR_CLIP_MASK, primitive_id, viewport, counters, &bounds,
+                                       &backfacing);
+        stats->triangles_clipped++;
+    } else {
+        sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, *viewport, counters);
+        drawn = result == SR_SETUP_OK;
+        backfacing = result == SR_SETUP_BACKFACE;
+    }
+    stats->triangles_rasterized += drawn;
+    stats->triangles_culled += !drawn;
+    stats->triangles_backfacing += backfacing;
+}
+
+/* Phase 3 with one thread: every triangle in submission order over the whole viewport. The
+ * triangles are screened SR_TRIANGLE_BATCH at a time (triangle_batch.c): those that draw no
+ * pixel are counted and done, the others go through the one-triangle path in order. */
 static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
 {
     const sr_draw_desc *desc = job->desc;
@@ -442,39 +497,48 @@ static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment
     const sr_screen_vertex *screen = job->renderer->screen;
     const size_t triangle_count = job->triangle_count;
     const sr_pixel_rect viewport = {0, 0, context->viewport.width - 1, context->viewport.height - 1};
-    for (size_t t = 0; t < triangle_count; t++) {
-        size_t index[3];
-        if (!sr_raster_triangle_indices(desc, t, index)) {
-            stats->triangles_skipped++;
-            continue;
+    static const sr_screen_vertex no_vertex = {0}; /* read for a triangle with an invalid index */
+    sr_triangle_batch batch;
+    sr_triangle_verdicts verdicts;
+    size_t t = 0;
+    for (; t + SR_TRIANGLE_BATCH <= triangle_count; t += SR_TRIANGLE_BATCH) {
+        for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
+            size_t index[3];
+            const bool valid = sr_raster_triangle_indices(desc, t + (size_t)i, index);
+            batch.valid[i] = valid;
+            uint32_t any = 0, all = UINT32_MAX;
+            for (int k = 0; k < 3; k++) {
+                const sr_screen_vertex *v = valid ? &screen[index[k]] : &no_vertex;
+                batch.x[k][i] = v->x;
+                batch.y[k][i] = v->y;
+                any |= v->flags;
+                all &= v->flags;
+            }
+            batch.flags_any[i] = any;
+            batch.flags_all[i] = all;
         }
-        uint32_t any = screen[index[0]].flags | screen[index[1]].flags | screen[index[2]].flags;
-        uint32_t all = screen[index[0]].flags & screen[index[1]].flags & screen[index[2]].flags;
-        if (any & SR_VERTEX_NONFINITE) {
-            stats->triangles_skipped++;
-            continue;
+        context->screen_batch(context, &batch, &verdicts);
+        for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
+            switch (verdicts.verdict[i]) {
+            case SR_BATCH_NO_PIXEL:
+            case SR_BATCH_ZERO_AREA:
+                stats->triangles_culled++;
+                break;
+            case SR_BATCH_BACKFACE:
+                stats->triangles_culled++;
+                stats->triangles_backfacing++;
+                break;
+            case SR_BATCH_EMPTY:
+                stats->triangles_rasterized++;
+                break;
+            default:
+                draw_one_triangle(job, t + (size_t)i, &viewport, stats, counters);
+                break;
+            }
         }
-        if (all & SR_REJECT_MASK) {
-            // Entirely on the outer side of one plane of the view volume.
-            stats->triangles_culled++;
-            continue;
-        }
-        uint32_t primitive_id = desc->primitive_id_base + (uint32_t)t;
-        bool drawn, backfacing;
-        if (any & SR_CLIP_MASK) {
-            sr_pixel_rect bounds;
-            drawn = sr_raster_draw_clipped(job, index, any & SR_CLIP_MASK, primitive_id, &viewport, counters, &bounds,
-                                           &backfacing);
-            stats->triangles_clipped++;
-        } else {
-            sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, viewport, counters);
-            drawn = result == SR_SETUP_OK;
-            backfacing = result == SR_SETUP_BACKFACE;
-        }
-        stats->triangles_rasterized += drawn;
-        stats->triangles_culled += !drawn;
-        stats->triangles_backfacing += backfacing;
     }
+    for (; t < triangle_count; t++)
+        draw_one_triangle(job, t, &viewport, stats, counters);
 }
 
 /* The whole draw, run by every worker (worker 0 is the calling thread). */
@@ -516,6 +580,7 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
         .fb = fb,
         .viewport = sr_raster_viewport(fb->width, fb->height),
         .fill = renderer->portable_fill ? sr_raster_fill_triangle_portable : renderer->fill,
+        .screen_batch = renderer->screen_batch,
         .fragment = program->fragment,
         .fragment_block = program->fragment_block,
         .uniforms = program->uniforms,

@@ -174,6 +174,8 @@ typedef struct sr_triangle_setup {
 #define SR_SMALL_TRIANGLE 64
 
 typedef struct sr_draw_context sr_draw_context;
+typedef struct sr_triangle_batch sr_triangle_batch;
+typedef struct sr_triangle_verdicts sr_triangle_verdicts;
 
 /// Counters kept by the per-pixel code and added to the renderer's statistics per draw.
 typedef struct sr_fragment_counters {
@@ -195,8 +197,8 @@ void sr_raster_fill_triangle_portable(const sr_draw_context *context, const sr_t
 /// time (SR_ISA_DISPATCH).
 void sr_raster_fill_triangle_avx2(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
                                   sr_fragment_counters *counters);
-void sr_raster_fill_triangle_avx512(const sr_draw_context *context, const sr_triangle_setup *setup,
-                                    sr_pixel_rect rect, sr_fragment_counters *counters);
+void sr_raster_fill_triangle_avx512(const sr_draw_context *context, const sr_triangle_setup *setup, sr_pixel_rect rect,
+                                    sr_fragment_counters *counters);
 /// The variant for `isa` (softrast/core.h): native for SR_ISA_BUILD, the AVX2 or AVX-512 one
 /// where the build has it and the processor runs it, NULL otherwise.
 sr_fill_fn sr_raster_fill_for(sr_isa isa);
@@ -206,6 +208,8 @@ struct sr_draw_context {
     sr_framebuffer *fb;
     sr_viewport viewport;
     sr_fill_fn fill; ///< the variant of fill.c that draws
+    /// the variant of triangle_batch.c that screens the triangles of one-thread draws
+    void (*screen_batch)(const sr_draw_context *context, const sr_triangle_batch *in, sr_triangle_verdicts *out);
     sr_fragment_fn fragment;
     sr_fragment_block_fn fragment_block; ///< NULL: `fragment` is called per lane
     const void *uniforms;
@@ -292,6 +296,45 @@ static inline void sr_raster_fill_triangle(const sr_draw_context *context, const
         context->fill(context, setup, rect, counters);
 }
 
+/// Triangles screened at once by sr_raster_screen_batch.
+#define SR_TRIANGLE_BATCH 16
+
+/// The input of sr_raster_screen_batch: per triangle (lane), its vertices' fixed-point
+/// positions, the OR and the AND of their flags, and whether its indices are valid (lanes with
+/// invalid indices hold zeros).
+struct sr_triangle_batch {
+    SR_BLOCK_ALIGNED int32_t x[3][SR_TRIANGLE_BATCH], y[3][SR_TRIANGLE_BATCH];
+    SR_BLOCK_ALIGNED uint32_t flags_any[SR_TRIANGLE_BATCH], flags_all[SR_TRIANGLE_BATCH];
+    SR_BLOCK_ALIGNED int32_t valid[SR_TRIANGLE_BATCH];
+};
+
+/// What sr_raster_screen_batch decided for a triangle.
+enum {
+    SR_BATCH_SCALAR,    ///< undecided: the one-triangle path (clipping, invalid, large, ...)
+    SR_BATCH_NO_PIXEL,  ///< setup's SR_SETUP_NO_PIXEL
+    SR_BATCH_ZERO_AREA, ///< setup's SR_SETUP_CULLED
+    SR_BATCH_BACKFACE,  ///< setup's SR_SETUP_BACKFACE
+    SR_BATCH_EMPTY,     ///< SR_SETUP_OK, but its bounds fit in one block and it covers no pixel centre
+    SR_BATCH_DRAW,      ///< SR_SETUP_OK with pixels to draw: the one-triangle path
+};
+
+struct sr_triangle_verdicts {
+    SR_BLOCK_ALIGNED int32_t verdict[SR_TRIANGLE_BATCH];
+};
+
+/// The verdicts of setup (triangle.c) for a batch of triangles that need no clipping: per
+/// lane, an SR_BATCH_* value. Variants per instruction set, like fill.c's.
+typedef void (*sr_screen_batch_fn)(const sr_draw_context *context, const sr_triangle_batch *in,
+                                   sr_triangle_verdicts *out);
+void sr_raster_screen_batch_native(const sr_draw_context *context, const sr_triangle_batch *in,
+                                   sr_triangle_verdicts *out);
+void sr_raster_screen_batch_avx2(const sr_draw_context *context, const sr_triangle_batch *in,
+                                 sr_triangle_verdicts *out);
+void sr_raster_screen_batch_avx512(const sr_draw_context *context, const sr_triangle_batch *in,
+                                   sr_triangle_verdicts *out);
+/// The variant for `isa`, as sr_raster_fill_for chooses fill.c's (NULL where there is none).
+sr_screen_batch_fn sr_raster_screen_batch_for(sr_isa isa);
+
 /// Blends the fragment colour `rgba` (each component clamped to [0, 1], NaN as 0) over the
 /// stored RGBA8 pixel `destination` (see the rounding rule in raster.h, sr_blend_mode).
 uint32_t sr_raster_blend(sr_blend_mode mode, const float rgba[4], uint32_t destination);
@@ -360,6 +403,9 @@ struct sr_renderer {
     /// The variant of fill.c that draws unless portable_fill is set: sr_raster_fill_for(sr_isa_active())
     /// after sr_renderer_create; tests set others to compare them.
     sr_fill_fn fill;
+    /// The variant of triangle_batch.c: sr_raster_screen_batch_for(sr_isa_active()) after
+    /// sr_renderer_create; tests set others to compare them.
+    sr_screen_batch_fn screen_batch;
     sr_worker_pool *pool; ///< NULL when threads == 1
     sr_raster_stats stats;
     /// Post-transform vertex cache, indexed by the draw's vertex index: grown at the start of a
