@@ -154,7 +154,7 @@ Test(raster_batch, verdicts_are_setups_in_every_variant)
         for (int s = 0; s < 2; s++) {
             for (int c = 0; c < 3; c++) {
                 sr_draw_context context = {.viewport = sr_raster_viewport(sizes[s][0], sizes[s][1])};
-                context.state.cull = culls[c];
+                context.state.cull = culls[c % 3];
                 uint64_t state = 0x9e3779b97f4a7c15ull + (uint64_t)(3 * s + c);
                 for (int round = 0; round < 300000 / 6 / SR_TRIANGLE_BATCH; round++) {
                     random_triangle t[SR_TRIANGLE_BATCH];
@@ -189,8 +189,9 @@ Test(raster_batch, verdicts_are_setups_in_every_variant)
                         cr_assert_eq(got, want,
                                      "%s, %dx%d, cull %d, round %d lane %d: batch %d, setup %d; vertices (%d, %d) "
                                      "(%d, %d) (%d, %d)",
-                                     sr_isa_name(isas[v]), sizes[s][0], sizes[s][1], (int)culls[c], round, i, got, want,
-                                     t[i].v[0].x, t[i].v[0].y, t[i].v[1].x, t[i].v[1].y, t[i].v[2].x, t[i].v[2].y);
+                                     sr_isa_name(isas[v]), sizes[s][0], sizes[s][1], (int)culls[c % 3], round, i, got,
+                                     want, t[i].v[0].x, t[i].v[0].y, t[i].v[1].x, t[i].v[1].y, t[i].v[2].x,
+                                     t[i].v[2].y);
                     }
                 }
             }
@@ -267,7 +268,7 @@ static void make_draw(uint64_t seed, float **vertices, size_t *vertex_count, uin
     }
 }
 
-Test(raster_batch, one_thread_draws_match_the_one_triangle_path)
+Test(raster_batch, draws_match_the_one_triangle_path)
 {
     float *vertices;
     uint32_t *indices;
@@ -280,14 +281,16 @@ Test(raster_batch, one_thread_draws_match_the_one_triangle_path)
                                 .varying_count = 1};
     const sr_cull_mode culls[] = {SR_CULL_NONE, SR_CULL_BACK, SR_CULL_FRONT};
     const int sizes[][2] = {{640, 360}, {101, 77}};
+    const int thread_counts[] = {1, 3};
     for (int s = 0; s < 2; s++) {
-        for (int c = 0; c < 3; c++) {
+        for (int c = 0; c < 6; c++) {
+            const int threads = thread_counts[c / 3];
             sr_framebuffer *fb[2];
             sr_raster_stats stats[2];
             for (int pass = 0; pass < 2; pass++) {
                 sr_error err = {0};
                 sr_renderer *renderer = NULL;
-                cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = 1}, &renderer, &err), SR_OK);
+                cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = threads}, &renderer, &err), SR_OK);
                 if (pass == 1)
                     renderer->screen_batch = decide_nothing;
                 cr_assert_eq(sr_framebuffer_create(
@@ -302,29 +305,30 @@ Test(raster_batch, one_thread_draws_match_the_one_triangle_path)
                                      .indices = indices,
                                      .index_count = index_count,
                                      .primitive_id_base = 3};
-                draw.state.cull = culls[c];
+                draw.state.cull = culls[c % 3];
                 cr_assert_eq(sr_draw_triangles(renderer, fb[pass], &draw, &err), SR_OK, "%s", err.message);
                 stats[pass] = sr_renderer_stats(renderer);
                 sr_renderer_destroy(renderer);
             }
             const size_t pixels = (size_t)sizes[s][0] * (size_t)sizes[s][1];
-            cr_assert_eq(memcmp(fb[0]->color, fb[1]->color, pixels * 4), 0, "colour differs (cull %d)", (int)culls[c]);
-            cr_assert_eq(memcmp(fb[0]->depth, fb[1]->depth, pixels * 4), 0, "depth differs (cull %d)", (int)culls[c]);
-            cr_assert_eq(memcmp(fb[0]->ids, fb[1]->ids, pixels * 4), 0, "ids differ (cull %d)", (int)culls[c]);
-            cr_assert_eq(
-                memcmp(&stats[0], &stats[1], sizeof stats[0]), 0,
-                "statistics differ (cull %d): culled %llu / %llu, backfacing %llu / %llu, rasterized %llu / "
-                "%llu",
-                (int)culls[c], (unsigned long long)stats[0].triangles_culled,
-                (unsigned long long)stats[1].triangles_culled, (unsigned long long)stats[0].triangles_backfacing,
-                (unsigned long long)stats[1].triangles_backfacing, (unsigned long long)stats[0].triangles_rasterized,
-                (unsigned long long)stats[1].triangles_rasterized);
+            cr_assert_eq(memcmp(fb[0]->color, fb[1]->color, pixels * 4), 0, "colour differs (cull %d, %d threads)",
+                         (int)culls[c % 3], threads);
+            cr_assert_eq(memcmp(fb[0]->depth, fb[1]->depth, pixels * 4), 0, "depth differs (cull %d, %d threads)",
+                         (int)culls[c % 3], threads);
+            cr_assert_eq(memcmp(fb[0]->ids, fb[1]->ids, pixels * 4), 0, "ids differ (cull %d, %d threads)",
+                         (int)culls[c % 3], threads);
+            cr_assert_eq(memcmp(&stats[0], &stats[1], sizeof stats[0]), 0,
+                         "statistics differ (cull %d, %d threads): culled %llu / %llu, rasterized %llu / %llu",
+                         (int)culls[c % 3], threads, (unsigned long long)stats[0].triangles_culled,
+                         (unsigned long long)stats[1].triangles_culled,
+                         (unsigned long long)stats[0].triangles_rasterized,
+                         (unsigned long long)stats[1].triangles_rasterized);
             /* the draw exercised every path */
             cr_assert_gt(stats[0].triangles_clipped, 0);
             cr_assert_gt(stats[0].triangles_skipped, 0);
             cr_assert_gt(stats[0].triangles_culled, 1000);
             cr_assert_gt(stats[0].fragments_written, 1000);
-            if (culls[c] != SR_CULL_NONE)
+            if (culls[c % 3] != SR_CULL_NONE)
                 cr_assert_gt(stats[0].triangles_backfacing, 1000);
             sr_framebuffer_destroy(fb[0]);
             sr_framebuffer_destroy(fb[1]);

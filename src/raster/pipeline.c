@@ -487,55 +487,64 @@ static void draw_one_triangle(sr_draw_job *job, size_t t, const sr_pixel_rect *v
     stats->triangles_backfacing += backfacing;
 }
 
+void sr_raster_screen_triangles(const sr_draw_job *job, size_t first, sr_triangle_verdicts *verdicts)
+{
+    static const sr_screen_vertex no_vertex = {0}; /* read for a triangle with an invalid index */
+    const sr_draw_desc *desc = job->desc;
+    const sr_screen_vertex *screen = job->renderer->screen;
+    sr_triangle_batch batch;
+    for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
+        size_t index[3];
+        const bool valid = sr_raster_triangle_indices(desc, first + (size_t)i, index);
+        batch.valid[i] = valid;
+        uint32_t any = 0, all = UINT32_MAX;
+        for (int k = 0; k < 3; k++) {
+            const sr_screen_vertex *v = valid ? &screen[index[k]] : &no_vertex;
+            batch.x[k][i] = v->x;
+            batch.y[k][i] = v->y;
+            any |= v->flags;
+            all &= v->flags;
+        }
+        batch.flags_any[i] = any;
+        batch.flags_all[i] = all;
+    }
+    job->context.screen_batch(&job->context, &batch, verdicts);
+}
+
+bool sr_raster_count_screened(int verdict, sr_raster_stats *stats)
+{
+    switch (verdict) {
+    case SR_BATCH_NO_PIXEL:
+    case SR_BATCH_ZERO_AREA:
+        stats->triangles_culled++;
+        return true;
+    case SR_BATCH_BACKFACE:
+        stats->triangles_culled++;
+        stats->triangles_backfacing++;
+        return true;
+    case SR_BATCH_EMPTY:
+        stats->triangles_rasterized++;
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Phase 3 with one thread: every triangle in submission order over the whole viewport. The
  * triangles are screened SR_TRIANGLE_BATCH at a time (triangle_batch.c): those that draw no
  * pixel are counted and done, the others go through the one-triangle path in order. */
 static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
 {
-    const sr_draw_desc *desc = job->desc;
     const sr_draw_context *context = &job->context;
-    const sr_screen_vertex *screen = job->renderer->screen;
     const size_t triangle_count = job->triangle_count;
     const sr_pixel_rect viewport = {0, 0, context->viewport.width - 1, context->viewport.height - 1};
-    static const sr_screen_vertex no_vertex = {0}; /* read for a triangle with an invalid index */
-    sr_triangle_batch batch;
-    sr_triangle_verdicts verdicts;
     size_t t = 0;
     for (; t + SR_TRIANGLE_BATCH <= triangle_count; t += SR_TRIANGLE_BATCH) {
-        for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
-            size_t index[3];
-            const bool valid = sr_raster_triangle_indices(desc, t + (size_t)i, index);
-            batch.valid[i] = valid;
-            uint32_t any = 0, all = UINT32_MAX;
-            for (int k = 0; k < 3; k++) {
-                const sr_screen_vertex *v = valid ? &screen[index[k]] : &no_vertex;
-                batch.x[k][i] = v->x;
-                batch.y[k][i] = v->y;
-                any |= v->flags;
-                all &= v->flags;
-            }
-            batch.flags_any[i] = any;
-            batch.flags_all[i] = all;
-        }
-        context->screen_batch(context, &batch, &verdicts);
-        for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
-            switch (verdicts.verdict[i]) {
-            case SR_BATCH_NO_PIXEL:
-            case SR_BATCH_ZERO_AREA:
-                stats->triangles_culled++;
-                break;
-            case SR_BATCH_BACKFACE:
-                stats->triangles_culled++;
-                stats->triangles_backfacing++;
-                break;
-            case SR_BATCH_EMPTY:
-                stats->triangles_rasterized++;
-                break;
-            default:
+        sr_triangle_verdicts verdicts;
+        sr_raster_screen_triangles(job, t, &verdicts);
+        for (int i = 0; i < SR_TRIANGLE_BATCH; i++)
+            if (!sr_raster_count_screened(verdicts.verdict[i], stats))
                 draw_one_triangle(job, t + (size_t)i, &viewport, stats, counters);
-                break;
-            }
-        }
     }
     for (; t < triangle_count; t++)
         draw_one_triangle(job, t, &viewport, stats, counters);

@@ -479,6 +479,13 @@ static inline bool sr_raster_triangle_indices(const sr_draw_desc *desc, size_t t
     return index[0] < vertex_count && index[1] < vertex_count && index[2] < vertex_count;
 }
 
+/// Screens triangles first .. first + SR_TRIANGLE_BATCH - 1 of the draw (all must exist) with
+/// the draw's variant of triangle_batch.c.
+void sr_raster_screen_triangles(const sr_draw_job *job, size_t first, sr_triangle_verdicts *verdicts);
+/// Counts a triangle that the screening decided in `stats` as the one-triangle path would and
+/// returns true; false for SR_BATCH_SCALAR and SR_BATCH_DRAW (the one-triangle path's to do).
+bool sr_raster_count_screened(int verdict, sr_raster_stats *stats);
+
 /// Waits (with several workers) until `*done` chunks of a phase reach `total`.
 void sr_raster_wait_phase(const sr_draw_job *job, const _Atomic uint64_t *done, uint64_t total);
 /// Marks a chunk of a phase as finished; the worker finishing the last one wakes those that sleep.

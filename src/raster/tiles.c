@@ -105,14 +105,66 @@ sr_status sr_raster_reserve_tiles(sr_renderer *renderer, size_t triangle_count, 
     return SR_OK;
 }
 
+/* Pass 1 of bin_chunk for triangle t: its verdict and statistics, its span of tiles
+ * (spans[t]) and its count in each of them. Returns the number of tiles it touches. */
+static uint64_t bin_one(sr_draw_job *job, size_t t, uint32_t *counts, sr_raster_stats *stats)
+{
+    const sr_draw_desc *desc = job->desc;
+    const sr_draw_context *context = &job->context;
+    const sr_screen_vertex *screen = job->renderer->screen;
+    uint32_t *spans = job->renderer->spans;
+    const sr_tile_grid grid = job->grid;
+    size_t index[3];
+    if (!sr_raster_triangle_indices(desc, t, index)) {
+        stats->triangles_skipped++;
+        return 0;
+    }
+    const sr_screen_vertex *v0 = &screen[index[0]], *v1 = &screen[index[1]], *v2 = &screen[index[2]];
+    uint32_t any = v0->flags | v1->flags | v2->flags;
+    if (any & SR_VERTEX_NONFINITE) {
+        stats->triangles_skipped++;
+        return 0;
+    }
+    if (v0->flags & v1->flags & v2->flags & SR_REJECT_MASK) {
+        stats->triangles_culled++;
+        return 0;
+    }
+    sr_pixel_rect bounds;
+    if (any & SR_CLIP_MASK) {
+        // Clipped here once to find the pieces' bounds (and again, per tile, to draw them).
+        bool backfacing;
+        bool drawn = sr_raster_draw_clipped(job, index, any & SR_CLIP_MASK, desc->primitive_id_base + (uint32_t)t, NULL,
+                                            NULL, &bounds, &backfacing);
+        stats->triangles_clipped++;
+        stats->triangles_rasterized += drawn;
+        stats->triangles_culled += !drawn;
+        stats->triangles_backfacing += backfacing;
+        if (!drawn)
+            return 0;
+    } else {
+        // Setup's own verdict: a triangle sorted into tiles always reaches the rasteriser.
+        sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
+        if (verdict != SR_SETUP_OK) {
+            stats->triangles_culled++;
+            stats->triangles_backfacing += verdict == SR_SETUP_BACKFACE;
+            return 0;
+        }
+        stats->triangles_rasterized++;
+    }
+    int first_column = bounds.min_x >> grid.shift, last_column = bounds.max_x >> grid.shift;
+    int first_row = bounds.min_y >> grid.shift, last_row = bounds.max_y >> grid.shift;
+    spans[t] = pack_span(first_column, first_row, last_column, last_row);
+    for (int row = first_row; row <= last_row; row++)
+        for (int column = first_column; column <= last_column; column++)
+            counts[row * grid.columns + column]++;
+    return (uint64_t)(last_row - first_row + 1) * (uint64_t)(last_column - first_column + 1);
+}
+
 /* Sorts one chunk of triangles into tiles and keeps the statistics of each of its triangles
  * (every triangle is examined here once; the tiles only draw). */
 static void bin_chunk(sr_draw_job *job, uint64_t chunk, sr_raster_stats *stats)
 {
-    const sr_draw_desc *desc = job->desc;
-    const sr_draw_context *context = &job->context;
     sr_renderer *renderer = job->renderer;
-    const sr_screen_vertex *screen = renderer->screen;
     uint32_t *spans = renderer->spans;
     const sr_tile_grid grid = job->grid;
     uint32_t *offsets = renderer->offsets + (size_t)chunk * ((size_t)grid.count + 1);
@@ -122,52 +174,20 @@ static void bin_chunk(sr_draw_job *job, uint64_t chunk, sr_raster_stats *stats)
     const size_t first = (size_t)chunk * job->bin_chunk;
     const size_t end = first + job->bin_chunk < job->triangle_count ? first + job->bin_chunk : job->triangle_count;
     uint64_t total = 0;
+    // Screened in batches as one-thread draws are (pipeline.c): a triangle that draws nothing
+    // is counted and never sorted into a tile.
+    sr_triangle_verdicts verdicts;
     for (size_t t = first; t < end; t++) {
+        const size_t lane = (t - first) % SR_TRIANGLE_BATCH;
+        if (lane == 0 && end - t >= SR_TRIANGLE_BATCH)
+            sr_raster_screen_triangles(job, t, &verdicts);
+        else if (lane == 0)
+            for (int i = 0; i < SR_TRIANGLE_BATCH; i++)
+                verdicts.verdict[i] = SR_BATCH_SCALAR;
         spans[t] = SPAN_NONE;
-        size_t index[3];
-        if (!sr_raster_triangle_indices(desc, t, index)) {
-            stats->triangles_skipped++;
+        if (sr_raster_count_screened(verdicts.verdict[lane], stats))
             continue;
-        }
-        const sr_screen_vertex *v0 = &screen[index[0]], *v1 = &screen[index[1]], *v2 = &screen[index[2]];
-        uint32_t any = v0->flags | v1->flags | v2->flags;
-        if (any & SR_VERTEX_NONFINITE) {
-            stats->triangles_skipped++;
-            continue;
-        }
-        if (v0->flags & v1->flags & v2->flags & SR_REJECT_MASK) {
-            stats->triangles_culled++;
-            continue;
-        }
-        sr_pixel_rect bounds;
-        if (any & SR_CLIP_MASK) {
-            // Clipped here once to find the pieces' bounds (and again, per tile, to draw them).
-            bool backfacing;
-            bool drawn = sr_raster_draw_clipped(job, index, any & SR_CLIP_MASK, desc->primitive_id_base + (uint32_t)t,
-                                                NULL, NULL, &bounds, &backfacing);
-            stats->triangles_clipped++;
-            stats->triangles_rasterized += drawn;
-            stats->triangles_culled += !drawn;
-            stats->triangles_backfacing += backfacing;
-            if (!drawn)
-                continue;
-        } else {
-            // Setup's own verdict: a triangle sorted into tiles always reaches the rasteriser.
-            sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
-            if (verdict != SR_SETUP_OK) {
-                stats->triangles_culled++;
-                stats->triangles_backfacing += verdict == SR_SETUP_BACKFACE;
-                continue;
-            }
-            stats->triangles_rasterized++;
-        }
-        int first_column = bounds.min_x >> grid.shift, last_column = bounds.max_x >> grid.shift;
-        int first_row = bounds.min_y >> grid.shift, last_row = bounds.max_y >> grid.shift;
-        spans[t] = pack_span(first_column, first_row, last_column, last_row);
-        for (int row = first_row; row <= last_row; row++)
-            for (int column = first_column; column <= last_column; column++)
-                counts[row * grid.columns + column]++;
-        total += (uint64_t)(last_row - first_row + 1) * (uint64_t)(last_column - first_column + 1);
+        total += bin_one(job, t, counts, stats);
     }
     // The chunk's block of entries; a chunk that finds no room draws from its spans.
     uint64_t base = atomic_fetch_add_explicit(&job->entries_used, total, memory_order_relaxed);
