@@ -511,25 +511,6 @@ void sr_raster_screen_triangles(const sr_draw_job *job, size_t first, sr_triangl
     job->context.screen_batch(&job->context, &batch, verdicts);
 }
 
-bool sr_raster_count_screened(int verdict, sr_raster_stats *stats)
-{
-    switch (verdict) {
-    case SR_BATCH_NO_PIXEL:
-    case SR_BATCH_ZERO_AREA:
-        stats->triangles_culled++;
-        return true;
-    case SR_BATCH_BACKFACE:
-        stats->triangles_culled++;
-        stats->triangles_backfacing++;
-        return true;
-    case SR_BATCH_EMPTY:
-        stats->triangles_rasterized++;
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Phase 3 with one thread: every triangle in submission order over the whole viewport. The
  * triangles are screened SR_TRIANGLE_BATCH at a time (triangle_batch.c): those that draw no
  * pixel are counted and done, the others go through the one-triangle path in order. */

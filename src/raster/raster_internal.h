@@ -484,7 +484,24 @@ static inline bool sr_raster_triangle_indices(const sr_draw_desc *desc, size_t t
 void sr_raster_screen_triangles(const sr_draw_job *job, size_t first, sr_triangle_verdicts *verdicts);
 /// Counts a triangle that the screening decided in `stats` as the one-triangle path would and
 /// returns true; false for SR_BATCH_SCALAR and SR_BATCH_DRAW (the one-triangle path's to do).
-bool sr_raster_count_screened(int verdict, sr_raster_stats *stats);
+static inline bool sr_raster_count_screened(int verdict, sr_raster_stats *stats)
+{
+    switch (verdict) {
+    case SR_BATCH_NO_PIXEL:
+    case SR_BATCH_ZERO_AREA:
+        stats->triangles_culled++;
+        return true;
+    case SR_BATCH_BACKFACE:
+        stats->triangles_culled++;
+        stats->triangles_backfacing++;
+        return true;
+    case SR_BATCH_EMPTY:
+        stats->triangles_rasterized++;
+        return true;
+    default:
+        return false;
+    }
+}
 
 /// Waits (with several workers) until `*done` chunks of a phase reach `total`.
 void sr_raster_wait_phase(const sr_draw_job *job, const _Atomic uint64_t *done, uint64_t total);
