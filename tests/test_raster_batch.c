@@ -1,10 +1,13 @@
 /* tests/test_raster_batch.c — the screening of triangles in batches (src/raster/triangle_batch.c)
  * against the one-triangle setup it stands in for (triangle.c): for 300,000 random triangles
- * (sub-pixel, small, medium and large; vertices on pixel centres and edges through them,
- * slivers whose only pixel is decided by the fill rule; degenerate; off the viewport's sides; with clip flags,
- * non-finite vertices and invalid indices) every variant the processor runs gives setup's verdict for every triangle it
- * decides, and decides every small unclipped one; and one-thread draws with the batches give the image, depth, ids and
- * statistics of the same draws with every triangle sent through the one-triangle path. */
+ * (sub-pixel, small, medium and large; vertices on pixel centres and edges through them, slivers
+ * whose only pixel the fill rule decides; degenerate; off the viewport's sides; with clip flags,
+ * non-finite vertices and invalid indices) every variant the processor runs gives setup's
+ * verdict for every triangle it decides and decides every small unclipped one, and the setup
+ * made from its steps for the triangles it sends to be drawn is setup's own, byte for byte; and
+ * draws with the batches (one thread, and three threads, whose sorting into tiles screens the
+ * triangles too) give the image, depth, ids and statistics of the same draws with every
+ * triangle sent through the one-triangle path. */
 #include <criterion/criterion.h>
 
 #include <softrast/raster.h>
@@ -186,6 +189,25 @@ Test(raster_batch, verdicts_are_setups_in_every_variant)
                             continue;
                         }
                         const int want = setup_verdict(&context, &t[i]);
+                        if (got == SR_BATCH_DRAW) {
+                            /* the setup from the batch's steps is setup's own, byte for byte */
+                            static const float no_attributes[SR_ATTRIBUTE_SLOTS];
+                            const float *const attributes[3] = {no_attributes, no_attributes, no_attributes};
+                            sr_triangle_setup direct, screened;
+                            memset(&direct, 0, sizeof direct);
+                            memset(&screened, 0, sizeof screened);
+                            sr_raster_setup_triangle(&context, &t[i].v[0], &t[i].v[1], &t[i].v[2], attributes, 9,
+                                                     &direct);
+                            sr_raster_setup_screened(&context, &t[i].v[0], &t[i].v[1], &t[i].v[2], attributes, 9,
+                                                     &verdicts, i, &screened);
+                            cr_assert_eq(memcmp(&direct, &screened, sizeof direct), 0,
+                                         "%s, round %d lane %d: the screened setup differs (bounds %d %d %d %d / "
+                                         "%d %d %d %d, tiny %x / %x)",
+                                         sr_isa_name(isas[v]), round, i, direct.bounds.min_x, direct.bounds.min_y,
+                                         direct.bounds.max_x, direct.bounds.max_y, screened.bounds.min_x,
+                                         screened.bounds.min_y, screened.bounds.max_x, screened.bounds.max_y,
+                                         direct.tiny_mask, screened.tiny_mask);
+                        }
                         cr_assert_eq(got, want,
                                      "%s, %dx%d, cull %d, round %d lane %d: batch %d, setup %d; vertices (%d, %d) "
                                      "(%d, %d) (%d, %d)",

@@ -428,7 +428,8 @@ bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint3
 }
 
 sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
-                                         sr_pixel_rect rect, sr_fragment_counters *counters)
+                                         sr_pixel_rect rect, sr_fragment_counters *counters,
+                                         const sr_triangle_verdicts *screened, int lane)
 {
     const sr_renderer *renderer = job->renderer;
     const sr_draw_context *context = &job->context;
@@ -441,8 +442,13 @@ sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t in
         vertex_attributes(context, renderer->varyings + index[2] * stride, 2, scratch[2]),
     };
     sr_triangle_setup setup;
-    sr_setup_result result = sr_raster_setup_triangle(context, &screen[index[0]], &screen[index[1]], &screen[index[2]],
-                                                      attributes, primitive_id, &setup);
+    sr_setup_result result = SR_SETUP_OK;
+    if (screened)
+        sr_raster_setup_screened(context, &screen[index[0]], &screen[index[1]], &screen[index[2]], attributes,
+                                 primitive_id, screened, lane, &setup);
+    else
+        result = sr_raster_setup_triangle(context, &screen[index[0]], &screen[index[1]], &screen[index[2]], attributes,
+                                          primitive_id, &setup);
     if (result == SR_SETUP_OK)
         sr_raster_fill_triangle(context, &setup, rect, counters);
     return result;
@@ -478,7 +484,7 @@ static void draw_one_triangle(sr_draw_job *job, size_t t, const sr_pixel_rect *v
                                        &backfacing);
         stats->triangles_clipped++;
     } else {
-        sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, *viewport, counters);
+        sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, *viewport, counters, NULL, 0);
         drawn = result == SR_SETUP_OK;
         backfacing = result == SR_SETUP_BACKFACE;
     }
@@ -523,9 +529,20 @@ static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment
     for (; t + SR_TRIANGLE_BATCH <= triangle_count; t += SR_TRIANGLE_BATCH) {
         sr_triangle_verdicts verdicts;
         sr_raster_screen_triangles(job, t, &verdicts);
-        for (int i = 0; i < SR_TRIANGLE_BATCH; i++)
-            if (!sr_raster_count_screened(verdicts.verdict[i], stats))
+        for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
+            if (sr_raster_count_screened(verdicts.verdict[i], stats))
+                continue;
+            if (verdicts.verdict[i] == SR_BATCH_DRAW) {
+                // set up without repeating the batch's steps (valid indices, no clipping)
+                size_t index[3];
+                sr_raster_triangle_indices(job->desc, t + (size_t)i, index);
+                sr_raster_draw_unclipped(job, index, job->desc->primitive_id_base + (uint32_t)(t + (size_t)i), viewport,
+                                         counters, &verdicts, i);
+                stats->triangles_rasterized++;
+            } else {
                 draw_one_triangle(job, t + (size_t)i, &viewport, stats, counters);
+            }
+        }
     }
     for (; t < triangle_count; t++)
         draw_one_triangle(job, t, &viewport, stats, counters);

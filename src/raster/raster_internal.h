@@ -288,6 +288,13 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
                                          const float *const attributes[3], uint32_t primitive_id,
                                          sr_triangle_setup *setup);
 
+/// The setup sr_raster_setup_triangle makes of a triangle that sr_raster_screen_batch found
+/// SR_BATCH_DRAW (lane `lane` of `screened`), without repeating the batch's steps: its bounds,
+/// area and one block's coverage are taken from the batch. The same setup bit for bit.
+void sr_raster_setup_screened(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
+                              const sr_screen_vertex *v2, const float *const attributes[3], uint32_t primitive_id,
+                              const sr_triangle_verdicts *screened, int lane, sr_triangle_setup *setup);
+
 /// Rasterises a set-up triangle restricted to `rect` with the draw's variant of fill.c.
 static inline void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_setup *setup,
                                            sr_pixel_rect rect, sr_fragment_counters *counters)
@@ -320,6 +327,13 @@ enum {
 
 struct sr_triangle_verdicts {
     SR_BLOCK_ALIGNED int32_t verdict[SR_TRIANGLE_BATCH];
+    /// For SR_BATCH_DRAW lanes (unspecified in others): setup's pixel bounds, doubled area
+    /// (sr_raster_doubled_area, which fits int32 for these small triangles) and, for a triangle
+    /// whose bounds fit in one block, its coverage (sr_triangle_setup.tiny_mask; 0 otherwise).
+    SR_BLOCK_ALIGNED int32_t min_x[SR_TRIANGLE_BATCH], min_y[SR_TRIANGLE_BATCH];
+    SR_BLOCK_ALIGNED int32_t max_x[SR_TRIANGLE_BATCH], max_y[SR_TRIANGLE_BATCH];
+    SR_BLOCK_ALIGNED int32_t area[SR_TRIANGLE_BATCH];
+    SR_BLOCK_ALIGNED uint32_t covered[SR_TRIANGLE_BATCH];
 };
 
 /// The verdicts of setup (triangle.c) for a batch of triangles that need no clipping: per
@@ -517,9 +531,11 @@ bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint3
                             const sr_pixel_rect *rect, sr_fragment_counters *counters, sr_pixel_rect *bounds,
                             bool *backfacing);
 /// Sets up an unclipped triangle of the draw and rasterises it restricted to `rect`; the set-up's
-/// verdict (SR_SETUP_OK when it reached the rasteriser).
+/// verdict (SR_SETUP_OK when it reached the rasteriser). With `screened`, a triangle the batch
+/// found SR_BATCH_DRAW in lane `lane`, set up with sr_raster_setup_screened.
 sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
-                                         sr_pixel_rect rect, sr_fragment_counters *counters);
+                                         sr_pixel_rect rect, sr_fragment_counters *counters,
+                                         const sr_triangle_verdicts *screened, int lane);
 
 /// The tiles of a framebuffer of the given size for a draw with `workers` threads.
 sr_tile_grid sr_raster_tile_grid(int width, int height, int workers);

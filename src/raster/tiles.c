@@ -232,7 +232,7 @@ static inline void draw_one(const sr_draw_job *job, size_t t, const sr_pixel_rec
         bool backfacing;
         sr_raster_draw_clipped(job, index, planes, primitive_id, rect, counters, &bounds, &backfacing);
     } else {
-        sr_raster_draw_unclipped(job, index, primitive_id, *rect, counters);
+        sr_raster_draw_unclipped(job, index, primitive_id, *rect, counters, NULL, 0);
     }
 }
 

@@ -134,19 +134,15 @@ static void set_up_planes_double(const sr_draw_context *context, const sr_screen
 }
 #undef SR_SET_UP_PLANES
 
-sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const sr_screen_vertex *v0,
-                                         const sr_screen_vertex *v1, const sr_screen_vertex *v2,
-                                         const float *const attributes[3], uint32_t primitive_id,
-                                         sr_triangle_setup *setup)
+/* Setup from the verdict on: bounds (SR_SETUP_OK's), doubled area (non-zero) and, when
+ * `screened_coverage` is not NULL, the coverage tiny_coverage would find (the batch's). */
+static inline __attribute__((always_inline)) void set_up(const sr_draw_context *context, const sr_screen_vertex *v0,
+                                                         const sr_screen_vertex *v1, const sr_screen_vertex *v2,
+                                                         const float *const attributes[3], uint32_t primitive_id,
+                                                         sr_pixel_rect bounds, int64_t area,
+                                                         const unsigned *screened_coverage, sr_triangle_setup *setup)
 {
-    // The bounding box of pixel centres first: a triangle between two rows or columns of centres
-    // covers none and is dropped before any other work; then zero area and face culling.
-    sr_pixel_rect bounds;
-    sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
-    if (verdict != SR_SETUP_OK)
-        return verdict;
     const int min_x = bounds.min_x, min_y = bounds.min_y;
-    int64_t area = sr_raster_doubled_area(v0, v1, v2);
     bool front = area < 0;
 
     // Order the vertices so that the interior has positive edge functions. Selects rather than a
@@ -182,10 +178,10 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
     // same pixels: the same edge functions at the same pixel centres.
     const bool tiny =
         setup->small && bounds.max_x - bounds.min_x < SR_BLOCK_WIDTH && bounds.max_y - bounds.min_y < SR_BLOCK_HEIGHT;
-    setup->tiny_mask = tiny ? tiny_coverage(setup) : 0;
+    setup->tiny_mask = !tiny ? 0 : screened_coverage ? *screened_coverage : tiny_coverage(setup);
     setup->empty = tiny && !setup->tiny_mask;
     if (setup->empty)
-        return SR_SETUP_OK;
+        return;
 
     // Plane equations in pixel units, stored as float relative to the centre of the first pixel
     // of the bounds (small offsets keep per-pixel float error small). Set up in float for small
@@ -195,7 +191,31 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
         set_up_planes_float(context, v, attr, area, min_x, min_y, setup);
     else
         set_up_planes_double(context, v, attr, area, min_x, min_y, setup);
+}
+
+sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const sr_screen_vertex *v0,
+                                         const sr_screen_vertex *v1, const sr_screen_vertex *v2,
+                                         const float *const attributes[3], uint32_t primitive_id,
+                                         sr_triangle_setup *setup)
+{
+    // The bounding box of pixel centres first: a triangle between two rows or columns of centres
+    // covers none and is dropped before any other work; then zero area and face culling.
+    sr_pixel_rect bounds;
+    sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
+    if (verdict != SR_SETUP_OK)
+        return verdict;
+    set_up(context, v0, v1, v2, attributes, primitive_id, bounds, sr_raster_doubled_area(v0, v1, v2), NULL, setup);
     return SR_SETUP_OK;
+}
+
+void sr_raster_setup_screened(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
+                              const sr_screen_vertex *v2, const float *const attributes[3], uint32_t primitive_id,
+                              const sr_triangle_verdicts *screened, int lane, sr_triangle_setup *setup)
+{
+    const sr_pixel_rect bounds = {screened->min_x[lane], screened->min_y[lane], screened->max_x[lane],
+                                  screened->max_y[lane]};
+    const unsigned coverage = screened->covered[lane];
+    set_up(context, v0, v1, v2, attributes, primitive_id, bounds, screened->area[lane], &coverage, setup);
 }
 
 /* Clamp to [0, 1] with NaN as 0, branch-free (compilers turn the portable form into branches). */

@@ -100,5 +100,11 @@ void BATCH_VARIANT(sr_raster_screen_batch)(const sr_draw_context *context, const
         verdict = has_pixel ? verdict : SR_BATCH_NO_PIXEL;
         verdict = decide ? verdict : SR_BATCH_SCALAR;
         out->verdict[i] = verdict;
+        out->min_x[i] = min_x;
+        out->min_y[i] = min_y;
+        out->max_x[i] = max_x;
+        out->max_y[i] = max_y;
+        out->area[i] = area;
+        out->covered[i] = tiny ? covered : 0;
     }
 }
