@@ -327,19 +327,51 @@ SR_ALWAYS_INLINE void fill_small(fill_state *f, bool fast)
     int64_t start[3];
     edges_at(setup, first_x, first_y, start);
     int32_t row[3], step_x[3], step_y[3];
+    // Per edge, how far a block's largest lane value lies above its top-left lane's, and whether
+    // the edge's values fall to the right. Where a block's largest value of such an edge is still
+    // negative, no block further right in the row is covered (their values are smaller still):
+    // the row ends there. Long thin triangles, whose bounds hold mostly uncovered blocks, skip
+    // most of them so.
+    int32_t reach[3], falling = 0;
     for (int k = 0; k < 3; k++) {
         row[k] = (int32_t)start[k];
-        step_x[k] = (int32_t)setup->edge_step_x[k] * SR_BLOCK_WIDTH;
-        step_y[k] = (int32_t)setup->edge_step_y[k] * SR_BLOCK_HEIGHT;
+        const int32_t pixel_x = (int32_t)setup->edge_step_x[k], pixel_y = (int32_t)setup->edge_step_y[k];
+        step_x[k] = pixel_x * SR_BLOCK_WIDTH;
+        step_y[k] = pixel_y * SR_BLOCK_HEIGHT;
+        reach[k] =
+            (pixel_x > 0 ? pixel_x * (SR_BLOCK_WIDTH - 1) : 0) + (pixel_y > 0 ? pixel_y * (SR_BLOCK_HEIGHT - 1) : 0);
+        falling |= (pixel_x <= 0) << k;
     }
+    const int32_t row_blocks = (r.max_x - first_x) / SR_BLOCK_WIDTH + 1;
     for (int y0 = first_y; y0 <= r.max_y; y0 += SR_BLOCK_HEIGHT) {
         int32_t edge[3] = {row[0], row[1], row[2]};
-        for (int x0 = first_x; x0 <= r.max_x; x0 += SR_BLOCK_WIDTH) {
+        // The row starts at the first block that an edge rising to the right does not leave
+        // wholly negative: the blocks before it are uncovered.
+        int32_t skip = 0;
+        for (int k = 0; k < 3; k++) {
+            const int32_t largest = edge[k] + reach[k];
+            if (!(falling >> k & 1) && largest < 0) {
+                const int32_t blocks = (-largest + step_x[k] - 1) / step_x[k];
+                skip = blocks > skip ? blocks : skip;
+            }
+        }
+        // (at most to the block past the row's last: the values stay those of the stepping)
+        skip = skip < row_blocks ? skip : row_blocks;
+        const int start_x = first_x + skip * SR_BLOCK_WIDTH;
+        for (int k = 0; k < 3; k++)
+            edge[k] += skip * step_x[k];
+        for (int x0 = start_x; x0 <= r.max_x; x0 += SR_BLOCK_WIDTH) {
             unsigned mask = lanes_inside32(edge, f->edge_lanes32[0]);
             if (mask) {
                 mask &= lanes_within(&r, x0, y0);
                 if (mask)
                     shade_block(f, x0, y0, mask, fast);
+            } else {
+                int passed = 0;
+                for (int k = 0; k < 3; k++)
+                    passed |= (edge[k] + reach[k] < 0) << k;
+                if (passed & falling)
+                    break;
             }
             for (int k = 0; k < 3; k++)
                 edge[k] += step_x[k];
