@@ -313,17 +313,28 @@ static void edges_at(const sr_triangle_setup *setup, int x, int y, int64_t edge[
         edge[k] = setup->edge_origin[k] + setup->edge_step_x[k] * dx + setup->edge_step_y[k] * dy;
 }
 
-/* Small triangles: the blocks that tile the covered rectangle from its top-left pixel, int32 edge
- * functions. Blocks start at the rectangle rather than on the screen's grid: a triangle of a few
- * pixels then needs one or two blocks instead of up to four (no value depends on the block a
- * pixel is shaded in). In range by construction (setup->small; see sr_triangle_setup): blocks
- * reach at most 3 columns and 1 row past the bounds, and the stepping one block further, which
+/* Small triangles: the blocks that tile the covered rectangle, int32 edge functions. Blocks start
+ * at the rectangle rather than on the screen's grid: a triangle of a few pixels then needs one or
+ * two blocks instead of up to four (no value depends on the block a pixel is shaded in). They
+ * start at its top-left pixel, except where the triangle reaches the right (bottom) side of the
+ * rectangle this call owns (a tile's side, shared with another thread; the framebuffer's side):
+ * there the last block column (row) ends on that side, since a block across it would be read and
+ * written lane by lane. In range by construction (setup->small; see sr_triangle_setup): blocks
+ * reach at most 3 columns and 1 row outside the bounds, and the stepping one block further, which
  * keeps every value below 2^30. */
 SR_ALWAYS_INLINE void fill_small(fill_state *f, bool fast)
 {
     const sr_triangle_setup *setup = f->setup;
     const sr_pixel_rect r = f->cover;
-    const int first_x = r.min_x, first_y = r.min_y;
+    int first_x = r.min_x, first_y = r.min_y;
+    if (r.max_x == f->rect.max_x) {
+        const int columns = (r.max_x - r.min_x + SR_BLOCK_WIDTH) / SR_BLOCK_WIDTH * SR_BLOCK_WIDTH;
+        first_x = r.max_x + 1 - columns >= f->rect.min_x ? r.max_x + 1 - columns : first_x;
+    }
+    if (r.max_y == f->rect.max_y) {
+        const int rows = (r.max_y - r.min_y + SR_BLOCK_HEIGHT) / SR_BLOCK_HEIGHT * SR_BLOCK_HEIGHT;
+        first_y = r.max_y + 1 - rows >= f->rect.min_y ? r.max_y + 1 - rows : first_y;
+    }
     int64_t start[3];
     edges_at(setup, first_x, first_y, start);
     int32_t row[3], step_x[3], step_y[3];
