@@ -249,9 +249,12 @@ static sr_status check_draw(const sr_renderer *renderer, const sr_framebuffer *f
     return SR_OK;
 }
 
-/// Indices marked, and vertices transformed, per claim of the first two phases of a draw.
+/// Indices marked per claim of the first phase of a draw.
 #define MARK_CHUNK (3 * 16384)
-#define TRANSFORM_CHUNK 2048
+/// Vertices transformed per claim of the second: a few claims per worker, of 256 to 2048
+/// vertices (a small mesh's vertices, the teapot's 530, are then shared between the threads too).
+#define TRANSFORM_CHUNK_MIN 256
+#define TRANSFORM_CHUNK_MAX 2048
 
 static uint64_t chunk_count(uint64_t items, uint64_t chunk)
 {
@@ -331,13 +334,17 @@ static void transform_vertices(sr_draw_job *job)
         low = 0;
         high = job->index_count < desc->vertex_count ? job->index_count : desc->vertex_count;
     }
-    const uint64_t total = high > low ? chunk_count(high - low, TRANSFORM_CHUNK) : 0;
+    size_t chunk_size = high > low ? (high - low) / ((size_t)job->workers * 4) : 0;
+    chunk_size = chunk_size < TRANSFORM_CHUNK_MIN   ? TRANSFORM_CHUNK_MIN
+                 : chunk_size > TRANSFORM_CHUNK_MAX ? TRANSFORM_CHUNK_MAX
+                                                    : chunk_size;
+    const uint64_t total = high > low ? chunk_count(high - low, chunk_size) : 0;
     for (;;) {
         uint64_t chunk = atomic_fetch_add_explicit(&job->transform_next, 1, memory_order_relaxed);
         if (chunk >= total)
             break;
-        size_t first = low + (size_t)chunk * TRANSFORM_CHUNK;
-        size_t end = first + TRANSFORM_CHUNK < high ? first + TRANSFORM_CHUNK : high;
+        size_t first = low + (size_t)chunk * chunk_size;
+        size_t end = first + chunk_size < high ? first + chunk_size : high;
         for (size_t v = first; v < end; v++) {
             if (desc->indices && renderer->stamps[v] != renderer->stamp)
                 continue;
@@ -617,10 +624,11 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     atomic_init(&job.tile_next, 0);
     if (job.workers > 1) {
         // Chunks of the sorting into tiles: a few per worker (fewer chunks, fewer offsets for each
-        // tile to look through), of 1024 to 65536 triangles.
+        // tile to look through), of 256 to 65536 triangles (a draw of a thousand triangles is
+        // then sorted by both threads too).
         job.grid = sr_raster_tile_grid(fb->width, fb->height, job.workers);
         size_t chunk = job.triangle_count / ((size_t)job.workers * 4);
-        job.bin_chunk = chunk < 1024 ? 1024 : chunk > 65536 ? 65536 : chunk;
+        job.bin_chunk = chunk < 256 ? 256 : chunk > 65536 ? 65536 : chunk;
         job.bin_chunks = chunk_count(job.triangle_count, job.bin_chunk);
         status = sr_raster_reserve_tiles(renderer, job.triangle_count, job.bin_chunks, &job.grid, err);
         if (status != SR_OK)
