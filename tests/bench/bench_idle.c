@@ -6,7 +6,12 @@
  *
  *   build/tests/bench/bench_idle MESH.obj [--threads N] [--seconds S]
  *
- * Prints one JSON line: threads, idle seconds, CPU milliseconds, CPU percent of one core. */
+ * Then the frame time that a viewer drawing now and then sees: 21 frames back to back, and 21
+ * frames each after a pause of 2 ms, long enough for the workers to have gone to sleep (their
+ * wake-up is then part of the frame), medians.
+ *
+ * Prints one JSON line: threads, idle seconds, CPU milliseconds, CPU percent of one core, frame
+ * milliseconds back to back and after a pause. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +28,12 @@ static double cpu_seconds(void)
     getrusage(RUSAGE_SELF, &usage);
     return (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
            1e-6 * (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 static double wall_seconds(void)
@@ -87,8 +98,25 @@ int main(int argc, char **argv)
     while (nanosleep(&pause, &pause) != 0)
         ;
     double cpu = cpu_seconds() - cpu_start, wall = wall_seconds() - wall_start;
-    printf("{\"bench\": \"idle\", \"threads\": %ld, \"idle_s\": %.3f, \"cpu_ms\": %.3f, \"cpu_percent\": %.4f}\n",
-           threads, wall, cpu * 1e3, 100.0 * cpu / wall);
+    enum { FRAMES = 21 };
+    double frame_ms[2][FRAMES];
+    for (int paused = 0; paused < 2; paused++) {
+        for (int frame = 0; frame < FRAMES; frame++) {
+            if (paused) {
+                struct timespec gap = {0, 2000000};
+                while (nanosleep(&gap, &gap) != 0)
+                    ;
+            }
+            double start = wall_seconds();
+            sr_renderer_clear(renderer, fb, SR_BENCH_SCENE_BACKGROUND, 1.0f);
+            sr_draw_triangles(renderer, fb, &draw, &err);
+            frame_ms[paused][frame] = 1e3 * (wall_seconds() - start);
+        }
+        qsort(frame_ms[paused], FRAMES, sizeof(double), compare_doubles);
+    }
+    printf("{\"bench\": \"idle\", \"threads\": %ld, \"idle_s\": %.3f, \"cpu_ms\": %.3f, \"cpu_percent\": %.4f, "
+           "\"frame_ms_back_to_back\": %.3f, \"frame_ms_after_2ms_pause\": %.3f}\n",
+           threads, wall, cpu * 1e3, 100.0 * cpu / wall, frame_ms[0][FRAMES / 2], frame_ms[1][FRAMES / 2]);
     sr_renderer_destroy(renderer);
     sr_framebuffer_destroy(fb);
     sr_free(vertices);
