@@ -55,6 +55,16 @@ _Static_assert(1 << SR_PACK_SHIFT == SR_PACK_WIDTH, "SR_PACK_SHIFT is log2 of SR
 /// empty: box +inf / -inf, which every slab test misses unless the ray's grown origin overflowed
 /// to infinity (inf - inf is NaN); the traversals only look at the first `count` slots.
 ///
+/// Why the boxes stay floats (measured on 2026-12-05 with a full implementation, not kept):
+/// 128-byte nodes with 8-bit child faces on a per-node power-of-two grid (Ylitie, Karras & Laine,
+/// HPG 2017), rounded outward and decoded exactly (an integer add, a conversion, a product by
+/// 2^e: the same floats on every instruction set, the answers bit for bit as here), made single
+/// rays 14-16% slower on bunny, dragon_res3 and sphere_871414 alike (AMD EPYC, AVX-512). The four
+/// cache lines of a node are fetched in parallel, so two lines do not shorten the wait for a
+/// node, while the decoding adds about 9 cycles to every node's dependent chain (and the looser
+/// boxes 2.6% more boxes tested); the wide tree only shrank by 12%, from 55 to 48 bytes per
+/// triangle.
+///
 /// `order` gives the order in which the children hit by a ray are pushed on the traversal
 /// stack, farthest first (Fuetterling et al., "Accelerated single ray tracing for wide vector
 /// units", 2017): for the ray octant q (bit 0 set when 1/d.x < 0, bit 1 for y, bit 2 for z),

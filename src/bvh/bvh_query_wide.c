@@ -7,7 +7,9 @@
  * (sr_wide_node.order), farthest first, each with its entry distance, and the nearest is visited
  * next; a popped entry beyond the prune limit of the closest hit so far is dropped. Leaves go
  * to the leaf tests of bvh_leaf.c. The closest-hit query of the common rays runs in one copy
- * per octant, whose box tests read the node's rows at constant offsets.
+ * per octant, whose box tests read the node's rows at constant offsets. (Prefetching the
+ * children pushed on the stack was measured on 2026-12-05: 0.5-3% more
+ * rays/s on the 200k-1M-triangle meshes, 1-3% fewer on the small ones; not kept.)
  *
  * Exactness. The answers are sr_ray_triangle's, bit for bit (bvh_leaf.c for the leaves): the
  * box test is geom's slab test with its roundings on boxes grown by the margin of bvh_query.c
