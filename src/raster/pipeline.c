@@ -90,26 +90,37 @@ void sr_raster_run(sr_renderer *renderer, int workers, void (*job)(void *data, i
     }
 }
 
-/* A clear shared between threads: bands of rows claimed from a counter. */
+/* A clear shared between threads: bands of rows in each thread's home rows (the rows of its home
+ * tiles, sr_raster_home_rows), its own first, then what is left of the others' (a worker that
+ * wakes late). A thread thus clears the rows it will draw first, the same ones every frame, and
+ * a line stays in the cache of the core that wrote it last: bands claimed in turn from one
+ * counter went to either core and pulled half the framebuffer from one core's cache to the
+ * other's at each clear and draw. */
 typedef struct clear_job {
     sr_framebuffer *fb;
     uint32_t rgba;
     float depth;
-    int band_rows, bands;
-    _Atomic int next_band;
+    int band_rows, workers;
+    struct {
+        _Alignas(64) _Atomic int next; ///< next band of the range
+        int first_row, end_row;        ///< its pixel rows
+    } range[SR_MAX_THREADS];
 } clear_job;
 
 static void clear_bands(void *data, int worker)
 {
-    (void)worker;
     clear_job *job = data;
-    for (;;) {
-        int band = atomic_fetch_add_explicit(&job->next_band, 1, memory_order_relaxed);
-        if (band >= job->bands)
-            break;
-        int first = band * job->band_rows;
-        int end = first + job->band_rows < job->fb->height ? first + job->band_rows : job->fb->height;
-        sr_raster_clear_rows(job->fb, job->rgba, job->depth, first, end);
+    for (int k = 0; k < job->workers; k++) {
+        const int owner = (worker + k) % job->workers;
+        for (;;) {
+            int band = atomic_fetch_add_explicit(&job->range[owner].next, 1, memory_order_relaxed);
+            int first = job->range[owner].first_row + band * job->band_rows;
+            if (first >= job->range[owner].end_row)
+                break;
+            int end = first + job->band_rows < job->range[owner].end_row ? first + job->band_rows
+                                                                          : job->range[owner].end_row;
+            sr_raster_clear_rows(job->fb, job->rgba, job->depth, first, end);
+        }
     }
 }
 
@@ -125,9 +136,17 @@ void sr_renderer_clear(sr_renderer *renderer, sr_framebuffer *fb, uint32_t rgba,
     size_t pixels = (size_t)fb->width * (size_t)fb->height;
     int band_rows = CLEAR_BAND_PIXELS / fb->width > 0 ? CLEAR_BAND_PIXELS / fb->width : 1;
     clear_job job = {.fb = fb, .rgba = rgba, .depth = depth, .band_rows = band_rows};
-    job.bands = (fb->height + band_rows - 1) / band_rows;
-    atomic_init(&job.next_band, 0);
-    sr_raster_run(renderer, pixels >= PARALLEL_MIN_CLEAR_PIXELS ? renderer->threads : 1, clear_bands, &job);
+    job.workers = pixels >= PARALLEL_MIN_CLEAR_PIXELS ? renderer->threads : 1;
+    // the home rows of the tiles of a draw on this many threads
+    const sr_tile_grid grid = sr_raster_tile_grid(fb->width, fb->height, job.workers);
+    for (int w = 0; w < job.workers; w++) {
+        int first_tile_row, end_tile_row;
+        sr_raster_home_rows(&grid, job.workers, w, &first_tile_row, &end_tile_row);
+        atomic_init(&job.range[w].next, 0);
+        job.range[w].first_row = first_tile_row * grid.size < fb->height ? first_tile_row * grid.size : fb->height;
+        job.range[w].end_row = end_tile_row * grid.size < fb->height ? end_tile_row * grid.size : fb->height;
+    }
+    sr_raster_run(renderer, job.workers, clear_bands, &job);
 }
 
 sr_raster_stats sr_renderer_stats(const sr_renderer *renderer)
@@ -565,7 +584,7 @@ static void run_draw(void *data, int worker)
     sr_raster_stats stats = {0};
     sr_fragment_counters counters = {0, 0};
     if (job->workers > 1) {
-        sr_raster_draw_tiles(job, &stats, &counters);
+        sr_raster_draw_tiles(job, worker, &stats, &counters);
     } else {
         draw_triangles(job, &stats, &counters);
     }
@@ -621,7 +640,8 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     // Workers that do not join the job leave their results as they are here.
     memset(job.result, 0, sizeof job.result[0] * (size_t)job.workers);
     atomic_init(&job.entries_used, 0);
-    atomic_init(&job.tile_next, 0);
+    for (int w = 0; w < SR_MAX_THREADS; w++)
+        atomic_init(&job.tile_next[w].claimed, 0);
     if (job.workers > 1) {
         // Chunks of the sorting into tiles: a few per worker (fewer chunks, fewer offsets for each
         // tile to look through), of 256 to 65536 triangles (a draw of a thousand triangles is

@@ -470,7 +470,10 @@ typedef struct sr_draw_job {
     _Atomic uint64_t transform_next, transform_done;
     _Atomic uint64_t bin_next, bin_done; ///< chunks of triangles sorted into tiles
     _Atomic uint64_t entries_used;       ///< entries handed out to the chunks (may exceed the capacity)
-    _Atomic uint64_t tile_next;          ///< tiles claimed
+    /// Tiles claimed from each worker's home tiles (sr_raster_home_rows), each on a line of its own.
+    struct {
+        _Alignas(64) _Atomic uint64_t claimed;
+    } tile_next[SR_MAX_THREADS];
     struct {
         _Alignas(64) sr_raster_stats stats;
         sr_fragment_counters counters;
@@ -543,10 +546,20 @@ sr_tile_grid sr_raster_tile_grid(int width, int height, int workers);
 /// into `chunks` chunks over `grid` (between draws; on failure the old arrays stay valid).
 sr_status sr_raster_reserve_tiles(sr_renderer *renderer, size_t triangle_count, uint64_t chunks,
                                   const sr_tile_grid *grid, sr_error *err);
+/// The home tiles of worker `worker` of `workers`: the tile rows [*first, *end) of `grid`, a
+/// contiguous share of them (empty when there are more workers than rows). A worker draws its
+/// home tiles first and clears their pixel rows first (sr_renderer_clear), so that the lines it
+/// writes stay in its core's cache from frame to frame.
+static inline void sr_raster_home_rows(const sr_tile_grid *grid, int workers, int worker, int *first, int *end)
+{
+    *first = (int)((int64_t)grid->rows * worker / workers);
+    *end = (int)((int64_t)grid->rows * (worker + 1) / workers);
+}
 /// The multi-threaded triangle stage of a draw, run by every worker after the vertex stage: sorts
 /// the triangles into the tiles they touch (counting the triangles' statistics), then draws tiles
-/// claimed one at a time until none is left.
-void sr_raster_draw_tiles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters);
+/// claimed one at a time, its home tiles first, then what is left of the others', until none is
+/// left.
+void sr_raster_draw_tiles(sr_draw_job *job, int worker, sr_raster_stats *stats, sr_fragment_counters *counters);
 
 /// Runs `job(data, worker)` on the calling thread (worker 0) and, when `workers` > 1 and the
 /// renderer has a pool, on every pool thread too (workers 1..threads - 1), and returns when all

@@ -298,7 +298,7 @@ static void draw_tile(const sr_draw_job *job, int tile, sr_fragment_counters *co
     }
 }
 
-void sr_raster_draw_tiles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
+void sr_raster_draw_tiles(sr_draw_job *job, int worker, sr_raster_stats *stats, sr_fragment_counters *counters)
 {
     for (;;) {
         uint64_t chunk = atomic_fetch_add_explicit(&job->bin_next, 1, memory_order_relaxed);
@@ -308,15 +308,24 @@ void sr_raster_draw_tiles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_
         sr_raster_finish_chunk(job, &job->bin_done, job->bin_chunks);
     }
     sr_raster_wait_phase(job, &job->bin_done, job->bin_chunks);
-    // Tiles are handed out column by column: the tiles that threads draw at the same time are
-    // then one above the other and share no cache line of the framebuffer (side by side, a row's
-    // line at their border would bounce between the cores whenever the rows do not start on a
-    // line).
-    for (;;) {
-        uint64_t claimed = atomic_fetch_add_explicit(&job->tile_next, 1, memory_order_relaxed);
-        if (claimed >= (uint64_t)job->grid.count)
-            break;
-        int column = (int)claimed / job->grid.rows, row = (int)claimed % job->grid.rows;
-        draw_tile(job, row * job->grid.columns + column, counters);
+    // Each worker draws its home tiles (the rows it cleared), then takes what is left of the
+    // others'. Within a worker's rows, tiles are handed out column by column: threads that draw
+    // in the same rows at the same time (stealing) then work one above the other and share no
+    // cache line of the framebuffer (side by side, a row's line at their border would bounce
+    // between the cores whenever the rows do not start on a line).
+    const int workers = job->workers;
+    for (int k = 0; k < workers; k++) {
+        const int owner = (worker + k) % workers;
+        int first_row, end_row;
+        sr_raster_home_rows(&job->grid, workers, owner, &first_row, &end_row);
+        const int rows = end_row - first_row;
+        const uint64_t count = (uint64_t)rows * (uint64_t)job->grid.columns;
+        for (;;) {
+            uint64_t claimed = atomic_fetch_add_explicit(&job->tile_next[owner].claimed, 1, memory_order_relaxed);
+            if (claimed >= count)
+                break;
+            int column = (int)(claimed / (uint64_t)rows), row = first_row + (int)(claimed % (uint64_t)rows);
+            draw_tile(job, row * job->grid.columns + column, counters);
+        }
     }
 }
