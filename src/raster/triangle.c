@@ -155,8 +155,8 @@ static inline __attribute__((always_inline)) void set_up(const sr_draw_context *
     setup->primitive_id = primitive_id;
     setup->front_facing = front;
     const int32_t small = SR_SMALL_TRIANGLE * SR_SUBPIXEL_ONE;
-    setup->small = (max3(v0->x, v1->x, v2->x) - min3(v0->x, v1->x, v2->x) < small) &
-                   (max3(v0->y, v1->y, v2->y) - min3(v0->y, v1->y, v2->y) < small);
+    setup->small = (unsigned)(max3(v0->x, v1->x, v2->x) - min3(v0->x, v1->x, v2->x) < small) &
+                   (unsigned)(max3(v0->y, v1->y, v2->y) - min3(v0->y, v1->y, v2->y) < small);
 
     int64_t centre_x = (int64_t)min_x * SR_SUBPIXEL_ONE + SR_SUBPIXEL_ONE / 2;
     int64_t centre_y = (int64_t)min_y * SR_SUBPIXEL_ONE + SR_SUBPIXEL_ONE / 2;

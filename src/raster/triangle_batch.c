@@ -94,7 +94,7 @@ void BATCH_VARIANT(sr_raster_screen_batch)(const sr_draw_context *context, const
         const uint32_t any = in->flags_any[i];
         const int32_t decide = !(any & scalar_flags) & !(in->flags_all[i] & SR_REJECT_MASK) & in->valid[i] & small;
         int32_t verdict = SR_BATCH_DRAW;
-        verdict = tiny & (covered == 0) ? SR_BATCH_EMPTY : verdict;
+        verdict = (tiny & (covered == 0)) ? SR_BATCH_EMPTY : verdict;
         verdict = culled ? SR_BATCH_BACKFACE : verdict;
         verdict = area == 0 ? SR_BATCH_ZERO_AREA : verdict;
         verdict = has_pixel ? verdict : SR_BATCH_NO_PIXEL;
