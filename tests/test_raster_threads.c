@@ -5,7 +5,14 @@
  * that writes depth and lines, with the program's fragment function in its one-fragment form,
  * its block form or both; the tile grid must stay within its limits; and an idle renderer's
  * workers must be asleep and stay still. The single-threaded draw is the reference: it never
- * sorts anything into tiles. */
+ * sorts anything into tiles. On Linux, the workers must be kept off the processor the caller
+ * offers a job from, while there are processors enough. */
+#if defined(__linux__)
+#define _GNU_SOURCE 1 /* sched_getcpu, sched_setaffinity, pthread_getaffinity_np, CPU_SET */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#endif
 #include <criterion/criterion.h>
 
 #include <softrast/raster.h>
@@ -512,6 +519,101 @@ Test(raster_threads, idle_workers_sleep_and_stay_asleep)
     free(world.vertices);
     free(world.indices);
 }
+
+#if defined(__linux__)
+/* What worker 1 of a pool saw of itself inside a job. */
+typedef struct cpu_probe {
+    _Atomic int recorded;
+    int cpu;
+    bool affinity_read;
+    cpu_set_t affinity;
+} cpu_probe;
+
+/* The job: worker 1 records its processor and the processors it may run on; the caller's share
+ * (worker 0) keeps the job open until it has (5 s at most), so that the worker joins it. */
+static void probe_job(void *data, int worker)
+{
+    cpu_probe *probe = data;
+    if (worker == 0) {
+        for (int waited = 0; !atomic_load(&probe->recorded) && waited < 5000; waited++)
+            sleep_ms(1);
+    } else if (worker == 1) {
+        probe->cpu = sched_getcpu();
+        probe->affinity_read = pthread_getaffinity_np(pthread_self(), sizeof probe->affinity, &probe->affinity) == 0;
+        atomic_store(&probe->recorded, 1);
+    }
+}
+
+/* Moves the calling thread onto processor `cpu` alone; false if the system refuses. */
+static bool pin_caller(int cpu)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0 && sched_getcpu() == cpu;
+}
+
+/* Offers probe_job from processor `caller_cpu` and returns what worker 1 saw. */
+static cpu_probe probe_from(sr_worker_pool *pool, int caller_cpu)
+{
+    cpu_probe probe = {.cpu = -1};
+    cr_assert(pin_caller(caller_cpu), "cannot move the test onto processor %d", caller_cpu);
+    sr_pool_start(pool, probe_job, &probe);
+    probe_job(&probe, 0);
+    sr_pool_finish(pool);
+    cr_assert(atomic_load(&probe.recorded), "worker 1 did not join the job within 5 s");
+    cr_assert(probe.affinity_read, "pthread_getaffinity_np failed in the worker");
+    return probe;
+}
+
+/* pool.c: where there are more processors than the caller and its workers, a job offered from
+ * processor c runs its workers on the process's other processors only, and follows the caller
+ * when it moves; with fewer processors, the workers keep the whole set. Checked through the
+ * workers' own affinity masks (pthread_getaffinity_np) and processors (sched_getcpu), the
+ * caller pinned to one processor and then another. */
+Test(raster_threads, workers_are_kept_off_the_callers_processor)
+{
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    cr_assert_eq(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    const int count = CPU_COUNT(&allowed);
+    if (count < 2)
+        cr_skip_test("one processor available to the test: nothing to keep the workers off");
+    int cpus[2], found = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && found < 2; cpu++)
+        if (CPU_ISSET(cpu, &allowed))
+            cpus[found++] = cpu;
+    if (!pin_caller(cpus[0]))
+        cr_skip_test("the system refuses to pin the test to processor %d", cpus[0]);
+    /* the pool is made with the whole set: threads inherit their creator's processors */
+    sched_setaffinity(0, sizeof allowed, &allowed);
+    sr_worker_pool *pool = NULL;
+    sr_error err;
+    cr_assert_eq(sr_pool_create(1, &pool, &err), SR_OK, "%s", err.message);
+    for (int round = 0; round < 4; round++) {
+        const int caller = cpus[round % 2], other = cpus[1 - round % 2];
+        const cpu_probe probe = probe_from(pool, caller);
+        cr_assert_neq(probe.cpu, caller, "round %d: the worker ran on the caller's processor %d", round, caller);
+        cr_assert(!CPU_ISSET(caller, &probe.affinity), "round %d: the worker may still run on processor %d", round,
+                  caller);
+        cr_assert(CPU_ISSET(other, &probe.affinity), "round %d: the worker may not run on processor %d", round, other);
+        cr_assert_eq(CPU_COUNT(&probe.affinity), count - 1, "round %d: the worker may run on %d processors, not %d",
+                     round, CPU_COUNT(&probe.affinity), count - 1);
+    }
+    sr_pool_destroy(pool);
+    sched_setaffinity(0, sizeof allowed, &allowed);
+
+    /* as many workers as processors: with the caller, one thread too many to keep any processor free */
+    if (count <= SR_MAX_THREADS - 1) {
+        cr_assert_eq(sr_pool_create(count, &pool, &err), SR_OK, "%s", err.message);
+        const cpu_probe probe = probe_from(pool, cpus[0]);
+        cr_assert(CPU_EQUAL(&probe.affinity, &allowed), "%d workers for %d processors: the workers were steered",
+                  count, count);
+        sr_pool_destroy(pool);
+    }
+    sched_setaffinity(0, sizeof allowed, &allowed);
+}
+#endif
 
 /* sr_renderer_clear gives sr_framebuffer_clear's buffers with any number of threads, on
  * framebuffers whose rows do not divide into its bands, with and without ids, for depth 0 (the
