@@ -16,8 +16,11 @@
  * (softrast: the tree's bytes, sr_bvh_stats.bytes, split into binary nodes, wide tree, and
  * slots with vertices; Embree: the bytes its device holds after the commit, counted by a
  * memory monitor, rtcSetDeviceMemoryMonitorFunction; Embree reads the caller's vertex and
- * index buffers in place, softrast keeps its own copy of the vertices); then the ratios
- * softrast / Embree of build time (below 1: softrast builds faster) and of rays per second. */
+ * index buffers in place, softrast keeps its own copy of the vertices); the single rays by kind
+ * (single_by_kind: the rays missing the mesh's bounding box, those entering it without a hit,
+ * the hits; per kind the ray count, the median ns per ray of each engine and the median ratio
+ * of rays per second, from rounds of their own); then the ratios softrast / Embree of build
+ * time (below 1: softrast builds faster) and of rays per second. */
 #include <embree3/rtcore.h>
 
 #include <math.h>
@@ -29,6 +32,7 @@
 
 #include <softrast/bvh.h>
 #include <softrast/core.h>
+#include <softrast/geom.h>
 #include <softrast/scene.h>
 
 #define WIDTH 1280
@@ -160,6 +164,16 @@ static double median_of(double *values, int count)
     return median_sorted(values, count);
 }
 
+/* softrast's closest hits of `count` single rays, one sr_bvh_query_ray each. */
+static void trace_softrast_single(const sr_bvh *bvh, const sr_ray *rays, size_t count, checksum *c)
+{
+    for (size_t i = 0; i < count; i++) {
+        sr_bvh_hit hit;
+        bool found = sr_bvh_query_ray(bvh, &rays[i], &hit);
+        checksum_add(c, found, hit.t, hit.primitive);
+    }
+}
+
 /* softrast's round: sr_bvh_build_triangles, then the closest hits of each form. */
 static bool run_softrast(const sr_bvh_triangles *input, const ray_sets *sets, engine_result *result, size_t bytes[3])
 {
@@ -177,11 +191,7 @@ static bool run_softrast(const sr_bvh_triangles *input, const ray_sets *sets, en
         checksum *c = &result->sums[form];
         double begin = seconds();
         if (form == SINGLE) {
-            for (size_t i = 0; i < sets->count; i++) {
-                sr_bvh_hit hit;
-                bool found = sr_bvh_query_ray(bvh, &rays[i], &hit);
-                checksum_add(c, found, hit.t, hit.primitive);
-            }
+            trace_softrast_single(bvh, rays, sets->count, c);
         } else {
             const int n = 4 * tile_height[form];
             for (size_t i = 0; i < sets->count; i += (size_t)n) {
@@ -216,6 +226,110 @@ static void embree_ray(const sr_ray *ray, float *org, float *dir, float *tnear, 
     *tfar = ray->tmax;
 }
 
+/* Embree's closest hits of `count` single rays, one rtcIntersect1 each. */
+static void trace_embree_single(RTCScene scene, struct RTCIntersectContext *context, const sr_ray *rays, size_t count,
+                                checksum *c)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct RTCRayHit rh;
+        float org[3], dir[3];
+        embree_ray(&rays[i], org, dir, &rh.ray.tnear, &rh.ray.tfar, 0, 1);
+        rh.ray.org_x = org[0];
+        rh.ray.org_y = org[1];
+        rh.ray.org_z = org[2];
+        rh.ray.dir_x = dir[0];
+        rh.ray.dir_y = dir[1];
+        rh.ray.dir_z = dir[2];
+        rh.ray.time = 0.0f;
+        rh.ray.mask = 0xffffffffu;
+        rh.ray.id = 0;
+        rh.ray.flags = 0;
+        rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+        rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+        rtcIntersect1(scene, context, &rh);
+        checksum_add(c, rh.hit.geomID != RTC_INVALID_GEOMETRY_ID, rh.ray.tfar, rh.hit.primID);
+    }
+}
+
+/* Single rays by kind: the rays that miss the mesh's bounding box, those that enter it and hit
+ * nothing, and those that hit a triangle (by softrast's answer, which Embree's checksums match).
+ * Each engine traces each kind's rays, in image order, in alternating rounds; the medians of
+ * nanoseconds per ray and of the per-round ratios of rays per second are printed. Shows where
+ * the single-ray time goes: a whole-image figure mixes kinds whose costs differ tenfold. */
+enum { OUTSIDE_BOX, BOX_NO_HIT, HIT, KINDS };
+
+typedef struct kind_figures {
+    size_t rays;
+    double softrast_ns, embree_ns, ratio;
+} kind_figures;
+
+static bool single_rays_by_kind(const sr_bvh_triangles *input, const sr_mesh *mesh, RTCDevice device,
+                                enum RTCBuildQuality quality, const sr_ray *rays, size_t count, int runs,
+                                kind_figures figures[KINDS])
+{
+    sr_error err = {0};
+    sr_bvh *bvh = NULL;
+    if (sr_bvh_build_triangles(NULL, input, &bvh, &err) != SR_OK) {
+        fprintf(stderr, "bench_embree: %s\n", err.message);
+        return false;
+    }
+    RTCScene scene = build_scene(device, mesh, quality);
+    struct RTCIntersectContext context;
+    rtcInitIntersectContext(&context);
+    sr_ray *sorted = malloc(count * sizeof(sr_ray));
+    double *samples = malloc((size_t)runs * 3 * sizeof(double));
+    if (!sorted || !samples) {
+        fputs("bench_embree: out of memory\n", stderr);
+        return false;
+    }
+    const sr_aabb box = sr_mesh_bounds(mesh);
+    size_t start[KINDS + 1] = {0};
+    for (int kind = 0; kind < KINDS; kind++) {
+        start[kind + 1] = start[kind];
+        for (size_t i = 0; i < count; i++) {
+            float t_near, t_far;
+            sr_bvh_hit hit;
+            const int k = !sr_ray_aabb(&rays[i], &box, &t_near, &t_far) ? OUTSIDE_BOX
+                          : sr_bvh_query_ray(bvh, &rays[i], &hit)        ? HIT
+                                                                         : BOX_NO_HIT;
+            if (k == kind)
+                sorted[start[kind + 1]++] = rays[i];
+        }
+    }
+    for (int kind = 0; kind < KINDS; kind++) {
+        const size_t n = start[kind + 1] - start[kind];
+        figures[kind] = (kind_figures){.rays = n};
+        if (n == 0)
+            continue;
+        for (int run = -1; run < runs; run++) {
+            double ns[2];
+            for (int turn = 0; turn < 2; turn++) {
+                const bool softrast_turn = (turn == 0) == (run % 2 == 0);
+                checksum c = {0};
+                const double begin = seconds();
+                if (softrast_turn)
+                    trace_softrast_single(bvh, &sorted[start[kind]], n, &c);
+                else
+                    trace_embree_single(scene, &context, &sorted[start[kind]], n, &c);
+                ns[softrast_turn ? 0 : 1] = (seconds() - begin) * 1e9 / (double)n;
+            }
+            if (run < 0)
+                continue;
+            samples[run] = ns[0];
+            samples[runs + run] = ns[1];
+            samples[2 * runs + run] = ns[1] / ns[0];
+        }
+        figures[kind].softrast_ns = median_of(samples, runs);
+        figures[kind].embree_ns = median_of(samples + runs, runs);
+        figures[kind].ratio = median_of(samples + 2 * runs, runs);
+    }
+    free(samples);
+    free(sorted);
+    rtcReleaseScene(scene);
+    sr_bvh_destroy(bvh);
+    return true;
+}
+
 /* Embree's round: a fresh committed scene, then rtcIntersect1 one ray at a time, rtcIntersect8
  * over 4x2 tiles and rtcIntersect16 over 4x4 tiles (coherent rays, as the flag tells it). */
 static void run_embree(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuality quality, const ray_sets *sets,
@@ -234,25 +348,7 @@ static void run_embree(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuali
         checksum *c = &result->sums[form];
         double begin = seconds();
         if (form == SINGLE) {
-            for (size_t i = 0; i < sets->count; i++) {
-                struct RTCRayHit rh;
-                float org[3], dir[3];
-                embree_ray(&rays[i], org, dir, &rh.ray.tnear, &rh.ray.tfar, 0, 1);
-                rh.ray.org_x = org[0];
-                rh.ray.org_y = org[1];
-                rh.ray.org_z = org[2];
-                rh.ray.dir_x = dir[0];
-                rh.ray.dir_y = dir[1];
-                rh.ray.dir_z = dir[2];
-                rh.ray.time = 0.0f;
-                rh.ray.mask = 0xffffffffu;
-                rh.ray.id = 0;
-                rh.ray.flags = 0;
-                rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-                rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-                rtcIntersect1(scene, &context, &rh);
-                checksum_add(c, rh.hit.geomID != RTC_INVALID_GEOMETRY_ID, rh.ray.tfar, rh.hit.primID);
-            }
+            trace_embree_single(scene, &context, rays, sets->count, c);
         } else {
             struct RTCIntersectContext coherent;
             rtcInitIntersectContext(&coherent);
@@ -434,6 +530,9 @@ int main(int argc, char **argv)
             SAMPLE(5 + 3 * form, run) = ours.rays_per_s[form] / theirs.rays_per_s[form];
         }
     }
+    kind_figures kinds[KINDS];
+    if (!single_rays_by_kind(&input, mesh, device, quality, rays, ray_count, runs, kinds))
+        return 1;
     double median[3 + 3 * FORMS];
     for (int kind = 0; kind < 3 + 3 * FORMS; kind++)
         median[kind] = median_of(&SAMPLE(kind, 0), runs);
@@ -462,6 +561,13 @@ int main(int argc, char **argv)
         else
             printf(", \"bytes_per_triangle\": %.1f}, ", theirs.bytes_per_triangle);
     }
+    const char *kind_names[KINDS] = {"outside_box", "box_no_hit", "hit"};
+    printf("\"single_by_kind\": {");
+    for (int kind = 0; kind < KINDS; kind++)
+        printf("%s\"%s\": {\"rays\": %zu, \"softrast_ns\": %.1f, \"embree_ns\": %.1f, \"rays_per_s_ratio\": %.3f}",
+               kind ? ", " : "", kind_names[kind], kinds[kind].rays, kinds[kind].softrast_ns, kinds[kind].embree_ns,
+               kinds[kind].ratio);
+    printf("}, ");
     printf("\"build_time_ratio\": %.3f, \"rays_per_s_ratio\": %.3f, \"packet8_rays_per_s_ratio\": %.3f, "
            "\"packet16_rays_per_s_ratio\": %.3f}\n",
            median[2], median[5], median[8], median[11]);

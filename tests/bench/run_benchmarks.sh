@@ -162,6 +162,19 @@ if embree:
         cells.append(f"{s['bytes_per_triangle']['total']:.0f} / {m['bytes_per_triangle']:.0f}"
                      if "bytes_per_triangle" in s else "—")
         print(f"| {os.path.basename(mesh)} | " + " | ".join(cells) + " |")
+    if any("single_by_kind" in e for e in embree.values()):
+        print("\nSingle rays by kind (bench_embree: each kind's rays traced apart, in image order; ns per ray, "
+              "medians; ratio: softrast / Embree rays per second)\n")
+        print("| mesh | outside the mesh's box: rays, softrast / Embree ns, ratio "
+              "| in the box, no hit | hit |")
+        print("|---|---|---|---|")
+        for mesh, e in embree.items():
+            k = e.get("single_by_kind")
+            if not k:
+                continue
+            cells = [f"{k[n]['rays']:,}, {k[n]['softrast_ns']:.1f} / {k[n]['embree_ns']:.1f}, "
+                     f"{k[n]['rays_per_s_ratio']:.2f}" for n in ("outside_box", "box_no_hit", "hit")]
+            print(f"| {os.path.basename(mesh)} | " + " | ".join(cells) + " |")
 if obj:
     print("\nOBJ loading side by side with tinyobjloader (bench_obj: both in one process, alternating rounds; "
           "softrast also computes the normals; the ratio is the median of per-round ratios)\n")
