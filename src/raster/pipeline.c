@@ -73,6 +73,7 @@ void sr_renderer_destroy(sr_renderer *renderer)
     sr_free(renderer->varyings);
     sr_free(renderer->stamps);
     sr_free(renderer->spans);
+    sr_free(renderer->coverage);
     sr_free(renderer->offsets);
     sr_free(renderer->entries);
     sr_free(renderer->line_scratch);
@@ -455,7 +456,7 @@ bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint3
 
 sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
                                          sr_pixel_rect rect, sr_fragment_counters *counters,
-                                         const sr_triangle_verdicts *screened, int lane)
+                                         const sr_triangle_verdicts *screened, int lane, unsigned coverage)
 {
     const sr_renderer *renderer = job->renderer;
     const sr_draw_context *context = &job->context;
@@ -472,6 +473,9 @@ sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t in
     if (screened)
         sr_raster_setup_screened(context, &screen[index[0]], &screen[index[1]], &screen[index[2]], attributes,
                                  primitive_id, screened, lane, &setup);
+    else if (coverage)
+        result = sr_raster_setup_covered(context, &screen[index[0]], &screen[index[1]], &screen[index[2]], attributes,
+                                         primitive_id, coverage, &setup);
     else
         result = sr_raster_setup_triangle(context, &screen[index[0]], &screen[index[1]], &screen[index[2]], attributes,
                                           primitive_id, &setup);
@@ -510,7 +514,7 @@ static void draw_one_triangle(sr_draw_job *job, size_t t, const sr_pixel_rect *v
                                        &backfacing);
         stats->triangles_clipped++;
     } else {
-        sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, *viewport, counters, NULL, 0);
+        sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, *viewport, counters, NULL, 0, 0);
         drawn = result == SR_SETUP_OK;
         backfacing = result == SR_SETUP_BACKFACE;
     }
@@ -563,7 +567,7 @@ static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment
                 size_t index[3];
                 sr_raster_triangle_indices(job->desc, t + (size_t)i, index);
                 sr_raster_draw_unclipped(job, index, job->desc->primitive_id_base + (uint32_t)(t + (size_t)i), viewport,
-                                         counters, &verdicts, i);
+                                         counters, &verdicts, i, 0);
                 stats->triangles_rasterized++;
             } else {
                 draw_one_triangle(job, t + (size_t)i, &viewport, stats, counters);

@@ -295,6 +295,15 @@ void sr_raster_setup_screened(const sr_draw_context *context, const sr_screen_ve
                               const sr_screen_vertex *v2, const float *const attributes[3], uint32_t primitive_id,
                               const sr_triangle_verdicts *screened, int lane, sr_triangle_setup *setup);
 
+/// sr_raster_setup_triangle for a triangle that sr_raster_screen_batch found SR_BATCH_DRAW with
+/// one block's coverage `coverage` (not 0: its bounds fit in one block), kept from the batch by
+/// the sorting into tiles: the bounds and area are found again, the coverage is not. The same
+/// setup bit for bit.
+sr_setup_result sr_raster_setup_covered(const sr_draw_context *context, const sr_screen_vertex *v0,
+                                        const sr_screen_vertex *v1, const sr_screen_vertex *v2,
+                                        const float *const attributes[3], uint32_t primitive_id, unsigned coverage,
+                                        sr_triangle_setup *setup);
+
 /// Rasterises a set-up triangle restricted to `rect` with the draw's variant of fill.c.
 static inline void sr_raster_fill_triangle(const sr_draw_context *context, const sr_triangle_setup *setup,
                                            sr_pixel_rect rect, sr_fragment_counters *counters)
@@ -434,9 +443,12 @@ struct sr_renderer {
     /// Multi-threaded draws only (tiles.c), grown at the start of a draw: per triangle the
     /// rectangle of tiles it touches (`spans`); per chunk of triangles, tile_count + 1 offsets into
     /// `entries` (`offsets`); the entries, indices of triangles sorted by chunk, then tile.
-    size_t span_capacity, offset_capacity, entry_capacity;
+    size_t span_capacity, coverage_capacity, offset_capacity, entry_capacity;
     size_t entries_wanted; ///< entries the last multi-threaded draw needed (the next one grows to it)
     uint32_t *spans;
+    /// Per triangle, the one block's coverage that the screening found (sr_triangle_verdicts.covered)
+    /// for an SR_BATCH_DRAW triangle whose bounds fit in one block; 0 for every other triangle.
+    uint8_t *coverage;
     uint32_t *offsets;
     uint32_t *entries;
     /// sr_draw_lines: the clipped window-space segments of a draw (line.c), grown at its start.
@@ -535,10 +547,11 @@ bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint3
                             bool *backfacing);
 /// Sets up an unclipped triangle of the draw and rasterises it restricted to `rect`; the set-up's
 /// verdict (SR_SETUP_OK when it reached the rasteriser). With `screened`, a triangle the batch
-/// found SR_BATCH_DRAW in lane `lane`, set up with sr_raster_setup_screened.
+/// found SR_BATCH_DRAW in lane `lane`, set up with sr_raster_setup_screened; else with a
+/// `coverage` other than 0, one set up with sr_raster_setup_covered.
 sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
                                          sr_pixel_rect rect, sr_fragment_counters *counters,
-                                         const sr_triangle_verdicts *screened, int lane);
+                                         const sr_triangle_verdicts *screened, int lane, unsigned coverage);
 
 /// The tiles of a framebuffer of the given size for a draw with `workers` threads.
 sr_tile_grid sr_raster_tile_grid(int width, int height, int workers);

@@ -2,7 +2,11 @@
  * sorted ("binned") into the square screen tiles their pixel bounds touch, in chunks of
  * consecutive triangles that the workers claim from a shared counter: each chunk writes, per
  * tile, the indices of its triangles in submission order (a counting sort: count per tile,
- * reserve the chunk's block of entries, fill). Then the workers claim tiles one at a time and draw
+ * reserve the chunk's block of entries, fill). The sorting screens its triangles in batches as
+ * one-thread draws do (triangle_batch.c): those that draw nothing are counted and dropped, those
+ * found drawing are sorted by the batch's bounds, and a triangle within one block keeps the
+ * batch's coverage (renderer->coverage), which its tiles' setup then does not compute again.
+ * Then the workers claim tiles one at a time and draw
  * each tile's triangles, chunk after chunk, restricted to the tile's pixels. Every pixel thus
  * sees its triangles in the single-threaded order, and every per-pixel value depends on the
  * triangle and the pixel alone (triangle.c), so the image is the single-threaded one bit for bit
@@ -94,6 +98,9 @@ sr_status sr_raster_reserve_tiles(sr_renderer *renderer, size_t triangle_count, 
     void *spans = renderer->spans, *offsets = renderer->offsets, *entry_array = renderer->entries;
     bool ok = grow(&spans, &renderer->span_capacity, triangle_count, sizeof(uint32_t));
     renderer->spans = spans;
+    void *coverage = renderer->coverage;
+    ok = ok && grow(&coverage, &renderer->coverage_capacity, triangle_count, sizeof(uint8_t));
+    renderer->coverage = coverage;
     ok = ok && chunks <= SIZE_MAX / ((size_t)grid->count + 1) &&
          grow(&offsets, &renderer->offset_capacity, (size_t)chunks * ((size_t)grid->count + 1), sizeof(uint32_t));
     renderer->offsets = offsets;
@@ -105,15 +112,32 @@ sr_status sr_raster_reserve_tiles(sr_renderer *renderer, size_t triangle_count, 
     return SR_OK;
 }
 
-/* Pass 1 of bin_chunk for triangle t: its verdict and statistics, its span of tiles
- * (spans[t]) and its count in each of them. Returns the number of tiles it touches. */
+/* Triangle t's span of tiles (spans[t]) from its pixel bounds, and its count in each of them.
+ * Returns the number of tiles it touches. */
+static inline uint64_t bin_bounds(const sr_draw_job *job, size_t t, sr_pixel_rect bounds, uint32_t *counts)
+{
+    const sr_tile_grid grid = job->grid;
+    int first_column = bounds.min_x >> grid.shift, last_column = bounds.max_x >> grid.shift;
+    int first_row = bounds.min_y >> grid.shift, last_row = bounds.max_y >> grid.shift;
+    job->renderer->spans[t] = pack_span(first_column, first_row, last_column, last_row);
+    if (first_column == last_column && first_row == last_row) { /* most triangles of a large mesh */
+        counts[first_row * grid.columns + first_column]++;
+        return 1;
+    }
+    for (int row = first_row; row <= last_row; row++)
+        for (int column = first_column; column <= last_column; column++)
+            counts[row * grid.columns + column]++;
+    return (uint64_t)(last_row - first_row + 1) * (uint64_t)(last_column - first_column + 1);
+}
+
+/* Pass 1 of bin_chunk for triangle t, which the screening left undecided: its verdict and
+ * statistics, its span of tiles and its count in each of them (bin_bounds). Returns the number
+ * of tiles it touches. */
 static uint64_t bin_one(sr_draw_job *job, size_t t, uint32_t *counts, sr_raster_stats *stats)
 {
     const sr_draw_desc *desc = job->desc;
     const sr_draw_context *context = &job->context;
     const sr_screen_vertex *screen = job->renderer->screen;
-    uint32_t *spans = job->renderer->spans;
-    const sr_tile_grid grid = job->grid;
     size_t index[3];
     if (!sr_raster_triangle_indices(desc, t, index)) {
         stats->triangles_skipped++;
@@ -151,13 +175,7 @@ static uint64_t bin_one(sr_draw_job *job, size_t t, uint32_t *counts, sr_raster_
         }
         stats->triangles_rasterized++;
     }
-    int first_column = bounds.min_x >> grid.shift, last_column = bounds.max_x >> grid.shift;
-    int first_row = bounds.min_y >> grid.shift, last_row = bounds.max_y >> grid.shift;
-    spans[t] = pack_span(first_column, first_row, last_column, last_row);
-    for (int row = first_row; row <= last_row; row++)
-        for (int column = first_column; column <= last_column; column++)
-            counts[row * grid.columns + column]++;
-    return (uint64_t)(last_row - first_row + 1) * (uint64_t)(last_column - first_column + 1);
+    return bin_bounds(job, t, bounds, counts);
 }
 
 /* Sorts one chunk of triangles into tiles and keeps the statistics of each of its triangles
@@ -184,8 +202,20 @@ static void bin_chunk(sr_draw_job *job, uint64_t chunk, sr_raster_stats *stats)
         else if (lane == 0)
             for (int i = 0; i < SR_TRIANGLE_BATCH; i++)
                 verdicts.verdict[i] = SR_BATCH_SCALAR;
+        const int verdict = verdicts.verdict[lane];
+        if (verdict == SR_BATCH_DRAW) {
+            /* setup's verdict and bounds are the batch's */
+            stats->triangles_rasterized++;
+            const sr_pixel_rect bounds = {verdicts.min_x[lane], verdicts.min_y[lane], verdicts.max_x[lane],
+                                          verdicts.max_y[lane]};
+            _Static_assert(SR_BLOCK_WIDTH * SR_BLOCK_HEIGHT <= 8, "one block's coverage fits a byte");
+            renderer->coverage[t] = (uint8_t)verdicts.covered[lane];
+            total += bin_bounds(job, t, bounds, counts);
+            continue;
+        }
+        renderer->coverage[t] = 0;
         spans[t] = SPAN_NONE;
-        if (sr_raster_count_screened(verdicts.verdict[lane], stats))
+        if (sr_raster_count_screened(verdict, stats))
             continue;
         total += bin_one(job, t, counts, stats);
     }
@@ -232,7 +262,7 @@ static inline void draw_one(const sr_draw_job *job, size_t t, const sr_pixel_rec
         bool backfacing;
         sr_raster_draw_clipped(job, index, planes, primitive_id, rect, counters, &bounds, &backfacing);
     } else {
-        sr_raster_draw_unclipped(job, index, primitive_id, *rect, counters, NULL, 0);
+        sr_raster_draw_unclipped(job, index, primitive_id, *rect, counters, NULL, 0, job->renderer->coverage[t]);
     }
 }
 

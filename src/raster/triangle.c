@@ -208,6 +208,20 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
     return SR_SETUP_OK;
 }
 
+sr_setup_result sr_raster_setup_covered(const sr_draw_context *context, const sr_screen_vertex *v0,
+                                        const sr_screen_vertex *v1, const sr_screen_vertex *v2,
+                                        const float *const attributes[3], uint32_t primitive_id, unsigned coverage,
+                                        sr_triangle_setup *setup)
+{
+    sr_pixel_rect bounds;
+    sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
+    if (verdict != SR_SETUP_OK)
+        return verdict;
+    set_up(context, v0, v1, v2, attributes, primitive_id, bounds, sr_raster_doubled_area(v0, v1, v2), &coverage,
+           setup);
+    return SR_SETUP_OK;
+}
+
 void sr_raster_setup_screened(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
                               const sr_screen_vertex *v2, const float *const attributes[3], uint32_t primitive_id,
                               const sr_triangle_verdicts *screened, int lane, sr_triangle_setup *setup)
