@@ -248,27 +248,32 @@ static inline bool sr_bvh_leaf_triangle(const sr_bvh_leaf_ray *ray, float tmin, 
                                              sr_bvh_leaf_ray_space_point(ray, v + 6), hit);
 }
 
-/// Fills primitive, point and, when `v` is not NULL (9 floats: a triangle's three vertices),
-/// the geometric normal of a hit whose t (and u, v) are set. The cross product is taken in
+/// The geometric normal of the triangle of the 9 floats at `v` (its three vertices), as
+/// sr_bvh_hit.normal gives it; and sr_bvh_hit_finish: fills primitive, point and, when `v` is
+/// not NULL, that normal, for a hit whose t (and u, v) are set. The cross product is taken in
 /// double: float would underflow to zero for tiny (subnormal-sized) triangles that the
 /// watertight test still hits. A zero-area triangle has no normal: 0. Inline, so that the wide
 /// traversal's copies read the vertices from a pack without a call (ISO C: nothing contracted
 /// into FMA, the same bits in every copy).
+static inline sr_vec3 sr_bvh_hit_normal(const float *v)
+{
+    double e1[3], e2[3];
+    for (int k = 0; k < 3; k++) {
+        e1[k] = (double)v[3 + k] - v[k];
+        e2[k] = (double)v[6 + k] - v[k];
+    }
+    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    double length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    return length > 0.0 ? (sr_vec3){(float)(n[0] / length), (float)(n[1] / length), (float)(n[2] / length)}
+                        : (sr_vec3){0.0f, 0.0f, 0.0f};
+}
+
 static inline void sr_bvh_hit_finish(const sr_ray *ray, uint32_t primitive, const float *v, sr_bvh_hit *hit)
 {
     hit->primitive = primitive;
     hit->point = sr_vec3_add(ray->origin, sr_vec3_scale(ray->direction, hit->t));
-    if (v) {
-        double e1[3], e2[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = (double)v[3 + k] - v[k];
-            e2[k] = (double)v[6 + k] - v[k];
-        }
-        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-        double length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        hit->normal = length > 0.0 ? (sr_vec3){(float)(n[0] / length), (float)(n[1] / length), (float)(n[2] / length)}
-                                   : (sr_vec3){0.0f, 0.0f, 0.0f};
-    }
+    if (v)
+        hit->normal = sr_bvh_hit_normal(v);
 }
 
 /// sr_bvh_hit for a miss: SR_BVH_NO_HIT at +infinity, counters 0.

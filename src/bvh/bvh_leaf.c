@@ -10,6 +10,7 @@
 #define SR_BVH_KERNEL 1 /* bvh_leaf.h: one of the kernels compiled per instruction set */
 #include "bvh_leaf.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* ---- the triangle filter ---- */
@@ -132,14 +133,6 @@ unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_
     pack_ray r;
     pack_ray_make(&root_node, ray, &r);
     return pack_candidates(pack, &r, -1, -1, -1);
-}
-
-/* The 9 floats of lane `lane`'s triangle (sr_bvh.triangles order). */
-static inline void pack_triangle(const sr_triangle_pack *pack, unsigned lane, float v[9])
-{
-    for (int k = 0; k < 3; k++)
-        for (int axis = 0; axis < 3; axis++)
-            v[3 * k + axis] = pack->v[k][axis][lane];
 }
 
 #if defined(__GNUC__)
@@ -292,9 +285,9 @@ bool sr_bvh_leaf_query_finish(sr_bvh_leaf_query *q, sr_bvh_ray_mode mode, uint32
     }
     hit->nodes_visited = nodes_visited;
     hit->primitives_tested = q->tested;
-    float v[9];
-    if (q->best_pack)
-        pack_triangle(q->best_pack, q->best_lane, v);
-    sr_bvh_hit_finish(q->ray, q->best_primitive, q->best_pack ? v : NULL, hit);
+    /* the normal of a triangle hit was made when the hit was kept (q->normal_at_keep: the queries
+     * that end here keep it set; the packets, which clear it, end their rays themselves) */
+    assert(q->normal_at_keep);
+    sr_bvh_hit_finish(q->ray, q->best_primitive, NULL, hit);
     return true;
 }

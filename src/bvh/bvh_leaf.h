@@ -66,6 +66,11 @@ typedef struct sr_bvh_leaf_query {
     uint32_t tested;
     sr_bvh_ray_primitive_fn intersect;
     void *user;
+    /// The normal of each hit kept is computed at once (sr_bvh_leaf_query_keep) rather than at
+    /// the end of the query: its square root and divisions then overlap the rest of the
+    /// traversal instead of lengthening the ray's last steps (5% of the time of a hit ray on
+    /// the bunny). The packets, which compute their rays' normals together at the end, clear it.
+    bool normal_at_keep;
 } sr_bvh_leaf_query;
 
 /// The bound constants of the triangle filter (pack_candidates' K1 and K2) for `ray` in a tree
@@ -93,7 +98,8 @@ SR_BVH_ALWAYS_INLINE bool sr_bvh_pack_triangle_test(const sr_bvh_leaf_ray *ray, 
     return sr_bvh_leaf_triangle_in_ray_space(ray, tmin, tmax, p[0], p[1], p[2], hit);
 }
 
-/// Keeps a hit of lane `lane` of `pack` (primitive `primitive`) as the query's best.
+/// Keeps a hit of lane `lane` of `pack` (primitive `primitive`) as the query's best (and its
+/// normal, with q->normal_at_keep).
 static inline void sr_bvh_leaf_query_keep(sr_bvh_leaf_query *q, const sr_triangle_pack *pack, unsigned lane,
                                           uint32_t primitive, const sr_triangle_hit *hit)
 {
@@ -104,6 +110,13 @@ static inline void sr_bvh_leaf_query_keep(sr_bvh_leaf_query *q, const sr_triangl
     q->best_primitive = primitive;
     q->best_pack = pack;
     q->best_lane = lane;
+    if (q->normal_at_keep) {
+        float v[9];
+        for (int k = 0; k < 3; k++)
+            for (int axis = 0; axis < 3; axis++)
+                v[3 * k + axis] = pack->v[k][axis][lane];
+        q->hit->normal = sr_bvh_hit_normal(v);
+    }
 }
 
 /// The single-ray closest-hit traversal (bvh_query_wide.c) of the subtree at `ref`, a wide node,
@@ -129,6 +142,7 @@ static inline void sr_bvh_leaf_query_start(sr_bvh_leaf_query *q, const sr_bvh *b
     q->tested = 0;
     q->intersect = intersect;
     q->user = user;
+    q->normal_at_keep = true;
 }
 /// Fills in the hit at the end of a query (primitive, point, normal, the counters with
 /// `nodes_visited`; a miss: sr_bvh_hit_clear's fields); returns whether something was hit.

@@ -107,6 +107,7 @@ static void P(packet_start_leaves)(PACKET *p)
     for (unsigned rest = p->members; rest; rest &= rest - 1) {
         const unsigned i = lowest_bit(rest);
         sr_bvh_leaf_query_start(&p->q[i], p->bvh, &rays[i], NULL, NULL, &p->hits[i]);
+        p->q[i].normal_at_keep = false; /* the normals of the packet's hits are made together at the end */
         sr_bvh_leaf_ray_make(&rays[i], &p->q[i].leaf); /* for the exact tests of packet_leaf */
         if (rays[i].axis_x != p->axis_x || rays[i].axis_y != p->axis_y || rays[i].axis_z != p->axis_z)
             p->shared_axes = false;
