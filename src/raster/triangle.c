@@ -193,10 +193,11 @@ static inline __attribute__((always_inline)) void set_up(const sr_draw_context *
         set_up_planes_double(context, v, attr, area, min_x, min_y, setup);
 }
 
-sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const sr_screen_vertex *v0,
-                                         const sr_screen_vertex *v1, const sr_screen_vertex *v2,
-                                         const float *const attributes[3], uint32_t primitive_id,
-                                         sr_triangle_setup *setup)
+/* The verdict, then (SR_SETUP_OK) the setup; `coverage` as set_up's `screened_coverage`. */
+static inline __attribute__((always_inline)) sr_setup_result
+classify_and_set_up(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
+                    const sr_screen_vertex *v2, const float *const attributes[3], uint32_t primitive_id,
+                    const unsigned *coverage, sr_triangle_setup *setup)
 {
     // The bounding box of pixel centres first: a triangle between two rows or columns of centres
     // covers none and is dropped before any other work; then zero area and face culling.
@@ -204,8 +205,17 @@ sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const s
     sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
     if (verdict != SR_SETUP_OK)
         return verdict;
-    set_up(context, v0, v1, v2, attributes, primitive_id, bounds, sr_raster_doubled_area(v0, v1, v2), NULL, setup);
+    set_up(context, v0, v1, v2, attributes, primitive_id, bounds, sr_raster_doubled_area(v0, v1, v2), coverage,
+           setup);
     return SR_SETUP_OK;
+}
+
+sr_setup_result sr_raster_setup_triangle(const sr_draw_context *context, const sr_screen_vertex *v0,
+                                         const sr_screen_vertex *v1, const sr_screen_vertex *v2,
+                                         const float *const attributes[3], uint32_t primitive_id,
+                                         sr_triangle_setup *setup)
+{
+    return classify_and_set_up(context, v0, v1, v2, attributes, primitive_id, NULL, setup);
 }
 
 sr_setup_result sr_raster_setup_covered(const sr_draw_context *context, const sr_screen_vertex *v0,
@@ -213,13 +223,7 @@ sr_setup_result sr_raster_setup_covered(const sr_draw_context *context, const sr
                                         const float *const attributes[3], uint32_t primitive_id, unsigned coverage,
                                         sr_triangle_setup *setup)
 {
-    sr_pixel_rect bounds;
-    sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
-    if (verdict != SR_SETUP_OK)
-        return verdict;
-    set_up(context, v0, v1, v2, attributes, primitive_id, bounds, sr_raster_doubled_area(v0, v1, v2), &coverage,
-           setup);
-    return SR_SETUP_OK;
+    return classify_and_set_up(context, v0, v1, v2, attributes, primitive_id, &coverage, setup);
 }
 
 void sr_raster_setup_screened(const sr_draw_context *context, const sr_screen_vertex *v0, const sr_screen_vertex *v1,
