@@ -4,7 +4,8 @@
  * whose only pixel the fill rule decides; degenerate; off the viewport's sides; with clip flags,
  * non-finite vertices and invalid indices) every variant the processor runs gives setup's
  * verdict for every triangle it decides and decides every small unclipped one, and the setup
- * made from its steps for the triangles it sends to be drawn is setup's own, byte for byte; and
+ * made from its steps for the triangles it sends to be drawn is setup's own, byte for byte (also
+ * the one made from the one block's coverage alone, as the sorting into tiles keeps it); and
  * draws with the batches (one thread, and three threads, whose sorting into tiles screens the
  * triangles too) give the image, depth, ids and statistics of the same draws with every
  * triangle sent through the one-triangle path. */
@@ -207,6 +208,18 @@ Test(raster_batch, verdicts_are_setups_in_every_variant)
                                          direct.bounds.max_x, direct.bounds.max_y, screened.bounds.min_x,
                                          screened.bounds.min_y, screened.bounds.max_x, screened.bounds.max_y,
                                          direct.tiny_mask, screened.tiny_mask);
+                            if (verdicts.covered[i]) {
+                                /* the sorting into tiles keeps only the coverage: its setup is setup's own too */
+                                sr_triangle_setup covered;
+                                memset(&covered, 0, sizeof covered);
+                                cr_assert_eq(sr_raster_setup_covered(&context, &t[i].v[0], &t[i].v[1], &t[i].v[2],
+                                                                     attributes, 9, verdicts.covered[i], &covered),
+                                             SR_SETUP_OK);
+                                cr_assert_eq(memcmp(&direct, &covered, sizeof direct), 0,
+                                             "%s, round %d lane %d: the setup from the kept coverage differs (tiny "
+                                             "%x / %x)",
+                                             sr_isa_name(isas[v]), round, i, direct.tiny_mask, covered.tiny_mask);
+                            }
                         }
                         cr_assert_eq(got, want,
                                      "%s, %dx%d, cull %d, round %d lane %d: batch %d, setup %d; vertices (%d, %d) "
