@@ -20,10 +20,10 @@
 
 #define MESH_DIR SR_SOURCE_DIR "/../shared/meshes"
 
-/* The traversal and filter compiled with the portable lanes (tests/meson.build). */
+/* The traversal and the pack test compiled with the portable lanes (tests/meson.build). */
 bool sr_bvh_query_wide_portable(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,
                                 sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);
-unsigned sr_bvh_pack_filter_portable(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
+unsigned sr_bvh_pack_filter_portable(const sr_triangle_pack *pack, const sr_ray *ray);
 int sr_bvh_query_ray_packet_portable(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
 
 #include "test_rng.h" /* rng, rng_range, rng_in_box, rng_direction */
@@ -207,8 +207,8 @@ static inline sr_ray mixed_ray(rng *r, const sr_mesh *mesh, sr_aabb bounds, int 
 }
 
 /* Whether sr_ray_triangle's sign test can pass (some t) when its compiler fuses the ray-space
- * expression relative - shear * z into an FMA, as -ffp-contract=fast may: the filter's bound
- * covers that reference too (pack_candidates). */
+ * expression relative - shear * z into an FMA, as -ffp-contract=fast may: the packets' filter
+ * bound covers that reference too (bvh_query_packet_lanes.h). */
 static inline bool fused_reference_may_hit(const sr_ray *ray, sr_vec3 a, sr_vec3 b, sr_vec3 c)
 {
     const sr_vec3 v[3] = {a, b, c};

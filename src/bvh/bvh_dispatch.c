@@ -12,13 +12,13 @@
 typedef bool (*wide_fn)(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode, sr_bvh_ray_primitive_fn intersect,
                         void *user, sr_bvh_hit *hit);
 typedef int (*packet_fn)(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
-typedef unsigned (*filter_fn)(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
+typedef unsigned (*filter_fn)(const sr_triangle_pack *pack, const sr_ray *ray);
 
 #define DECLARE_KERNELS(suffix)                                                                                        \
     bool sr_bvh_query_wide_##suffix(const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,                        \
                                     sr_bvh_ray_primitive_fn intersect, void *user, sr_bvh_hit *hit);                   \
     int sr_bvh_query_ray_packet_##suffix(const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);          \
-    unsigned sr_bvh_pack_filter_##suffix(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
+    unsigned sr_bvh_pack_filter_##suffix(const sr_triangle_pack *pack, const sr_ray *ray);
 DECLARE_KERNELS(base)
 DECLARE_KERNELS(avx2)
 DECLARE_KERNELS(avx512)
@@ -58,9 +58,9 @@ int sr_bvh_query_ray_packet(const sr_bvh *bvh, const sr_ray *rays, int count, sr
     return active()->packet(bvh, rays, count, hits);
 }
 
-unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root)
+unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray)
 {
-    return active()->filter(pack, ray, root);
+    return active()->filter(pack, ray);
 }
 
 bool sr_bvh_query_wide_isa(sr_isa isa, const sr_bvh *bvh, const sr_ray *ray, sr_bvh_ray_mode mode,

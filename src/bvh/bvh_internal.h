@@ -215,13 +215,12 @@ static inline sr_vec3 sr_bvh_leaf_ray_space_point(const sr_bvh_leaf_ray *ray, co
                      (p[ray->axis_y] - ray->origin_y) - ray->shear_y * z, z};
 }
 
-/// The part of sr_ray_triangle after the vertices are in ray space (sr_ray_triangle_test).
-static inline bool sr_bvh_leaf_triangle_in_ray_space(const sr_bvh_leaf_ray *ray, float tmin, float tmax, sr_vec3 pa,
-                                                     sr_vec3 pb, sr_vec3 pc, sr_triangle_hit *hit)
+/// The part of sr_ray_triangle after its three edge functions (w_a = sr_ray_space_edge(pc, pb),
+/// w_b = ...(pa, pc), w_c = ...(pb, pa)), the vertices' ray-space depths z_a, z_b, z_c and the
+/// ray's shear.z.
+static inline bool sr_bvh_leaf_triangle_from_edges(float shear_z, float tmin, float tmax, double w_a, double w_b,
+                                                   double w_c, float z_a, float z_b, float z_c, sr_triangle_hit *hit)
 {
-    const double w_a = sr_ray_space_edge(pc, pb);
-    const double w_b = sr_ray_space_edge(pa, pc);
-    const double w_c = sr_ray_space_edge(pb, pa);
     const bool all_nonnegative = w_a >= 0.0 && w_b >= 0.0 && w_c >= 0.0;
     const bool all_nonpositive = w_a <= 0.0 && w_b <= 0.0 && w_c <= 0.0;
     if (!(all_nonnegative || all_nonpositive))
@@ -230,7 +229,7 @@ static inline bool sr_bvh_leaf_triangle_in_ray_space(const sr_bvh_leaf_ray *ray,
     if (det == 0.0)
         return false;
     const double inv_det = 1.0 / det;
-    const float t = (float)((w_a * pa.z + w_b * pb.z + w_c * pc.z) * inv_det * ray->shear_z);
+    const float t = (float)((w_a * z_a + w_b * z_b + w_c * z_c) * inv_det * shear_z);
     if (!(t >= tmin && t <= tmax && fabsf(t) < INFINITY))
         return false;
     hit->t = t;
@@ -239,11 +238,20 @@ static inline bool sr_bvh_leaf_triangle_in_ray_space(const sr_bvh_leaf_ray *ray,
     return true;
 }
 
+/// The part of sr_ray_triangle after the vertices are in ray space (sr_ray_triangle_test), for
+/// a ray of shear.z `shear_z`.
+static inline bool sr_bvh_leaf_triangle_in_ray_space(float shear_z, float tmin, float tmax, sr_vec3 pa, sr_vec3 pb,
+                                                     sr_vec3 pc, sr_triangle_hit *hit)
+{
+    return sr_bvh_leaf_triangle_from_edges(shear_z, tmin, tmax, sr_ray_space_edge(pc, pb), sr_ray_space_edge(pa, pc),
+                                           sr_ray_space_edge(pb, pa), pa.z, pb.z, pc.z, hit);
+}
+
 /// sr_ray_triangle(ray, v[0..2], v[3..5], v[6..8], hit) within [tmin, tmax].
 static inline bool sr_bvh_leaf_triangle(const sr_bvh_leaf_ray *ray, float tmin, float tmax, const float *v,
                                         sr_triangle_hit *hit)
 {
-    return sr_bvh_leaf_triangle_in_ray_space(ray, tmin, tmax, sr_bvh_leaf_ray_space_point(ray, v),
+    return sr_bvh_leaf_triangle_in_ray_space(ray->shear_z, tmin, tmax, sr_bvh_leaf_ray_space_point(ray, v),
                                              sr_bvh_leaf_ray_space_point(ray, v + 3),
                                              sr_bvh_leaf_ray_space_point(ray, v + 6), hit);
 }
@@ -298,10 +306,11 @@ bool sr_bvh_query_wide_isa(sr_isa isa, const sr_bvh *bvh, const sr_ray *ray, sr_
 int sr_bvh_query_ray_packet_isa(sr_isa isa, const sr_bvh *bvh, const sr_ray *rays, int count, sr_bvh_hit *hits);
 #endif
 
-/// For tests: the lanes of `pack` (bit i for lane i) that the triangle filter of the wide
-/// traversal keeps for `ray` in a tree whose root box is `root` (which must hold the pack's
-/// vertices); sr_ray_triangle misses the triangles of every other lane. (bvh_query_wide.c)
-unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root);
+/// For tests: the lanes of `pack` (bit i for lane i) whose three edge functions, as
+/// sr_ray_triangle computes them for `ray`, do not have opposite signs: the lanes the single-ray
+/// leaf test hands to the rest of sr_ray_triangle's code; it misses every other lane.
+/// (bvh_leaf.c)
+unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray);
 
 /// For tests: the rays of `rays` (bit i for rays[i]; 1..SR_BVH_PACKET_MAX rays of one axis
 /// order of ray space) for which the packets' triangle filter (bvh_query_packet.c, the rays in

@@ -1,60 +1,28 @@
-/* src/bvh/bvh_leaf.c — the leaves of the wide tree for the ray queries (bvh_leaf.h): the triangle
- * filter that tests a pack of 4 triangles at once, exact for the answers, and the leaf tests of
- * closest-hit, any-hit and custom queries.
+/* src/bvh/bvh_leaf.c — the leaves of the wide tree for the ray queries (bvh_leaf.h): the test of
+ * a pack of 4 triangles at once and the leaf tests of closest-hit, any-hit and custom queries.
  *
- * Exactness. The answers are sr_ray_triangle's, bit for bit: the filter only rejects
- * triangles that sr_ray_triangle rejects as well (proof at pack_candidates), and every other
- * triangle goes through sr_bvh_leaf_triangle_in_ray_space, sr_ray_triangle's own code, on the
- * same floats. Which of several triangles hit at the same t is reported is fixed by
- * sr_bvh_hit_is_better. Knows nothing of raster or scene. */
+ * Exactness. The answers are sr_ray_triangle's, bit for bit: pack_edge_test computes its
+ * ray-space vertices and its three edge functions for the 4 triangles at once, the same IEEE
+ * operations on the same floats (exact products of floats in double, one rounding per
+ * difference), drops the lanes whose edge functions have opposite signs, which sr_ray_triangle
+ * misses, and hands the others to sr_bvh_leaf_triangle_from_edges, the rest of sr_ray_triangle's
+ * own code, on those very values. Which of several triangles hit at the same t is reported is
+ * fixed by sr_bvh_hit_is_better. (Until 2026-12-05 a float filter with an error bound ran first
+ * and the survivors were tested again in double; computing the double edge functions directly
+ * costs about what the filter did and leaves nothing to redo. The packets keep that filter,
+ * bvh_query_packet_lanes.h, where one triangle meets up to 16 rays.) Knows nothing of raster or
+ * scene. */
 #define SR_BVH_KERNEL 1 /* bvh_leaf.h: one of the kernels compiled per instruction set */
 #include "bvh_leaf.h"
 
 #include <assert.h>
 #include <string.h>
 
-/* ---- the triangle filter ---- */
+/* ---- the test of a pack ---- */
 
-/* K1 and K2 (see pack_candidates) from G, a bound on |r_x| + 2 |shear_x z| and |r_y| + 2
- * |shear_y z| over every vertex of the tree: the relative coordinates r = p - o of a vertex
- * inside the root box are bounded by those of the box's faces (rounding is monotonic). Each
- * float expression below is rounded up by its final factor 1 + 2^-20, which exceeds the at
- * most three roundings to nearest (a relative u each) before it, so G, K1 and K2 are never
- * below the real values the proof needs. Past 2^62 the filter is switched off (K1 = inf: no
- * lane is rejected), which keeps every product of the filter far from overflow. */
-SR_BVH_ALWAYS_INLINE void filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale_out, float *offset_out)
+static void pack_ray_make(const sr_ray *ray, pack_ray *p)
 {
     const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
-    float reach[3];
-    for (int axis = 0; axis < 3; axis++) {
-        const float a = fabsf(low[axis] - origin[axis]), b = fabsf(high[axis] - origin[axis]);
-        reach[axis] = a > b ? a : b;
-    }
-    const float up = 1.0f + 0x1p-20f;
-    const float z = reach[ray->axis_z];
-    const float g_x = reach[ray->axis_x] + 2.0f * (fabsf(ray->shear.x) * z);
-    const float g_y = reach[ray->axis_y] + 2.0f * (fabsf(ray->shear.y) * z);
-    const float g = (g_x > g_y ? g_x : g_y) * up;
-    float scale = INFINITY, offset = 0.0f;
-    if (g <= 0x1p62f) {
-        scale = (g * 0x1p-20f + 0x1p-100f) * up;
-        offset = (g * 0x1p-24f + 0x1p-20f) * up;
-    }
-    *scale_out = scale;
-    *offset_out = offset;
-}
-
-void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale_out, float *offset_out)
-{
-    filter_bound(root, ray, scale_out, offset_out);
-}
-
-static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *p)
-{
-    const float origin[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    float scale, offset;
-    filter_bound(root, ray, &scale, &offset);
     p->offset_x = (size_t)ray->axis_x * sizeof(float[SR_PACK_WIDTH]);
     p->offset_y = (size_t)ray->axis_y * sizeof(float[SR_PACK_WIDTH]);
     p->offset_z = (size_t)ray->axis_z * sizeof(float[SR_PACK_WIDTH]);
@@ -63,76 +31,59 @@ static void pack_ray_make(const sr_bvh_node *root, const sr_ray *ray, pack_ray *
     p->origin_z = f4_splat(origin[ray->axis_z]);
     p->shear_x = f4_splat(ray->shear.x);
     p->shear_y = f4_splat(ray->shear.y);
-    p->bound_scale = f4_splat(scale);
-    p->bound_offset = f4_splat(offset);
 }
 
-/* The lanes of `pack` that sr_ray_triangle might hit (bit i for lane i); the others it misses.
- *
- * sr_ray_triangle hits only if its three edge functions w (sr_ray_space_edge, double) are all
- * >= 0 or all <= 0. The filter computes the same three edge functions in float, E, and a bound
- * B on |E - w|; if one E exceeds B and another is below -B, one w is > 0 and another < 0, and
- * sr_ray_triangle misses: the lane is rejected. Otherwise it stays a candidate and the caller
- * runs sr_ray_triangle's own code on it. So the filter never changes an answer; it only saves
- * the double-precision test on most triangles.
- *
- * The bound, with u = 2^-24 and per vertex the floats r_x = fl(p_x - o_x), r_y, z =
- * fl(p_z - o_z) (axes of ray space; the same floats in every computation, one subtraction
- * each). The exact ray-space coordinate is X = r_x - s_x z (s the shear). sr_ray_triangle
- * computes x_ref = fl(r_x - fl(s_x z)), or fl(r_x - s_x z) if its compiler fused the
- * expression into an FMA; here x_s = fl(r_x - fl(s_x z)). Both lie within
- * u |X| + u (1 + u) |s_x z| + 2^-150 (a product underflowing to a subnormal) of X, so
- *   delta = |x_ref - x_s| <= 2u (1 + u) G + 2^-149,   G >= |r_x| + 2 |s_x z| (pack_ray_make).
- * Let A be the largest |x_s|, |y_s| of the triangle's vertices (computed exactly: abs and max
- * round nothing); |x_s| <= (1 + u)^2 G. The reference's edge function of vertices p, q is
- * exactly sign-correct: w has the sign of x_ref(p) y_ref(q) - y_ref(p) x_ref(q) (products of
- * floats are exact in double, the difference is rounded once). Then
- *   |w_ref - w_s| <= 4 A delta + 2 delta^2 <= 8.04 u G A + 8.1 u^2 G^2 + 2^-147 A + 2^-170 G
- * for w_s = x_s(p) y_s(q) - y_s(p) x_s(q) (exact), and the float E = fl(fl(x_s y_s) -
- * fl(y_s x_s)) has
- *   |E - w_s| <= (2u + u^2) 2 A^2 + 2^-149 <= 4.02 u G A + 2^-149.
- * In all |E - w| <= 12.1 u G A + 8.1 u^2 G^2 + 2^-147 A + 2^-170 G + 2^-149. The filter uses
- *   B = fl(K1 fl(A + K2)),   K1 >= 16 u G + 2^-100,   K2 >= u G + 2^-20,
- * so B >= (1 - u)^2 (16 u G A + 16 u^2 G^2 + 2^-100 A + 2^-120), which covers every term (the
- * 2^-170 G term is below 8 u^2 G^2 for G >= 2^-122, below 2^-292 otherwise), and K1 (A + K2)
- * >= 2^-120 is a normal float, so computing B loses at most a relative 2u. With G <= 2^62 no
- * product overflows. No lane holds a NaN or an infinity (finite vertices and origin, G
- * bounded), so min and max of the three E are exact. tests/test_bvh_wide.c checks the filter
- * against the double edge functions on rays aimed at edges and vertices, at tiny and huge
- * scales. */
-/* `axis_x`, `axis_y`, `axis_z` are the ray's (constants at the call sites of the specialised
- * versions, -1 for "read them from r"). */
-SR_BVH_ALWAYS_INLINE unsigned pack_candidates(const sr_triangle_pack *pack, const pack_ray *r, int axis_x, int axis_y,
-                                              int axis_z)
+/* sr_ray_triangle's three edge functions of the 4 triangles of a pack and their vertices'
+ * ray-space depths: lane i of w[0], w[1], w[2] is w_a, w_b, w_c of lane i's triangle. */
+typedef struct pack_edges {
+    double w[3][SR_PACK_WIDTH];
+    float z[3][SR_PACK_WIDTH];
+} pack_edges;
+
+/* The lanes of `pack` whose three edge functions do not have opposite signs (bit i for lane i),
+ * with the edge functions and depths in `out` when there are any. Per lane the operations of
+ * sr_ray_triangle (sr_ray_space_point, sr_ray_space_edge) on the same floats: sr_ray_triangle
+ * misses every other lane, and on these lanes its verdict is sr_bvh_leaf_triangle_from_edges on
+ * out's values. (A NaN edge function may leave its lane in; the exact test drops it.) `axis_x`,
+ * `axis_y`, `axis_z` are the ray's (constants at the call sites of the specialised versions, -1
+ * for "read them from r"). */
+SR_BVH_ALWAYS_INLINE unsigned pack_edge_test(const sr_triangle_pack *pack, const pack_ray *r, int axis_x, int axis_y,
+                                             int axis_z, pack_edges *out)
 {
-    f4 x[3], y[3];
+    f4 z[3];
+    d4 x[3], y[3];
     for (int k = 0; k < 3; k++) {
         const char *vertex = (const char *)pack->v[k];
         const float *px = axis_x >= 0 ? pack->v[k][axis_x] : (const float *)(const void *)(vertex + r->offset_x);
         const float *py = axis_y >= 0 ? pack->v[k][axis_y] : (const float *)(const void *)(vertex + r->offset_y);
         const float *pz = axis_z >= 0 ? pack->v[k][axis_z] : (const float *)(const void *)(vertex + r->offset_z);
-        const f4 z = f4_sub(f4_load(pz), r->origin_z);
-        x[k] = f4_sub(f4_sub(f4_load(px), r->origin_x), f4_mul(r->shear_x, z));
-        y[k] = f4_sub(f4_sub(f4_load(py), r->origin_y), f4_mul(r->shear_y, z));
+        z[k] = f4_sub(f4_load(pz), r->origin_z);
+        x[k] = d4_from_f4(f4_sub(f4_sub(f4_load(px), r->origin_x), f4_mul(r->shear_x, z[k])));
+        y[k] = d4_from_f4(f4_sub(f4_sub(f4_load(py), r->origin_y), f4_mul(r->shear_y, z[k])));
     }
-    /* the operand order of sr_ray_triangle_test: w_a = edge(c, b), w_b = edge(a, c), w_c = edge(b, a) */
-    const f4 edge_a = f4_sub(f4_mul(x[2], y[1]), f4_mul(y[2], x[1]));
-    const f4 edge_b = f4_sub(f4_mul(x[0], y[2]), f4_mul(y[0], x[2]));
-    const f4 edge_c = f4_sub(f4_mul(x[1], y[0]), f4_mul(y[1], x[0]));
-    const f4 magnitude = f4_max(f4_max(f4_max(f4_abs(x[0]), f4_abs(y[0])), f4_max(f4_abs(x[1]), f4_abs(y[1]))),
-                                f4_max(f4_abs(x[2]), f4_abs(y[2])));
-    const f4 bound = f4_mul(r->bound_scale, f4_add(magnitude, r->bound_offset));
-    const f4 low = f4_min(f4_min(edge_a, edge_b), edge_c);
-    const f4 high = f4_max(f4_max(edge_a, edge_b), edge_c);
-    return ~f4_gt_and_lt(high, bound, low, f4_negate(bound)) & 0xfu;
+    /* sr_ray_space_edge(p, q) = p.x q.y - p.y q.x; w_a = edge(c, b), w_b = edge(a, c), w_c = edge(b, a) */
+    const d4 w_a = d4_sub(d4_mul(x[2], y[1]), d4_mul(y[2], x[1]));
+    const d4 w_b = d4_sub(d4_mul(x[0], y[2]), d4_mul(y[0], x[2]));
+    const d4 w_c = d4_sub(d4_mul(x[1], y[0]), d4_mul(y[1], x[0]));
+    const unsigned straddling =
+        d4_positive_and_negative(d4_max(d4_max(w_a, w_b), w_c), d4_min(d4_min(w_a, w_b), w_c));
+    const unsigned kept = ~straddling & 0xfu;
+    if (kept) {
+        d4_store(out->w[0], w_a);
+        d4_store(out->w[1], w_b);
+        d4_store(out->w[2], w_c);
+        for (int k = 0; k < 3; k++)
+            f4_store(out->z[k], z[k]);
+    }
+    return kept;
 }
 
-unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray, sr_aabb root)
+unsigned sr_bvh_pack_filter(const sr_triangle_pack *pack, const sr_ray *ray)
 {
-    const sr_bvh_node root_node = {.min = root.min, .max = root.max};
     pack_ray r;
-    pack_ray_make(&root_node, ray, &r);
-    return pack_candidates(pack, &r, -1, -1, -1);
+    pack_ray_make(ray, &r);
+    pack_edges edges;
+    return pack_edge_test(pack, &r, -1, -1, -1, &edges);
 }
 
 #if defined(__GNUC__)
@@ -151,14 +102,16 @@ SR_BVH_ALWAYS_INLINE bool leaf_packs(sr_bvh_leaf_query *q, uint32_t ref, bool an
         const unsigned flags = u4_top_bits(pack->primitive);
         const unsigned real = (~flags & 0xeu) | 1u;
         q->tested += bit_count(real);
-        unsigned candidates = pack_candidates(pack, &q->filter, axis_x, axis_y, axis_z) & real;
+        pack_edges edges;
+        unsigned candidates = pack_edge_test(pack, &q->leaf_ray, axis_x, axis_y, axis_z, &edges) & real;
         while (candidates) {
             const unsigned lane = lowest_bit(candidates);
             candidates &= candidates - 1;
             const uint32_t primitive = pack->primitive[lane] & ~SR_PACK_FLAG;
             sr_triangle_hit triangle_hit;
-            if (sr_bvh_pack_triangle_test(&q->leaf, q->ray->tmin, q->tmax, pack, lane, axis_x, axis_y, axis_z,
-                                          &triangle_hit) &&
+            if (sr_bvh_leaf_triangle_from_edges(q->ray->shear.z, q->ray->tmin, q->tmax, edges.w[0][lane], edges.w[1][lane],
+                                                edges.w[2][lane], edges.z[0][lane], edges.z[1][lane],
+                                                edges.z[2][lane], &triangle_hit) &&
                 sr_bvh_hit_is_better(triangle_hit.t, primitive, q->tmax, q->best_primitive)) {
                 sr_bvh_leaf_query_keep(q, pack, lane, primitive, &triangle_hit);
                 if (any)
@@ -172,24 +125,26 @@ SR_BVH_ALWAYS_INLINE bool leaf_packs(sr_bvh_leaf_query *q, uint32_t ref, bool an
 }
 
 /* The six axis orders sr_ray_make gives a ray (axis_z, then axis_x and axis_y in order or
- * swapped), numbered 2 axis_z + swapped; 6: any other (a hand-made ray). The axes in 0..2 and
- * different from each other are one of the six; axis_x then follows axis_z (in order) or
- * axis_y does (swapped). */
+ * swapped), numbered 2 axis_z + swapped; 6: any other (a hand-made ray). The table holds the
+ * number plus one at axis_x + 4 axis_y + 16 axis_z for each of the six, 0 elsewhere. */
 static int axis_order(const sr_ray *ray)
 {
+    static const unsigned char order_plus_one[64] = {
+        [1 + 4 * 2 + 16 * 0] = 1, [2 + 4 * 1 + 16 * 0] = 2, [2 + 4 * 0 + 16 * 1] = 3,
+        [0 + 4 * 2 + 16 * 1] = 4, [0 + 4 * 1 + 16 * 2] = 5, [1 + 4 * 0 + 16 * 2] = 6,
+    };
     const unsigned x = (unsigned)ray->axis_x, y = (unsigned)ray->axis_y, z = (unsigned)ray->axis_z;
-    if (x > 2 || y > 2 || z > 2 || x == y || x == z || y == z)
+    if ((x | y | z) > 3u)
         return 6;
-    const unsigned after_z = z == 2 ? 0 : z + 1;
-    return (int)(2 * z + (x != after_z));
+    const int entry = order_plus_one[x + 4 * y + 16 * z];
+    return entry ? entry - 1 : 6;
 }
 
 /* The per-ray constants of the leaf tests, made at the first leaf a query reaches (most
  * primary rays reach none); out of line, which keeps the leaf loop's registers for itself. */
 static NOINLINE void leaf_rays_make(sr_bvh_leaf_query *q)
 {
-    pack_ray_make(&q->bvh->nodes[0], q->ray, &q->filter);
-    sr_bvh_leaf_ray_make(q->ray, &q->leaf);
+    pack_ray_make(q->ray, &q->leaf_ray);
     q->axis_order = axis_order(q->ray);
     q->leaf_rays_made = true;
 }

@@ -1,5 +1,5 @@
 /* src/bvh/bvh_leaf.h — private to src/bvh/: the leaves of the wide tree as the ray traversals
- * reach them (bvh_leaf.c): the per-ray state of a query, the triangle filter's constants and the
+ * reach them (bvh_leaf.c): the per-ray state of a query, the triangle test's constants and the
  * leaf tests. Shared by the single-ray traversal (bvh_query_wide.c) and the packet traversal
  * (bvh_query_packet.c), which call the leaf tests out of line. Knows nothing of raster or scene. */
 #ifndef SR_BVH_LEAF_H
@@ -30,20 +30,18 @@
 #define sr_bvh_leaf_closest SR_BVH_KERNEL_NAME(sr_bvh_leaf_closest)
 #define sr_bvh_leaf_any SR_BVH_KERNEL_NAME(sr_bvh_leaf_any)
 #define sr_bvh_leaf_custom SR_BVH_KERNEL_NAME(sr_bvh_leaf_custom)
-#define sr_bvh_filter_bound SR_BVH_KERNEL_NAME(sr_bvh_filter_bound)
 #define sr_bvh_wide_traverse_subtree SR_BVH_KERNEL_NAME(sr_bvh_wide_traverse_subtree)
 #endif
 
 #include "bvh_internal.h"
 #include "bvh_simd.h"
 
-/* Per-ray constants of pack_candidates. */
+/* Per-ray constants of the leaf test (bvh_leaf.c, pack_edge_test). */
 typedef struct pack_ray {
     /* byte offsets in a vertex of a pack (sr_triangle_pack.v[k]) of coordinates axis_x, axis_y, axis_z */
     size_t offset_x, offset_y, offset_z;
     f4 origin_x, origin_y, origin_z; /* origin[axis_x], origin[axis_y], origin[axis_z] */
     f4 shear_x, shear_y;
-    f4 bound_scale, bound_offset; /* K1 and K2 of the proof below */
 } pack_ray;
 
 /* The state of one query that the leaf tests share with a traversal: the ray (tmax shrinks to
@@ -54,9 +52,8 @@ typedef struct pack_ray {
 typedef struct sr_bvh_leaf_query {
     const sr_ray *ray;
     float tmax; /* the ray's tmax, then the closest hit's t */
-    pack_ray filter;
-    sr_bvh_leaf_ray leaf;
-    bool leaf_rays_made; /* filter, leaf and axis_order are made at the first leaf: most primary rays miss */
+    pack_ray leaf_ray;
+    bool leaf_rays_made; /* leaf_ray and axis_order are made at the first leaf: most primary rays miss */
     int axis_order;
     const sr_bvh *bvh;
     sr_bvh_hit *hit;         /* t, u, v of the best hit so far */
@@ -72,31 +69,6 @@ typedef struct sr_bvh_leaf_query {
     /// the bunny). The packets, which compute their rays' normals together at the end, clear it.
     bool normal_at_keep;
 } sr_bvh_leaf_query;
-
-/// The bound constants of the triangle filter (pack_candidates' K1 and K2) for `ray` in a tree
-/// whose root box is `root`. (bvh_leaf.c)
-void sr_bvh_filter_bound(const sr_bvh_node *root, const sr_ray *ray, float *scale, float *offset);
-
-/// sr_ray_triangle on lane `lane` of a pack: sr_bvh_leaf_triangle's arithmetic on the pack's
-/// floats (the same expressions, so the same bits). The axes are the ray's (constants in
-/// specialised copies), or -1: read them from `ray`.
-SR_BVH_ALWAYS_INLINE bool sr_bvh_pack_triangle_test(const sr_bvh_leaf_ray *ray, float tmin, float tmax,
-                                                    const sr_triangle_pack *pack, unsigned lane, int axis_x, int axis_y,
-                                                    int axis_z, sr_triangle_hit *hit)
-{
-    if (axis_x < 0) {
-        axis_x = ray->axis_x;
-        axis_y = ray->axis_y;
-        axis_z = ray->axis_z;
-    }
-    sr_vec3 p[3];
-    for (int k = 0; k < 3; k++) {
-        const float z = pack->v[k][axis_z][lane] - ray->origin_z;
-        p[k] = (sr_vec3){(pack->v[k][axis_x][lane] - ray->origin_x) - ray->shear_x * z,
-                         (pack->v[k][axis_y][lane] - ray->origin_y) - ray->shear_y * z, z};
-    }
-    return sr_bvh_leaf_triangle_in_ray_space(ray, tmin, tmax, p[0], p[1], p[2], hit);
-}
 
 /// Keeps a hit of lane `lane` of `pack` (primitive `primitive`) as the query's best (and its
 /// normal, with q->normal_at_keep).

@@ -21,8 +21,8 @@
  * Exactness. For each ray of the packet the box test performs the single-ray test's operations
  * on the same floats (the same near and far faces, the same widening of the exit, the ray's
  * own prune limit), so it enters a box exactly when the single-ray traversal would at that
- * limit; the filter performs pack_candidates' operations per ray and triangle, and its
- * ray-space vertices are sr_bvh_pack_triangle_test's (the same operations on the same floats);
+ * limit; the filter (bvh_query_packet_lanes.h) rejects only pairs that sr_ray_triangle misses,
+ * and its ray-space vertices are sr_ray_triangle's (the same operations on the same floats);
  * the exact test is sr_ray_triangle's. The answer of a traversal does not depend on the order in which it
  * meets the triangles (sr_bvh_hit_is_better, sr_bvh_prune_limit), so every ray gets its
  * single-ray answer.

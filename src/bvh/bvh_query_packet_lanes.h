@@ -21,8 +21,7 @@ typedef struct PACKET {
     sr_bvh_hit *hits;
     unsigned members;
     /* Made at the first leaf (leaves_ready): the queries, and the triangle filter with the rays
-     * in lanes when every ray has the same axis order (as pack_ray, per ray: pack_candidates'
-     * operations per (ray, triangle), so the same verdicts). */
+     * in lanes when every ray has the same axis order (see filter_triangle). */
     bool leaves_ready, shared_axes;
     int axis_x, axis_y, axis_z;
     VEC origin[3];        /* each ray's origin */
@@ -65,9 +64,52 @@ static void P(update_limit)(PACKET *p, unsigned ray, float tmax)
     p->limit = V(replace_lane)(p->limit, ray, sr_bvh_prune_limit(tmax));
 }
 
-/* The triangle filter's bound constants (pack_candidates' K1 and K2) of the packet's rays in a
- * tree whose root box is `root`: sr_bvh_filter_bound, lane by lane, the same operations on each
- * ray's floats. The axes are the packet's (shared_axes). */
+/* The packets' triangle filter (filter_triangle: one triangle, the rays in lanes): the rays that
+ * sr_ray_triangle might hit, per ray the operations described here; the others it misses.
+ *
+ * sr_ray_triangle hits only if its three edge functions w (sr_ray_space_edge, double) are all
+ * >= 0 or all <= 0. The filter computes the same three edge functions in float, E, and a bound
+ * B on |E - w|; if one E exceeds B and another is below -B, one w is > 0 and another < 0, and
+ * sr_ray_triangle misses: the lane is rejected. Otherwise it stays a candidate and the caller
+ * runs sr_ray_triangle's own code on it. So the filter never changes an answer; it only saves
+ * the double-precision test on most pairs. (The single-ray leaf test, bvh_leaf.c, computes the
+ * double edge functions of a pack's 4 triangles directly instead.)
+ *
+ * The bound, with u = 2^-24 and per vertex the floats r_x = fl(p_x - o_x), r_y, z =
+ * fl(p_z - o_z) (axes of ray space; the same floats in every computation, one subtraction
+ * each). The exact ray-space coordinate is X = r_x - s_x z (s the shear). sr_ray_triangle
+ * computes x_ref = fl(r_x - fl(s_x z)), or fl(r_x - s_x z) if its compiler fused the
+ * expression into an FMA; here x_s = fl(r_x - fl(s_x z)). Both lie within
+ * u |X| + u (1 + u) |s_x z| + 2^-150 (a product underflowing to a subnormal) of X, so
+ *   delta = |x_ref - x_s| <= 2u (1 + u) G + 2^-149,   G >= |r_x| + 2 |s_x z| (packet_filter_make).
+ * Let A be the largest |x_s|, |y_s| of the triangle's vertices (computed exactly: abs and max
+ * round nothing); |x_s| <= (1 + u)^2 G. The reference's edge function of vertices p, q is
+ * exactly sign-correct: w has the sign of x_ref(p) y_ref(q) - y_ref(p) x_ref(q) (products of
+ * floats are exact in double, the difference is rounded once). Then
+ *   |w_ref - w_s| <= 4 A delta + 2 delta^2 <= 8.04 u G A + 8.1 u^2 G^2 + 2^-147 A + 2^-170 G
+ * for w_s = x_s(p) y_s(q) - y_s(p) x_s(q) (exact), and the float E = fl(fl(x_s y_s) -
+ * fl(y_s x_s)) has
+ *   |E - w_s| <= (2u + u^2) 2 A^2 + 2^-149 <= 4.02 u G A + 2^-149.
+ * In all |E - w| <= 12.1 u G A + 8.1 u^2 G^2 + 2^-147 A + 2^-170 G + 2^-149. The filter uses
+ *   B = fl(K1 fl(A + K2)),   K1 >= 16 u G + 2^-100,   K2 >= u G + 2^-20,
+ * so B >= (1 - u)^2 (16 u G A + 16 u^2 G^2 + 2^-100 A + 2^-120), which covers every term (the
+ * 2^-170 G term is below 8 u^2 G^2 for G >= 2^-122, below 2^-292 otherwise), and K1 (A + K2)
+ * >= 2^-120 is a normal float, so computing B loses at most a relative 2u. With G <= 2^62 no
+ * product overflows. No lane holds a NaN or an infinity (finite vertices and origin, G
+ * bounded), so min and max of the three E are exact. tests/test_bvh_packet.c checks the filter
+ * against sr_ray_triangle, fused or not, on rays aimed at edges and vertices, at tiny and huge
+ * scales.
+ *
+ * K1 and K2 come from G, a bound on |r_x| + 2 |shear_x z| and |r_y| + 2 |shear_y z| over every
+ * vertex of the tree: the relative coordinates r = p - o of a vertex inside the root box are
+ * bounded by those of the box's faces (rounding is monotonic). Each float expression of
+ * packet_filter_make is rounded up by its final factor 1 + 2^-20, which exceeds the at most
+ * three roundings to nearest (a relative u each) before it, so G, K1 and K2 are never below the
+ * real values the proof needs. Past 2^62 the filter is switched off (K1 = inf: no lane is
+ * rejected), which keeps every product of the filter far from overflow. */
+
+/* The triangle filter's bound constants (K1 and K2 above) of the packet's rays in a tree whose
+ * root box is `root`, lane by lane. The axes are the packet's (shared_axes). */
 static void P(packet_filter_make)(PACKET *p, const sr_bvh_node *root)
 {
     const float low[3] = {root->min.x, root->min.y, root->min.z}, high[3] = {root->max.x, root->max.y, root->max.z};
@@ -108,7 +150,6 @@ static void P(packet_start_leaves)(PACKET *p)
         const unsigned i = lowest_bit(rest);
         sr_bvh_leaf_query_start(&p->q[i], p->bvh, &rays[i], NULL, NULL, &p->hits[i]);
         p->q[i].normal_at_keep = false; /* the normals of the packet's hits are made together at the end */
-        sr_bvh_leaf_ray_make(&rays[i], &p->q[i].leaf); /* for the exact tests of packet_leaf */
         if (rays[i].axis_x != p->axis_x || rays[i].axis_y != p->axis_y || rays[i].axis_z != p->axis_z)
             p->shared_axes = false;
     }
@@ -118,9 +159,8 @@ static void P(packet_start_leaves)(PACKET *p)
     P(packet_filter_make)(p, &p->bvh->nodes[0]);
 }
 
-/* The rays (bit i for ray i) for which the filter keeps triangle `lane` of `pack`:
- * pack_candidates' operations per (ray, triangle), with the rays in lanes (packet.shared_axes),
- * so the same verdicts. */
+/* The rays (bit i for ray i) for which the filter (above) keeps triangle `lane` of `pack`, with
+ * the rays in lanes (packet.shared_axes); its ray-space vertices in x, y, z_out. */
 static inline unsigned P(filter_triangle)(const PACKET *p, const sr_triangle_pack *pack, unsigned lane, VEC x[3],
                                           VEC y[3], VEC z_out[3])
 {
@@ -143,7 +183,7 @@ static inline unsigned P(filter_triangle)(const PACKET *p, const sr_triangle_pac
 
 /* The triangles of leaf `ref` against the rays of `rays`, one triangle at a time with the rays
  * in lanes (packet.shared_axes): the filter's verdict per (ray, triangle), then sr_ray_triangle's
- * own test for each pair it keeps (sr_bvh_pack_triangle_test). */
+ * own test for each pair it keeps (sr_bvh_leaf_triangle_in_ray_space). */
 static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
 {
     const sr_triangle_pack *pack = sr_wide_pack_at(p->bvh->wide, ref);
@@ -157,7 +197,7 @@ static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
             unsigned candidates = P(filter_triangle)(p, pack, lane, x, y, z) & rays;
             if (!candidates)
                 continue;
-            /* The filter's ray-space vertices are sr_bvh_pack_triangle_test's, bit for bit (the
+            /* The filter's ray-space vertices are sr_ray_triangle's, bit for bit (the
              * same operations on the same floats): the exact test goes on from them. */
             _Alignas(64) float space[3][3][LANES];
             for (int k = 0; k < 3; k++) {
@@ -173,7 +213,7 @@ static void P(packet_leaf)(PACKET *p, uint32_t ref, unsigned rays)
                 for (int k = 0; k < 3; k++)
                     vertex[k] = (sr_vec3){space[k][0][ray], space[k][1][ray], space[k][2][ray]};
                 sr_triangle_hit triangle_hit;
-                if (sr_bvh_leaf_triangle_in_ray_space(&query->leaf, query->ray->tmin, query->tmax, vertex[0], vertex[1],
+                if (sr_bvh_leaf_triangle_in_ray_space(query->ray->shear.z, query->ray->tmin, query->tmax, vertex[0], vertex[1],
                                                       vertex[2], &triangle_hit) &&
                     sr_bvh_hit_is_better(triangle_hit.t, primitive, query->tmax, query->best_primitive)) {
                     sr_bvh_leaf_query_keep(query, pack, lane, primitive, &triangle_hit);

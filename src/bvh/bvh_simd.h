@@ -500,6 +500,10 @@ static inline f4 f4_load(const float *p)
 {
     return _mm_loadu_ps(p);
 }
+static inline void f4_store(float *p, f4 a)
+{
+    _mm_storeu_ps(p, a);
+}
 static inline f4 f4_splat(float a)
 {
     return _mm_set1_ps(a);
@@ -552,6 +556,10 @@ static inline f4 f4_load(const float *p)
     memcpy(r.lane, p, sizeof r.lane);
     return r;
 }
+static inline void f4_store(float *p, f4 a)
+{
+    memcpy(p, a.lane, sizeof a.lane);
+}
 static inline f4 f4_splat(float a)
 {
     return (f4){{a, a, a, a}};
@@ -599,6 +607,114 @@ static inline unsigned u4_top_bits(const uint32_t *words)
     for (int i = 0; i < 4; i++)
         mask |= (words[i] >> 31) << i;
     return mask;
+}
+#endif
+
+/* ---- d4: 4 doubles (the exact edge functions of the 4 triangles of a pack) ---- */
+#if defined(SR_BVH_AVX)
+typedef __m256d d4;
+/// The 4 floats of `a` as doubles (exact).
+static inline d4 d4_from_f4(f4 a)
+{
+    return _mm256_cvtps_pd(a);
+}
+static inline d4 d4_sub(d4 a, d4 b)
+{
+    return _mm256_sub_pd(a, b);
+}
+static inline d4 d4_mul(d4 a, d4 b)
+{
+    return _mm256_mul_pd(a, b);
+}
+static inline d4 d4_min(d4 a, d4 b)
+{
+    return _mm256_min_pd(a, b);
+}
+static inline d4 d4_max(d4 a, d4 b)
+{
+    return _mm256_max_pd(a, b);
+}
+/// Bit i set where lane i of a > 0 and lane i of b < 0.
+static inline unsigned d4_positive_and_negative(d4 a, d4 b)
+{
+    const __m256d zero = _mm256_setzero_pd();
+    return (unsigned)_mm256_movemask_pd(
+        _mm256_and_pd(_mm256_cmp_pd(a, zero, _CMP_GT_OQ), _mm256_cmp_pd(b, zero, _CMP_LT_OQ)));
+}
+static inline void d4_store(double *p, d4 a)
+{
+    _mm256_storeu_pd(p, a);
+}
+#elif defined(SR_BVH_SSE2)
+typedef struct d4 {
+    __m128d low, high; /* lanes 0, 1 and 2, 3 */
+} d4;
+static inline d4 d4_from_f4(f4 a)
+{
+    return (d4){_mm_cvtps_pd(a), _mm_cvtps_pd(_mm_movehl_ps(a, a))};
+}
+static inline d4 d4_sub(d4 a, d4 b)
+{
+    return (d4){_mm_sub_pd(a.low, b.low), _mm_sub_pd(a.high, b.high)};
+}
+static inline d4 d4_mul(d4 a, d4 b)
+{
+    return (d4){_mm_mul_pd(a.low, b.low), _mm_mul_pd(a.high, b.high)};
+}
+static inline d4 d4_min(d4 a, d4 b)
+{
+    return (d4){_mm_min_pd(a.low, b.low), _mm_min_pd(a.high, b.high)};
+}
+static inline d4 d4_max(d4 a, d4 b)
+{
+    return (d4){_mm_max_pd(a.low, b.low), _mm_max_pd(a.high, b.high)};
+}
+static inline unsigned d4_positive_and_negative(d4 a, d4 b)
+{
+    const __m128d zero = _mm_setzero_pd();
+    const unsigned low = (unsigned)_mm_movemask_pd(_mm_and_pd(_mm_cmpgt_pd(a.low, zero), _mm_cmplt_pd(b.low, zero)));
+    const unsigned high =
+        (unsigned)_mm_movemask_pd(_mm_and_pd(_mm_cmpgt_pd(a.high, zero), _mm_cmplt_pd(b.high, zero)));
+    return low | high << 2;
+}
+static inline void d4_store(double *p, d4 a)
+{
+    _mm_storeu_pd(p, a.low);
+    _mm_storeu_pd(p + 2, a.high);
+}
+#else
+typedef struct d4 {
+    double lane[4];
+} d4;
+static inline d4 d4_from_f4(f4 a)
+{
+    return (d4){{a.lane[0], a.lane[1], a.lane[2], a.lane[3]}};
+}
+#define SR_D4_LANES(name, expression)                                                                                  \
+    static inline d4 name(d4 a, d4 b)                                                                                  \
+    {                                                                                                                  \
+        d4 r;                                                                                                          \
+        for (int i = 0; i < 4; i++) {                                                                                  \
+            const double x = a.lane[i], y = b.lane[i];                                                                 \
+            r.lane[i] = expression;                                                                                    \
+        }                                                                                                              \
+        return r;                                                                                                      \
+    }
+SR_D4_LANES(d4_sub, x - y)
+SR_D4_LANES(d4_mul, x *y)
+SR_D4_LANES(d4_min, x < y ? x : y)
+SR_D4_LANES(d4_max, x > y ? x : y)
+#undef SR_D4_LANES
+static inline unsigned d4_positive_and_negative(d4 a, d4 b)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < 4; i++)
+        mask |= (unsigned)(a.lane[i] > 0.0 && b.lane[i] < 0.0) << i;
+    return mask;
+}
+static inline void d4_store(double *p, d4 a)
+{
+    memcpy(p, a.lane, sizeof a.lane);
 }
 #endif
 
