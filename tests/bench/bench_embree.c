@@ -19,8 +19,11 @@
  * index buffers in place, softrast keeps its own copy of the vertices); the single rays by kind
  * (single_by_kind: the rays missing the mesh's bounding box, those entering it without a hit,
  * the hits; per kind the ray count, the median ns per ray of each engine and the median ratio
- * of rays per second, from rounds of their own); then the ratios softrast / Embree of build
- * time (below 1: softrast builds faster) and of rays per second. */
+ * of rays per second, from rounds of their own); the whole image's single rays against Embree's
+ * robust mode (single_robust: RTC_SCENE_FLAG_ROBUST, the watertight traversal and triangle test
+ * that do the work softrast's exact ones do; rays per second of both, Embree's hit count, the
+ * median ratio, from rounds of their own); then the ratios softrast / Embree of build time
+ * (below 1: softrast builds faster) and of rays per second. */
 #include <embree3/rtcore.h>
 
 #include <math.h>
@@ -79,9 +82,11 @@ static void on_embree_error(void *user, enum RTCError code, const char *message)
 }
 
 /* A committed scene of one triangle geometry over the mesh (shared buffers: no copy). */
-static RTCScene build_scene(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuality quality)
+static RTCScene build_scene(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuality quality, bool robust)
 {
     RTCScene scene = rtcNewScene(device);
+    if (robust) /* watertight: no ray slips between triangles sharing an edge, as softrast's */
+        rtcSetSceneFlags(scene, RTC_SCENE_FLAG_ROBUST);
     rtcSetSceneBuildQuality(scene, quality);
     RTCGeometry geometry = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
     rtcSetGeometryBuildQuality(geometry, quality);
@@ -273,7 +278,7 @@ static bool single_rays_by_kind(const sr_bvh_triangles *input, const sr_mesh *me
         fprintf(stderr, "bench_embree: %s\n", err.message);
         return false;
     }
-    RTCScene scene = build_scene(device, mesh, quality);
+    RTCScene scene = build_scene(device, mesh, quality, false);
     struct RTCIntersectContext context;
     rtcInitIntersectContext(&context);
     sr_ray *sorted = malloc(count * sizeof(sr_ray));
@@ -337,7 +342,7 @@ static void run_embree(RTCDevice device, const sr_mesh *mesh, enum RTCBuildQuali
 {
     const long long before = memory->current;
     double start = seconds();
-    RTCScene scene = build_scene(device, mesh, quality);
+    RTCScene scene = build_scene(device, mesh, quality, false);
     double built = seconds();
     *result = (engine_result){.build_ms = (built - start) * 1e3};
     result->bytes_per_triangle = (double)(memory->current - before) / (double)mesh->triangle_count;
@@ -403,6 +408,61 @@ static void print_sums(const checksum *c)
 {
     printf("\"hits\": %zu, \"mean_t\": %.6f, \"triangle_index_sum\": %llu", c->hits,
            c->hits > 0 ? c->t_sum / (double)c->hits : 0.0, c->index_sum);
+}
+
+/* The whole image's single rays against Embree's robust mode (RTC_SCENE_FLAG_ROBUST), the
+ * watertight traversal and triangle test that do the work softrast's exact ones do: in
+ * alternating rounds, the medians of rays per second and of the per-round ratios. */
+typedef struct robust_figures {
+    double softrast_rays_per_s, embree_rays_per_s, ratio;
+    size_t embree_hits;
+} robust_figures;
+
+static bool single_rays_robust(const sr_bvh_triangles *input, const sr_mesh *mesh, RTCDevice device,
+                               enum RTCBuildQuality quality, const sr_ray *rays, size_t count, int runs,
+                               robust_figures *figures)
+{
+    sr_error err = {0};
+    sr_bvh *bvh = NULL;
+    if (sr_bvh_build_triangles(NULL, input, &bvh, &err) != SR_OK) {
+        fprintf(stderr, "bench_embree: %s\n", err.message);
+        return false;
+    }
+    RTCScene scene = build_scene(device, mesh, quality, true);
+    struct RTCIntersectContext context;
+    rtcInitIntersectContext(&context);
+    double *samples = malloc((size_t)runs * 3 * sizeof(double));
+    if (!samples) {
+        fputs("bench_embree: out of memory\n", stderr);
+        return false;
+    }
+    for (int run = -1; run < runs; run++) {
+        double rate[2];
+        for (int turn = 0; turn < 2; turn++) {
+            const bool softrast_turn = (turn == 0) == (run % 2 == 0);
+            checksum c = {0};
+            const double begin = seconds();
+            if (softrast_turn)
+                trace_softrast_single(bvh, rays, count, &c);
+            else
+                trace_embree_single(scene, &context, rays, count, &c);
+            rate[softrast_turn ? 0 : 1] = (double)count / (seconds() - begin);
+            if (!softrast_turn)
+                figures->embree_hits = c.hits;
+        }
+        if (run < 0)
+            continue;
+        samples[run] = rate[0];
+        samples[runs + run] = rate[1];
+        samples[2 * runs + run] = rate[0] / rate[1];
+    }
+    figures->softrast_rays_per_s = median_of(samples, runs);
+    figures->embree_rays_per_s = median_of(samples + runs, runs);
+    figures->ratio = median_of(samples + 2 * runs, runs);
+    free(samples);
+    rtcReleaseScene(scene);
+    sr_bvh_destroy(bvh);
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -533,6 +593,9 @@ int main(int argc, char **argv)
     kind_figures kinds[KINDS];
     if (!single_rays_by_kind(&input, mesh, device, quality, rays, ray_count, runs, kinds))
         return 1;
+    robust_figures robust = {0};
+    if (!single_rays_robust(&input, mesh, device, quality, rays, ray_count, runs, &robust))
+        return 1;
     double median[3 + 3 * FORMS];
     for (int kind = 0; kind < 3 + 3 * FORMS; kind++)
         median[kind] = median_of(&SAMPLE(kind, 0), runs);
@@ -568,6 +631,9 @@ int main(int argc, char **argv)
                kind ? ", " : "", kind_names[kind], kinds[kind].rays, kinds[kind].softrast_ns, kinds[kind].embree_ns,
                kinds[kind].ratio);
     printf("}, ");
+    printf("\"single_robust\": {\"softrast_rays_per_s\": %.0f, \"embree_rays_per_s\": %.0f, \"embree_hits\": %zu, "
+           "\"rays_per_s_ratio\": %.3f}, ",
+           robust.softrast_rays_per_s, robust.embree_rays_per_s, robust.embree_hits, robust.ratio);
     printf("\"build_time_ratio\": %.3f, \"rays_per_s_ratio\": %.3f, \"packet8_rays_per_s_ratio\": %.3f, "
            "\"packet16_rays_per_s_ratio\": %.3f}\n",
            median[2], median[5], median[8], median[11]);

@@ -175,6 +175,18 @@ if embree:
             cells = [f"{k[n]['rays']:,}, {k[n]['softrast_ns']:.1f} / {k[n]['embree_ns']:.1f}, "
                      f"{k[n]['rays_per_s_ratio']:.2f}" for n in ("outside_box", "box_no_hit", "hit")]
             print(f"| {os.path.basename(mesh)} | " + " | ".join(cells) + " |")
+    if any("single_robust" in e for e in embree.values()):
+        print("\nSingle rays against Embree's robust mode (bench_embree: RTC_SCENE_FLAG_ROBUST, Embree's watertight "
+              "traversal and triangle test, the work softrast's exact ones do; whole image, rounds of their own)\n")
+        print("| mesh | softrast M rays/s | Embree robust M rays/s | rays/s ratio | hits, softrast / Embree robust |")
+        print("|---|---|---|---|---|")
+        for mesh, e in embree.items():
+            r = e.get("single_robust")
+            if not r:
+                continue
+            print(f"| {os.path.basename(mesh)} | {r['softrast_rays_per_s'] / 1e6:.2f} | "
+                  f"{r['embree_rays_per_s'] / 1e6:.2f} | {r['rays_per_s_ratio']:.2f} | "
+                  f"{e['softrast']['hits']:,} / {r['embree_hits']:,} |")
 if obj:
     print("\nOBJ loading side by side with tinyobjloader (bench_obj: both in one process, alternating rounds; "
           "softrast also computes the normals; the ratio is the median of per-round ratios)\n")
