@@ -1,8 +1,9 @@
 /* src/bvh/bvh_simd.h — the lane types of the wide-tree traversals (private to src/bvh/): f8, 8
- * floats (the 8 child boxes of a wide node, or 8 rays), and f4, 4 floats (the 4 triangles of a
- * pack). Each has an AVX / SSE version and a portable one, and every version performs the same
- * IEEE operation lane by lane, so the answers, the order of the traversal and the counters do
- * not depend on which one was compiled:
+ * floats (the 8 child boxes of a wide node, or 8 rays), f16, 16 floats (16 rays), f4, 4 floats
+ * (the 4 triangles of a pack), and d4, 4 doubles (their edge functions). Each has an AVX / SSE
+ * version and a portable one, and every version performs the same IEEE operation lane by lane,
+ * so the answers, the order of the traversal and the counters do not depend on which one was
+ * compiled:
  *  - min(a, b) is `a < b ? a : b` and max(a, b) is `a > b ? a : b`, the operand order of
  *    MINPS/MAXPS: the second operand wins when either is NaN or both are zeros;
  *  - comparisons are ordered (false for NaN) and return a bit mask, bit i for lane i;
