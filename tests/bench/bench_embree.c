@@ -256,34 +256,83 @@ static void trace_embree_single(RTCScene scene, struct RTCIntersectContext *cont
     }
 }
 
-/* Single rays by kind: the rays that miss the mesh's bounding box, those that enter it and hit
- * nothing, and those that hit a triangle (by softrast's answer, which Embree's checksums match).
- * Each engine traces each kind's rays, in image order, in alternating rounds; the medians of
- * nanoseconds per ray and of the per-round ratios of rays per second are printed. Shows where
- * the single-ray time goes: a whole-image figure mixes kinds whose costs differ tenfold. */
-enum { OUTSIDE_BOX, BOX_NO_HIT, HIT, KINDS };
-
-typedef struct kind_figures {
-    size_t rays;
+/* softrast's and Embree's single rays side by side: each engine traces rays[0..count) in image
+ * order, in alternating rounds (round -1 warms up); the medians of nanoseconds per ray of each
+ * and of the per-round ratios of rays per second (softrast / Embree), and Embree's hit count. */
+typedef struct side_by_side {
+    size_t rays, embree_hits;
     double softrast_ns, embree_ns, ratio;
-} kind_figures;
+} side_by_side;
 
-static bool single_rays_by_kind(const sr_bvh_triangles *input, const sr_mesh *mesh, RTCDevice device,
-                                enum RTCBuildQuality quality, const sr_ray *rays, size_t count, int runs,
-                                kind_figures figures[KINDS])
+static bool trace_side_by_side(const sr_bvh *bvh, RTCScene scene, const sr_ray *rays, size_t count, int runs,
+                               side_by_side *out)
+{
+    *out = (side_by_side){.rays = count};
+    if (count == 0)
+        return true;
+    double *samples = malloc((size_t)runs * 3 * sizeof(double));
+    if (!samples) {
+        fputs("bench_embree: out of memory\n", stderr);
+        return false;
+    }
+    struct RTCIntersectContext context;
+    rtcInitIntersectContext(&context);
+    for (int run = -1; run < runs; run++) {
+        double ns[2];
+        for (int turn = 0; turn < 2; turn++) {
+            const bool softrast_turn = (turn == 0) == (run % 2 == 0);
+            checksum c = {0};
+            const double begin = seconds();
+            if (softrast_turn)
+                trace_softrast_single(bvh, rays, count, &c);
+            else
+                trace_embree_single(scene, &context, rays, count, &c);
+            ns[softrast_turn ? 0 : 1] = (seconds() - begin) * 1e9 / (double)count;
+            if (!softrast_turn)
+                out->embree_hits = c.hits;
+        }
+        if (run < 0)
+            continue;
+        samples[run] = ns[0];
+        samples[runs + run] = ns[1];
+        samples[2 * runs + run] = ns[1] / ns[0];
+    }
+    out->softrast_ns = median_of(samples, runs);
+    out->embree_ns = median_of(samples + runs, runs);
+    out->ratio = median_of(samples + 2 * runs, runs);
+    free(samples);
+    return true;
+}
+
+/* softrast's tree and an Embree scene (`robust`: RTC_SCENE_FLAG_ROBUST) of the mesh. */
+static bool build_both(const sr_bvh_triangles *input, const sr_mesh *mesh, RTCDevice device,
+                       enum RTCBuildQuality quality, bool robust, sr_bvh **bvh, RTCScene *scene)
 {
     sr_error err = {0};
-    sr_bvh *bvh = NULL;
-    if (sr_bvh_build_triangles(NULL, input, &bvh, &err) != SR_OK) {
+    if (sr_bvh_build_triangles(NULL, input, bvh, &err) != SR_OK) {
         fprintf(stderr, "bench_embree: %s\n", err.message);
         return false;
     }
-    RTCScene scene = build_scene(device, mesh, quality, false);
-    struct RTCIntersectContext context;
-    rtcInitIntersectContext(&context);
+    *scene = build_scene(device, mesh, quality, robust);
+    return true;
+}
+
+/* Single rays by kind: the rays that miss the mesh's bounding box, those that enter it and hit
+ * nothing, and those that hit a triangle (by softrast's answer, which Embree's checksums match),
+ * each kind's rays traced side by side. Shows where the single-ray time goes: a whole-image
+ * figure mixes kinds whose costs differ tenfold. */
+enum { OUTSIDE_BOX, BOX_NO_HIT, HIT, KINDS };
+
+static bool single_rays_by_kind(const sr_bvh_triangles *input, const sr_mesh *mesh, RTCDevice device,
+                                enum RTCBuildQuality quality, const sr_ray *rays, size_t count, int runs,
+                                side_by_side figures[KINDS])
+{
+    sr_bvh *bvh = NULL;
+    RTCScene scene;
+    if (!build_both(input, mesh, device, quality, false, &bvh, &scene))
+        return false;
     sr_ray *sorted = malloc(count * sizeof(sr_ray));
-    double *samples = malloc((size_t)runs * 3 * sizeof(double));
-    if (!sorted || !samples) {
+    if (!sorted) {
         fputs("bench_embree: out of memory\n", stderr);
         return false;
     }
@@ -301,38 +350,13 @@ static bool single_rays_by_kind(const sr_bvh_triangles *input, const sr_mesh *me
                 sorted[start[kind + 1]++] = rays[i];
         }
     }
-    for (int kind = 0; kind < KINDS; kind++) {
-        const size_t n = start[kind + 1] - start[kind];
-        figures[kind] = (kind_figures){.rays = n};
-        if (n == 0)
-            continue;
-        for (int run = -1; run < runs; run++) {
-            double ns[2];
-            for (int turn = 0; turn < 2; turn++) {
-                const bool softrast_turn = (turn == 0) == (run % 2 == 0);
-                checksum c = {0};
-                const double begin = seconds();
-                if (softrast_turn)
-                    trace_softrast_single(bvh, &sorted[start[kind]], n, &c);
-                else
-                    trace_embree_single(scene, &context, &sorted[start[kind]], n, &c);
-                ns[softrast_turn ? 0 : 1] = (seconds() - begin) * 1e9 / (double)n;
-            }
-            if (run < 0)
-                continue;
-            samples[run] = ns[0];
-            samples[runs + run] = ns[1];
-            samples[2 * runs + run] = ns[1] / ns[0];
-        }
-        figures[kind].softrast_ns = median_of(samples, runs);
-        figures[kind].embree_ns = median_of(samples + runs, runs);
-        figures[kind].ratio = median_of(samples + 2 * runs, runs);
-    }
-    free(samples);
+    bool ok = true;
+    for (int kind = 0; kind < KINDS && ok; kind++)
+        ok = trace_side_by_side(bvh, scene, &sorted[start[kind]], start[kind + 1] - start[kind], runs, &figures[kind]);
     free(sorted);
     rtcReleaseScene(scene);
     sr_bvh_destroy(bvh);
-    return true;
+    return ok;
 }
 
 /* Embree's round: a fresh committed scene, then rtcIntersect1 one ray at a time, rtcIntersect8
@@ -411,58 +435,20 @@ static void print_sums(const checksum *c)
 }
 
 /* The whole image's single rays against Embree's robust mode (RTC_SCENE_FLAG_ROBUST), the
- * watertight traversal and triangle test that do the work softrast's exact ones do: in
- * alternating rounds, the medians of rays per second and of the per-round ratios. */
-typedef struct robust_figures {
-    double softrast_rays_per_s, embree_rays_per_s, ratio;
-    size_t embree_hits;
-} robust_figures;
-
+ * watertight traversal and triangle test that do the work softrast's exact ones do, side by
+ * side. */
 static bool single_rays_robust(const sr_bvh_triangles *input, const sr_mesh *mesh, RTCDevice device,
                                enum RTCBuildQuality quality, const sr_ray *rays, size_t count, int runs,
-                               robust_figures *figures)
+                               side_by_side *figures)
 {
-    sr_error err = {0};
     sr_bvh *bvh = NULL;
-    if (sr_bvh_build_triangles(NULL, input, &bvh, &err) != SR_OK) {
-        fprintf(stderr, "bench_embree: %s\n", err.message);
+    RTCScene scene;
+    if (!build_both(input, mesh, device, quality, true, &bvh, &scene))
         return false;
-    }
-    RTCScene scene = build_scene(device, mesh, quality, true);
-    struct RTCIntersectContext context;
-    rtcInitIntersectContext(&context);
-    double *samples = malloc((size_t)runs * 3 * sizeof(double));
-    if (!samples) {
-        fputs("bench_embree: out of memory\n", stderr);
-        return false;
-    }
-    for (int run = -1; run < runs; run++) {
-        double rate[2];
-        for (int turn = 0; turn < 2; turn++) {
-            const bool softrast_turn = (turn == 0) == (run % 2 == 0);
-            checksum c = {0};
-            const double begin = seconds();
-            if (softrast_turn)
-                trace_softrast_single(bvh, rays, count, &c);
-            else
-                trace_embree_single(scene, &context, rays, count, &c);
-            rate[softrast_turn ? 0 : 1] = (double)count / (seconds() - begin);
-            if (!softrast_turn)
-                figures->embree_hits = c.hits;
-        }
-        if (run < 0)
-            continue;
-        samples[run] = rate[0];
-        samples[runs + run] = rate[1];
-        samples[2 * runs + run] = rate[0] / rate[1];
-    }
-    figures->softrast_rays_per_s = median_of(samples, runs);
-    figures->embree_rays_per_s = median_of(samples + runs, runs);
-    figures->ratio = median_of(samples + 2 * runs, runs);
-    free(samples);
+    const bool ok = trace_side_by_side(bvh, scene, rays, count, runs, figures);
     rtcReleaseScene(scene);
     sr_bvh_destroy(bvh);
-    return true;
+    return ok;
 }
 
 int main(int argc, char **argv)
@@ -590,10 +576,10 @@ int main(int argc, char **argv)
             SAMPLE(5 + 3 * form, run) = ours.rays_per_s[form] / theirs.rays_per_s[form];
         }
     }
-    kind_figures kinds[KINDS];
+    side_by_side kinds[KINDS];
     if (!single_rays_by_kind(&input, mesh, device, quality, rays, ray_count, runs, kinds))
         return 1;
-    robust_figures robust = {0};
+    side_by_side robust = {0};
     if (!single_rays_robust(&input, mesh, device, quality, rays, ray_count, runs, &robust))
         return 1;
     double median[3 + 3 * FORMS];
@@ -633,7 +619,7 @@ int main(int argc, char **argv)
     printf("}, ");
     printf("\"single_robust\": {\"softrast_rays_per_s\": %.0f, \"embree_rays_per_s\": %.0f, \"embree_hits\": %zu, "
            "\"rays_per_s_ratio\": %.3f}, ",
-           robust.softrast_rays_per_s, robust.embree_rays_per_s, robust.embree_hits, robust.ratio);
+           1e9 / robust.softrast_ns, 1e9 / robust.embree_ns, robust.embree_hits, robust.ratio);
     printf("\"build_time_ratio\": %.3f, \"rays_per_s_ratio\": %.3f, \"packet8_rays_per_s_ratio\": %.3f, "
            "\"packet16_rays_per_s_ratio\": %.3f}\n",
            median[2], median[5], median[8], median[11]);
