@@ -365,6 +365,64 @@ static inline sr_quat sr_quat_slerp(sr_quat a, sr_quat b, float t)
                                        a.w * wa + b.w * wb});
 }
 
+/* ---- double precision (the collision queries of softrast/collide.h compute in double) ---- */
+typedef struct sr_dvec3 { double x, y, z; } sr_dvec3;
+/// Unit quaternion in double: v = (x, y, z) vector part, w scalar part.
+typedef struct sr_dquat { double x, y, z, w; } sr_dquat;
+
+static inline sr_dvec3 sr_dvec3_make(double x, double y, double z) { sr_dvec3 r = {x, y, z}; return r; }
+static inline sr_dvec3 sr_dvec3_from_vec3(sr_vec3 v) { return sr_dvec3_make(v.x, v.y, v.z); }
+/// Rounded to nearest float per component.
+static inline sr_vec3 sr_dvec3_to_vec3(sr_dvec3 v) { sr_vec3 r = {(float)v.x, (float)v.y, (float)v.z}; return r; }
+static inline sr_dvec3 sr_dvec3_add(sr_dvec3 a, sr_dvec3 b) { return sr_dvec3_make(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline sr_dvec3 sr_dvec3_sub(sr_dvec3 a, sr_dvec3 b) { return sr_dvec3_make(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline sr_dvec3 sr_dvec3_scale(sr_dvec3 a, double s) { return sr_dvec3_make(a.x * s, a.y * s, a.z * s); }
+static inline sr_dvec3 sr_dvec3_negate(sr_dvec3 a) { return sr_dvec3_make(-a.x, -a.y, -a.z); }
+static inline double sr_dvec3_dot(sr_dvec3 a, sr_dvec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline sr_dvec3 sr_dvec3_cross(sr_dvec3 a, sr_dvec3 b)
+{
+    return sr_dvec3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline double sr_dvec3_length(sr_dvec3 a) { return sqrt(sr_dvec3_dot(a, a)); }
+/// Unit vector along `a`; the zero vector for a zero (or non-finite-length) input.
+static inline sr_dvec3 sr_dvec3_normalize(sr_dvec3 a)
+{
+    double length = sr_dvec3_length(a);
+    return length > 0.0 && isfinite(length) ? sr_dvec3_scale(a, 1.0 / length) : sr_dvec3_make(0, 0, 0);
+}
+static inline bool sr_dvec3_is_finite(sr_dvec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+
+static inline sr_dquat sr_dquat_identity(void) { sr_dquat q = {0, 0, 0, 1}; return q; }
+static inline sr_dquat sr_dquat_from_quat(sr_quat q) { sr_dquat r = {q.x, q.y, q.z, q.w}; return r; }
+/// Rotation by `radians` around `axis` (normalised here), right-hand rule.
+static inline sr_dquat sr_dquat_from_axis_angle(sr_dvec3 axis, double radians)
+{
+    sr_dvec3 a = sr_dvec3_normalize(axis);
+    double s = sin(radians * 0.5);
+    sr_dquat q = {a.x * s, a.y * s, a.z * s, cos(radians * 0.5)};
+    return q;
+}
+/// a * b: rotation b first, then a.
+static inline sr_dquat sr_dquat_mul(sr_dquat a, sr_dquat b)
+{
+    sr_dquat r = {
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    };
+    return r;
+}
+static inline sr_dquat sr_dquat_conjugate(sr_dquat q) { sr_dquat r = {-q.x, -q.y, -q.z, q.w}; return r; }
+/// Rotates vector v by unit quaternion q.
+static inline sr_dvec3 sr_dquat_rotate(sr_dquat q, sr_dvec3 v)
+{
+    sr_dvec3 u = {q.x, q.y, q.z};
+    sr_dvec3 t = sr_dvec3_scale(sr_dvec3_cross(u, v), 2.0);
+    return sr_dvec3_add(sr_dvec3_add(v, sr_dvec3_scale(t, q.w)), sr_dvec3_cross(u, t));
+}
+
+
 #ifdef __cplusplus
 }
 #endif
