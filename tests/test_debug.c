@@ -58,6 +58,37 @@ Test(debug_list, capacity_drops_and_counts_then_grows_between_frames)
     sr_debug_list_destroy(list);
 }
 
+Test(debug_list, generation_changes_with_every_addition_and_clear)
+{
+    sr_debug_list *list = new_list(2);
+    cr_assert_eq(sr_debug_list_generation(list), 0u, "a new list");
+    cr_assert_eq(sr_debug_list_generation(NULL), 0u);
+    uint64_t last = sr_debug_list_generation(list);
+    // Every kind of addition moves it, a dropped one too (the list's stats changed).
+    for (int i = 0; i < 4; i++) {
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make(1, 0, 0), (sr_debug_style){0});
+        cr_assert_gt(sr_debug_list_generation(list), last, "line %d", i);
+        last = sr_debug_list_generation(list);
+    }
+    sr_debug_text(list, sr_vec3_make(0, 0, 0), "x", (sr_debug_style){0});
+    cr_assert_gt(sr_debug_list_generation(list), last);
+    last = sr_debug_list_generation(list);
+    // Reading does not.
+    (void)sr_debug_list_get_stats(list);
+    cr_assert_eq(sr_debug_list_generation(list), last);
+    // A clear and a refill with the very same items: a different generation each time, so a
+    // viewer comparing (pointer, generation) draws the refilled list again.
+    for (int frame = 0; frame < 3; frame++) {
+        cr_assert_eq(sr_debug_list_clear(list, NULL), SR_OK);
+        cr_assert_gt(sr_debug_list_generation(list), last, "clear of frame %d", frame);
+        last = sr_debug_list_generation(list);
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make(1, 0, 0), (sr_debug_style){0});
+        cr_assert_gt(sr_debug_list_generation(list), last);
+        last = sr_debug_list_generation(list);
+    }
+    sr_debug_list_destroy(list);
+}
+
 /* Every end point of every segment is at distance `radius` from `centre` (within `tolerance`). */
 static void expect_on_sphere(const sr_debug_list *list, size_t from, size_t to, sr_vec3 centre, float radius)
 {

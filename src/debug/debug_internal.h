@@ -36,6 +36,8 @@ struct sr_debug_list {
     size_t byte_count, byte_capacity, bytes_asked;
     /// Line vertices for sr_debug_draw: two per item, sized with the item capacity.
     sr_line_vertex *scratch;
+    /// Bumped by every item added (kept or dropped) and every clear (sr_debug_list_generation).
+    uint64_t generation;
 };
 
 /// Adds an item (dropped and counted when the list is full).

@@ -86,6 +86,7 @@ sr_status sr_debug_list_clear(sr_debug_list *list, sr_error *err)
     if (!list)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_debug_list_clear: list is NULL");
     size_t items = list->items_asked, texts = list->texts_asked, bytes = list->bytes_asked;
+    list->generation++;
     list->item_count = list->text_count = list->byte_count = 0;
     list->items_asked = list->texts_asked = list->bytes_asked = 0;
     // Grow by half again over the demand, so that a slowly growing frame does not grow every time.
@@ -112,8 +113,14 @@ sr_debug_list_stats sr_debug_list_get_stats(const sr_debug_list *list)
     };
 }
 
+uint64_t sr_debug_list_generation(const sr_debug_list *list)
+{
+    return list ? list->generation : 0;
+}
+
 void sr_debug_add_item(sr_debug_list *list, const debug_item *item)
 {
+    list->generation++;
     list->items_asked++;
     if (list->item_count < list->item_capacity)
         list->items[list->item_count++] = *item;
@@ -387,6 +394,7 @@ static void add_text(sr_debug_list *list, sr_vec3 anchor, bool is_2d, const char
     if (!list || !text)
         return;
     size_t length = strlen(text) + 1;
+    list->generation++;
     list->texts_asked++;
     list->bytes_asked += length;
     if (list->text_count >= list->text_capacity || length > list->byte_capacity - list->byte_count)

@@ -50,6 +50,12 @@ typedef struct sr_debug_list_stats {
 
 sr_debug_list_stats sr_debug_list_get_stats(const sr_debug_list *list);
 
+/// A counter that changes whenever the list's contents may have: every item added (kept or
+/// dropped) and every sr_debug_list_clear bump it. A viewer that keeps a list's pointer across
+/// frames compares it to the value it last drew to notice a list cleared and refilled in place.
+/// Never decreases; 0 for a new list and for NULL.
+uint64_t sr_debug_list_generation(const sr_debug_list *list);
+
 /// How an item is drawn. A zeroed style is an opaque white one-pixel line, depth-tested.
 typedef struct sr_debug_style {
     uint32_t color; ///< sr_rgba8 (alpha blends); 0 means opaque white
