@@ -40,7 +40,8 @@ void sr_viewer_remove_list(sr_viewer *viewer, const sr_debug_list *list)
     }
     for (int i = 0; i < viewer->list_count; i++)
         if (viewer->lists[i] == list) {
-            memmove(viewer->lists + i, viewer->lists + i + 1, (size_t)(viewer->list_count - i - 1) * sizeof *viewer->lists);
+            memmove(viewer->lists + i, viewer->lists + i + 1,
+                    (size_t)(viewer->list_count - i - 1) * sizeof *viewer->lists);
             viewer->list_count--;
             viewer->dirty = true;
             break;
@@ -55,7 +56,8 @@ sr_status sr_viewer_save_frame(sr_viewer *viewer, const char *path, sr_error *er
 {
     SDL_assert(viewer);
     if (!path || !path[0])
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_viewer_save_frame: path is %s", path ? "empty" : "NULL");
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_viewer_save_frame: path is %s",
+                            path ? "empty" : "NULL");
     viewer_watch_scene(viewer);
     return viewer_save(viewer, path, err);
 }
@@ -106,8 +108,7 @@ void sr_viewer_set_overlays(sr_viewer *viewer, uint32_t items)
     viewer->dirty = true;
 }
 
-sr_status sr_viewer_set_bvh_depths(sr_viewer *viewer, int first, int last, int mesh_first, int mesh_last,
-                                   sr_error *err)
+sr_status sr_viewer_set_bvh_depths(sr_viewer *viewer, int first, int last, int mesh_first, int mesh_last, sr_error *err)
 {
     SDL_assert(viewer);
     const struct {

@@ -62,7 +62,7 @@ struct sr_viewer {
     SDL_Texture *texture;
     int texture_width, texture_height;
     Uint32 texture_format; ///< SDL_PIXELFORMAT_ARGB8888 or RGBA32 (viewer.c: texture_format)
-    bool sdl_ready; ///< SDL_InitSubSystem(VIDEO) succeeded (undone in destroy)
+    bool sdl_ready;        ///< SDL_InitSubSystem(VIDEO) succeeded (undone in destroy)
 
     sr_scene *scene; ///< shown (NULL while the first load runs or after it failed)
     bool owns_scene; ///< loaded (or made empty) by the viewer

@@ -43,14 +43,14 @@ typedef struct sr_viewer_event {
     /// Keys: the SDL_Keycode (layout dependent). Printable keys are their lower-case character,
     /// so `event->key == 'k'` or `== ' '` needs no SDL header; others are SDLK_* of <SDL.h>.
     int32_t key;
-    int32_t scancode;     ///< keys: the SDL_Scancode (the key's physical place)
-    const char *key_name; ///< keys: SDL's name of the key ("K", "Space", "Left"); valid during the call
-    bool repeat;          ///< key down: an automatic repeat while the key is held
-    uint32_t modifiers;   ///< keys and mouse: the SDL_Keymod bits held (KMOD_SHIFT, KMOD_CTRL, ...)
-    int button;           ///< mouse down and up: 1 left, 2 middle, 3 right, 4 and 5 the side buttons
-    int clicks;           ///< mouse down and up: 1 for a single click, 2 for a double click
-    float x, y;           ///< mouse events and wheel: the pointer's position in frame pixels
-    float wheel;          ///< wheel: notches, positive away from the user (the viewer zooms in)
+    int32_t scancode;      ///< keys: the SDL_Scancode (the key's physical place)
+    const char *key_name;  ///< keys: SDL's name of the key ("K", "Space", "Left"); valid during the call
+    bool repeat;           ///< key down: an automatic repeat while the key is held
+    uint32_t modifiers;    ///< keys and mouse: the SDL_Keymod bits held (KMOD_SHIFT, KMOD_CTRL, ...)
+    int button;            ///< mouse down and up: 1 left, 2 middle, 3 right, 4 and 5 the side buttons
+    int clicks;            ///< mouse down and up: 1 for a single click, 2 for a double click
+    float x, y;            ///< mouse events and wheel: the pointer's position in frame pixels
+    float wheel;           ///< wheel: notches, positive away from the user (the viewer zooms in)
     const void *sdl_event; ///< the SDL_Event itself (cast to `const SDL_Event *`); valid during the call
 } sr_viewer_event;
 
