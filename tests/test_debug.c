@@ -19,11 +19,36 @@ static sr_debug_list *new_list(size_t segments)
     return list;
 }
 
-/* The segments the list holds (kind ITEM_SEGMENT). */
-static size_t segments_of(const sr_debug_list *list, const debug_item **items)
+/* A world segment as the list's items are drawn with. */
+typedef struct segment {
+    sr_vec3 a, b;
+} segment;
+
+/* The segments the list's items are tessellated into (sr_debug_draw's first step), in order, in
+ * *out (NULL or an earlier result, freed here; free the last one); a 320 x 200 view for the
+ * screen-sized items. */
+static size_t segments_of(const sr_debug_list *list, segment **out)
 {
-    *items = list->items;
-    return list->item_count;
+    free(*out);
+    size_t count = 0, total = 0;
+    const sr_debug_item *items = sr_debug_list_items(list, &count);
+    for (size_t i = 0; i < count; i++)
+        total += sr_debug_item_cost(&items[i]).segments;
+    sr_line_vertex *vertices = malloc((2 * total + 1) * sizeof *vertices);
+    sr_line_vertex *triangles = malloc((3 * sr_debug_list_get_stats(list).triangles + 1) * sizeof *triangles);
+    debug_sink sink = {.segments = vertices, .triangles = triangles};
+    const debug_view view = {.view_projection = sr_mat4_identity(), .width = 320, .height = 200};
+    for (size_t i = 0; i < count; i++) {
+        size_t before = sink.segment_count;
+        sr_debug_tessellate(&items[i], sr_debug_list_item_points(list, &items[i]), &view, &sink);
+        cr_assert_leq(sink.segment_count - before, sr_debug_item_cost(&items[i]).segments, "item %zu", i);
+    }
+    *out = malloc((sink.segment_count + 1) * sizeof **out);
+    for (size_t i = 0; i < sink.segment_count; i++)
+        (*out)[i] = (segment){vertices[2 * i].position, vertices[2 * i + 1].position};
+    free(vertices);
+    free(triangles);
+    return sink.segment_count;
 }
 
 Test(debug_list, capacity_drops_and_counts_then_grows_between_frames)
@@ -36,7 +61,7 @@ Test(debug_list, capacity_drops_and_counts_then_grows_between_frames)
     cr_assert_eq(stats.segments_dropped, 15u);
     // The items kept are the first ten, in order.
     for (int i = 0; i < 10; i++)
-        cr_assert_eq(list->items[i].b.x, (float)i);
+        cr_assert_eq(sr_debug_list_items(list, NULL)[i].line.b.x, (float)i);
     cr_assert_eq(sr_debug_list_clear(list, NULL), SR_OK);
     stats = sr_debug_list_get_stats(list);
     cr_assert_eq(stats.segments, 0u);
@@ -53,7 +78,7 @@ Test(debug_list, capacity_drops_and_counts_then_grows_between_frames)
     stats = sr_debug_list_get_stats(small);
     cr_assert_eq(stats.texts, 2u);
     cr_assert_eq(stats.texts_dropped, 1u);
-    cr_assert_str_eq(small->bytes + small->texts[1].offset, "k");
+    cr_assert_str_eq(sr_debug_list_item_text(small, &sr_debug_list_items(small, NULL)[1]), "k");
     sr_debug_list_destroy(small);
     sr_debug_list_destroy(list);
 }
@@ -90,10 +115,10 @@ Test(debug_list, generation_changes_with_every_addition_and_clear)
 }
 
 /* Every end point of every segment is at distance `radius` from `centre` (within `tolerance`). */
-static void expect_on_sphere(const sr_debug_list *list, size_t from, size_t to, sr_vec3 centre, float radius)
+static void expect_on_sphere(const segment *segments, size_t from, size_t to, sr_vec3 centre, float radius)
 {
     for (size_t i = from; i < to; i++) {
-        const debug_item *item = &list->items[i];
+        const segment *item = &segments[i];
         float da = sr_vec3_length(sr_vec3_sub(item->a, centre)), db = sr_vec3_length(sr_vec3_sub(item->b, centre));
         cr_assert(fabsf(da - radius) < 1e-5f * radius && fabsf(db - radius) < 1e-5f * radius, "segment %zu: %g %g", i,
                   (double)da, (double)db);
@@ -103,13 +128,13 @@ static void expect_on_sphere(const sr_debug_list *list, size_t from, size_t to, 
 Test(debug_list, shapes_are_their_analytic_definitions)
 {
     sr_debug_list *list = new_list(4096);
-    const debug_item *items;
+    segment *items = NULL;
     // Sphere: three great circles of 32 segments, every point at the radius, each circle a
     // closed polyline (each segment starts where the previous ended, the last ends at the first).
     sr_vec3 centre = {1, -2, 3};
     sr_debug_sphere(list, centre, 2.5f, (sr_debug_style){0});
     cr_assert_eq(segments_of(list, &items), 96u);
-    expect_on_sphere(list, 0, 96, centre, 2.5f);
+    expect_on_sphere(items, 0, 96, centre, 2.5f);
     for (int circle = 0; circle < 3; circle++) {
         for (int k = 1; k < 32; k++)
             cr_assert(memcmp(&items[circle * 32 + k].a, &items[circle * 32 + k - 1].b, sizeof(sr_vec3)) == 0);
@@ -203,6 +228,7 @@ Test(debug_list, shapes_are_their_analytic_definitions)
     cr_assert_eq(n, 22u);
     for (size_t i = 0; i < n; i++)
         cr_assert(items[i].a.y == 1.5f && items[i].b.y == 1.5f);
+    free(items);
     sr_debug_list_destroy(list);
 }
 
@@ -422,9 +448,11 @@ Test(overlay, a_given_pick_draws_as_the_pick_at_its_point_and_hud_text_is_append
     sr_debug_list *at_point = new_list(0);
     desc.pick_hit = NULL;
     cr_assert_eq(sr_overlay_add(scene, frame, &camera, 160, 90, &desc, at_point, NULL), SR_OK);
-    const debug_item *a, *b;
+    segment *a = NULL, *b = NULL;
     size_t na = segments_of(list, &a), nb = segments_of(at_point, &b);
     cr_assert(na != nb || memcmp(a, b, na * sizeof *a) != 0, "another hit, other segments");
+    free(a);
+    free(b);
     sr_debug_list_destroy(list);
     sr_debug_list_destroy(at_point);
     for (int k = 0; k < 2; k++)
