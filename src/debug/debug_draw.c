@@ -192,8 +192,10 @@ static void draw_text(sr_debug_list *list, sr_framebuffer *fb, sr_mat4 view_proj
     }
     if (!(x > -1e6f && x < 1e6f && y > -1e6f && y < 1e6f))
         return;
+    // The dark outline fades with the text: a label faded out leaves nothing behind.
+    float alpha = (float)(item->style.color >> 24) / 255.0f;
     sr_font_draw(fb, (int)floorf(x), (int)floorf(y), list->bytes + item->text.offset, item->style.width,
-                 item->style.color, sr_rgba8(0.0f, 0.0f, 0.0f, 0.8f), SR_FONT_OUTLINE);
+                 item->style.color, sr_rgba8(0.0f, 0.0f, 0.0f, 0.8f * alpha), SR_FONT_OUTLINE);
 }
 
 /* ---- the draw ---- */

@@ -20,8 +20,6 @@ static sr_debug_item item_of(sr_debug_item_kind kind, sr_debug_style style)
     memset(&item, 0, sizeof item); // the union's unused bytes too: recorders may copy items whole
     item.kind = kind;
     item.style = kept_style(style);
-    if (!item.style.color)
-        item.style.color = 0xffffffffu; // colour 0 means opaque white
     return item;
 }
 
@@ -37,7 +35,7 @@ void sr_debug_line_gradient(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_debug_
     if (!list)
         return;
     sr_debug_item item = item_of(SR_DEBUG_ITEM_LINE, style);
-    item.line = (sr_debug_item_line){.a = a, .b = b, .color_b = color_b ? color_b : 0xffffffffu};
+    item.line = (sr_debug_item_line){.a = a, .b = b, .color_b = color_b};
     push(list, &item);
 }
 
