@@ -130,12 +130,22 @@ static void pixel_range(float lo, float hi, int size, int *first, int *last)
     *last = b >= (float)size ? size - 1 : b < -1.0f ? -1 : (int)b;
 }
 
-/* A dot: the pixels whose centres lie within size / 2 of the point's window position, each
- * tested (unless on top) with the point's depth. */
+/* Whether a screen-sized item anchored at window (x, y, z) is hidden by the scene: its anchor's
+ * pixel fails the biased depth test (an anchor off screen hides nothing). The item is then
+ * hidden as a whole, as a label or a contact dot on a sloped surface should be shown whole. */
+static bool anchor_hidden(const sr_framebuffer *fb, float x, float y, float z)
+{
+    int px = (int)floorf(x), py = (int)floorf(y);
+    return px >= 0 && py >= 0 && px < fb->width && py < fb->height &&
+           !depth_passes(fb, (size_t)py * (size_t)fb->width + (size_t)px, z);
+}
+
+/* A dot: the pixels whose centres lie within size / 2 of the point's window position. */
 static void draw_dot(sr_framebuffer *fb, sr_mat4 view_projection, const sr_debug_item *item)
 {
     float x, y, z;
-    if (!(item->style.color >> 24) || !window_of(view_projection, fb, item->point.position, &x, &y, &z))
+    if (!(item->style.color >> 24) || !window_of(view_projection, fb, item->point.position, &x, &y, &z) ||
+        (!item->style.on_top && anchor_hidden(fb, x, y, z)))
         return;
     float radius = 0.5f * item->point.size_px;
     int left, right, top, bottom;
@@ -146,9 +156,10 @@ static void draw_dot(sr_framebuffer *fb, sr_mat4 view_projection, const sr_debug
     for (int py = top; py <= bottom; py++)
         for (int px = left; px <= right; px++) {
             float dx = (float)px + 0.5f - x, dy = (float)py + 0.5f - y;
-            size_t i = (size_t)py * (size_t)fb->width + (size_t)px;
-            if (dx * dx + dy * dy <= radius * radius && (item->style.on_top || depth_passes(fb, i, z)))
-                fb->color[i] = sr_blend_rgba8(SR_BLEND_ALPHA, color, fb->color[i]);
+            if (dx * dx + dy * dy <= radius * radius) {
+                uint32_t *p = &fb->color[(size_t)py * (size_t)fb->width + (size_t)px];
+                *p = sr_blend_rgba8(SR_BLEND_ALPHA, color, *p);
+            }
         }
 }
 
@@ -183,11 +194,8 @@ static void draw_text(sr_debug_list *list, sr_framebuffer *fb, sr_mat4 view_proj
     if (!(item->style.color >> 24))
         return;
     if (item->kind == SR_DEBUG_ITEM_TEXT) {
-        if (!window_of(view_projection, fb, item->text.anchor, &x, &y, &z))
-            return;
-        int px = (int)floorf(x), py = (int)floorf(y);
-        if (!item->style.on_top && px >= 0 && py >= 0 && px < fb->width && py < fb->height &&
-            !depth_passes(fb, (size_t)py * (size_t)fb->width + (size_t)px, z))
+        if (!window_of(view_projection, fb, item->text.anchor, &x, &y, &z) ||
+            (!item->style.on_top && anchor_hidden(fb, x, y, z)))
             return;
     }
     if (!(x > -1e6f && x < 1e6f && y > -1e6f && y < 1e6f))

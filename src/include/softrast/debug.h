@@ -147,8 +147,10 @@ void sr_debug_ray(sr_debug_list *list, const sr_ray *ray, float length, sr_debug
 /// (size_px <= 0: 8).
 void sr_debug_point(sr_debug_list *list, sr_vec3 point, float size_px, sr_debug_style style);
 /// A round dot: the pixels whose centres lie within size_px / 2 of the point's projection
-/// (a filled disc `size_px` pixels across, whatever the distance; size_px <= 0: 6), depth-tested
-/// as a whole at the point unless style.on_top. b2Draw::DrawPoint.
+/// (a filled disc `size_px` pixels across, whatever the distance; size_px <= 0: 6). Unless
+/// style.on_top it is depth-tested as a whole, as text is: hidden when the point is behind the
+/// scene at its own pixel, whole otherwise (a contact dot on a sloped surface shows entirely).
+/// b2Draw::DrawPoint, btIDebugDraw::drawContactPoint.
 void sr_debug_dot(sr_debug_list *list, sr_vec3 point, float size_px, sr_debug_style style);
 void sr_debug_aabb(sr_debug_list *list, sr_aabb box, sr_debug_style style);
 void sr_debug_obb(sr_debug_list *list, const sr_obb *box, sr_debug_style style);
