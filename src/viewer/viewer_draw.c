@@ -135,7 +135,7 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
                  viewer->load.stage, fraction * 100.0);
         pthread_mutex_unlock(&viewer->load.lock);
         text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f));
-        sr_debug_rect_2d(viewer->list, x, y + 62.0f, 400.0f, 10.0f, false, (sr_debug_style){0});
+        sr_debug_rect_2d(viewer->list, x, y + 62.0f, 400.0f, 10.0f, false, (sr_debug_style){.color = SR_DEBUG_WHITE});
         sr_debug_rect_2d(viewer->list, x, y + 62.0f, 400.0f * (float)fraction, 10.0f, true,
                          (sr_debug_style){.color = SR_OVERLAY_COLOR_BOUNDS});
     } else {

@@ -99,7 +99,7 @@ static void step(sr_scene *scene, body bodies[BOXES], float dt, sr_debug_list *l
                        (sr_debug_style){.color = 0xffffff40u, .on_top = true});
     }
     sr_debug_text_2d(list, 8.0f, 690.0f, "viewer_example: the program's own debug list (contacts, velocities)",
-                     (sr_debug_style){0});
+                     (sr_debug_style){.color = SR_DEBUG_WHITE});
 }
 
 int main(int argc, char **argv)
