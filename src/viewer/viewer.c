@@ -501,6 +501,8 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
         status = sr_scene_frame_create(&viewer->frame, err);
     if (status == SR_OK)
         status = sr_debug_list_create(NULL, &viewer->list, err);
+    if (status == SR_OK)
+        status = sr_debug_list_create(NULL, &viewer->hud_list, err);
     if (status == SR_OK) {
         if (scene) {
             use_scene(viewer, scene, false);
@@ -540,6 +542,7 @@ void sr_viewer_destroy(sr_viewer *viewer)
     if (viewer->owns_scene)
         sr_scene_destroy(viewer->scene);
     sr_debug_list_destroy(viewer->list);
+    sr_debug_list_destroy(viewer->hud_list);
     sr_scene_frame_destroy(viewer->frame);
     sr_renderer_destroy(viewer->renderer);
     sr_framebuffer_destroy(viewer->fb);

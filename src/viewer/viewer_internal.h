@@ -71,7 +71,8 @@ struct sr_viewer {
     sr_renderer *renderer;
     sr_framebuffer *fb;
     sr_scene_frame *frame;
-    sr_debug_list *list;
+    sr_debug_list *list;     ///< the 3D overlays
+    sr_debug_list *hud_list; ///< the HUD, legends and panels, drawn over the program's lists
     int threads;
 
     /* the cameras */
