@@ -525,6 +525,20 @@ Test(viewer_embed, with_no_scene_only_the_programs_list_is_drawn, .init = init, 
         other += fb->color[i] != PROGRAM_COLOR && fb->color[i] != SR_BENCH_SCENE_BACKGROUND;
     cr_assert_gt(other, 500, "the grid is drawn");
     cr_assert_eq(line_points_in_frame(viewer, a, b), 9);
+    // With no scene, Home goes back to the program's camera.
+    SDL_Event drag[3] = {
+        {.button = {.type = SDL_MOUSEBUTTONDOWN, .button = SDL_BUTTON_LEFT, .clicks = 1, .x = 100, .y = 100}},
+        {.motion = {.type = SDL_MOUSEMOTION, .state = SDL_BUTTON_LMASK, .x = 140, .y = 110}},
+        {.button = {.type = SDL_MOUSEBUTTONUP, .button = SDL_BUTTON_LEFT, .clicks = 1, .x = 140, .y = 110}}};
+    for (int i = 0; i < 3; i++)
+        SDL_PushEvent(&drag[i]);
+    frame(viewer, list);
+    sr_camera orbited = sr_viewer_camera(viewer), resolved = sr_camera_resolve(&camera);
+    cr_assert(memcmp(&orbited, &resolved, sizeof orbited) != 0, "the drag orbited");
+    push_key(SDLK_HOME);
+    frame(viewer, list);
+    sr_camera home = sr_viewer_camera(viewer);
+    cr_assert(memcmp(&home, &resolved, sizeof home) == 0, "Home is the program's camera");
     sr_viewer_destroy(viewer);
     sr_debug_list_destroy(list);
 }

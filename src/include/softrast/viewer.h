@@ -148,9 +148,9 @@ const sr_framebuffer *sr_viewer_framebuffer(const sr_viewer *viewer);
 /// The camera the view is drawn with (resolved; the orbit the mouse drives).
 sr_camera sr_viewer_camera(const sr_viewer *viewer);
 /// Makes `camera` the view camera, exactly (a saved frame equals `softrast render --camera` of
-/// it); the mouse then orbits, pans and zooms from there. Home still returns to the scene's
-/// camera. The next sr_viewer_frame draws it. Errors: an invalid camera (sr_camera_check's
-/// message), leaving the view unchanged.
+/// it); the mouse then orbits, pans and zooms from there (about +Y). Home still returns to the
+/// scene's camera; with no scene, to this one. The next sr_viewer_frame draws it. Errors: an
+/// invalid camera (sr_camera_check's message), leaving the view unchanged.
 sr_status sr_viewer_set_camera(sr_viewer *viewer, const sr_camera *camera, sr_error *err);
 
 /// The overlays shown: SR_OVERLAY_* bits of softrast/debug.h (BVH, MESH_BVH, BOUNDS, NORMALS,
