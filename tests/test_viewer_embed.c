@@ -280,6 +280,35 @@ Test(viewer_embed, a_frame_saved_from_code_by_the_s_key_and_by_a_script_shows_th
     remove_dir(dir);
 }
 
+/* print-state's "lists" object for the viewer now (a one-line script run from code). */
+static const char *print_state_lists(sr_viewer *viewer)
+{
+    static char text[16384], lists[256];
+    char dir[64], script[128];
+    make_temp_dir(dir);
+    snprintf(script, sizeof script, "%s/state.txt", dir);
+    FILE *f = fopen(script, "w");
+    cr_assert_not_null(f);
+    fputs("print-state\n", f);
+    fclose(f);
+    FILE *out = tmpfile();
+    cr_assert_not_null(out);
+    sr_error err = {0};
+    cr_assert_eq(sr_viewer_run_script(viewer, script, out, &err), SR_OK, "%s", err.message);
+    rewind(out);
+    size_t n = fread(text, 1, sizeof text - 1, out);
+    text[n] = '\0';
+    fclose(out);
+    remove_dir(dir);
+    const char *start = strstr(text, "\"lists\": ");
+    cr_assert_not_null(start, "%s", text);
+    start += strlen("\"lists\": ");
+    const char *end = strchr(start, '}');
+    cr_assert_not_null(end);
+    snprintf(lists, sizeof lists, "%.*s", (int)(end - start + 1), start);
+    return lists;
+}
+
 Test(viewer_embed, a_list_refilled_in_place_is_drawn_on_the_next_frame, .init = init, .timeout = 120)
 {
     static program p;
@@ -324,7 +353,22 @@ Test(viewer_embed, a_list_refilled_in_place_is_drawn_on_the_next_frame, .init = 
     cr_assert_eq(line_points_in_frame(viewer, low_a, low_b), 9, "a refilled added list is drawn");
     cr_assert_eq(sr_viewer_add_list(viewer, NULL, &err), SR_ERROR_INVALID_ARGUMENT);
     sr_viewer_remove_list(viewer, added);
+
+    // A list too small for a step drops items; the HUD and print-state say how many, until the
+    // next clear grows it.
+    sr_debug_list *small = NULL;
+    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = 2}, &small, NULL), SR_OK);
+    for (int i = 0; i < 5; i++)
+        sr_debug_line(small, low_a, high_b, SR_LITERAL(sr_debug_style){PROGRAM_COLOR, 1, true});
+    frame(viewer, small);
+    cr_assert_str_eq(print_state_lists(viewer), "{\"count\": 1, \"items\": 2, \"dropped\": 3}");
+    cr_assert_eq(sr_debug_list_clear(small, &err), SR_OK, "%s", err.message);
+    for (int i = 0; i < 5; i++)
+        sr_debug_line(small, low_a, high_b, SR_LITERAL(sr_debug_style){PROGRAM_COLOR, 1, true});
+    frame(viewer, small);
+    cr_assert_str_eq(print_state_lists(viewer), "{\"count\": 1, \"items\": 5, \"dropped\": 0}");
     sr_viewer_destroy(viewer);
+    sr_debug_list_destroy(small);
     sr_debug_list_destroy(added);
     sr_debug_list_destroy(list);
 }

@@ -301,6 +301,19 @@ int viewer_program_lists(const sr_viewer *viewer, sr_debug_list **lists)
     return count;
 }
 
+int viewer_lists_summary(const sr_viewer *viewer, size_t *items, size_t *dropped)
+{
+    sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
+    int count = viewer_program_lists(viewer, lists);
+    *items = *dropped = 0;
+    for (int i = 0; i < count; i++) {
+        sr_debug_list_stats stats = sr_debug_list_get_stats(lists[i]);
+        *items += stats.items;
+        *dropped += stats.items_dropped;
+    }
+    return count;
+}
+
 bool viewer_lists_changed(const sr_viewer *viewer)
 {
     sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];

@@ -45,6 +45,15 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
            stats.fps);
     if (viewer->frozen)
         append(text, size, &used, "\nculling camera frozen (F): its frustum yellow, culled instances grey");
+    // The program's lists, and what they dropped: a list that is too small loses items until its
+    // next clear grows it (sr_debug_list_clear), and a program should know.
+    size_t items = 0, dropped = 0;
+    int count = viewer_lists_summary(viewer, &items, &dropped);
+    if (count > 0) {
+        append(text, size, &used, "\nprogram's lists: %d, %zu items", count, items);
+        if (dropped)
+            append(text, size, &used, " (%zu dropped past their capacity: the next clear grows it)", dropped);
+    }
     if (viewer->has_pick) {
         const sr_pick_hit *hit = &viewer->pick;
         if (hit->hit) {
@@ -186,7 +195,10 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
     char hud[4096];
     if (items & SR_OVERLAY_HUD)
         hud_text(viewer, hud, sizeof hud);
-    sr_overlay_desc overlay = {.items = items,
+    // With no scene the overlays' HUD (the scene's instances, triangles, fragments) says nothing:
+    // the viewer's own lines go in a panel of the same place instead.
+    bool own_hud = viewer->no_scene && (items & SR_OVERLAY_HUD);
+    sr_overlay_desc overlay = {.items = own_hud ? items & ~(uint32_t)SR_OVERLAY_HUD : items,
                                .bvh_range = true,
                                .bvh_min = viewer->bvh_first,
                                .bvh_max = viewer->bvh_last,
@@ -213,6 +225,11 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         if (status == SR_OK)
             status =
                 sr_overlay_add(viewer->scene, viewer->frame, &view, fb->width, fb->height, &overlay, viewer->list, err);
+        if (status == SR_OK && own_hud) {
+            char text[4200];
+            snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
+            text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f));
+        }
         if (status == SR_OK)
             add_panels(viewer, viewer->hud_list);
         if (!list_dropped(viewer->list) && !list_dropped(viewer->hud_list))
