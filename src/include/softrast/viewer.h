@@ -56,6 +56,9 @@ typedef struct sr_viewer_event {
 
 /// A program's input callback. For `input_filter`: return true to take the event (the viewer
 /// then ignores it), false to let the viewer handle it. For `input`: the return value is ignored.
+/// Called on the viewer's thread from within sr_viewer_frame (or sr_viewer_run, a script): it may
+/// call the viewer's setters and sr_viewer_save_frame, not sr_viewer_frame, sr_viewer_run,
+/// sr_viewer_run_script or sr_viewer_destroy.
 typedef bool (*sr_viewer_input_fn)(void *user, const sr_viewer_event *event);
 
 /// How a viewer is opened. Zero fields take their defaults.
