@@ -69,6 +69,8 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
                viewer->load.fraction * 100.0);
         pthread_mutex_unlock(lock);
     }
+    if (viewer->hud_text[0])
+        append(text, size, &used, "\n%s", viewer->hud_text);
     if (viewer->message[0] && !viewer->message_is_error)
         append(text, size, &used, "\n%s", viewer->message);
     append(text, size, &used, "\nH: help");
@@ -147,7 +149,18 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
     return sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), err);
 }
 
-sr_status viewer_render(sr_viewer *viewer, sr_debug_list *extra, double *render_ms, sr_error *err)
+/* The program's lists, seen by the view camera. */
+static sr_status draw_program_lists(sr_viewer *viewer, sr_mat4 view_projection, sr_error *err)
+{
+    sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
+    int count = viewer_program_lists(viewer, lists);
+    sr_status status = SR_OK;
+    for (int i = 0; i < count && status == SR_OK; i++)
+        status = sr_debug_draw(lists[i], viewer->renderer, viewer->fb, view_projection, err);
+    return status;
+}
+
+sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
 {
     double start = now_ms();
     *render_ms = 0.0;
@@ -163,7 +176,7 @@ sr_status viewer_render(sr_viewer *viewer, sr_debug_list *extra, double *render_
     uint32_t items = viewer->overlays | (viewer->frozen ? SR_OVERLAY_FRUSTUM : 0u);
     if (!viewer->has_pick)
         items &= ~(uint32_t)SR_OVERLAY_PICK;
-    char hud[2048];
+    char hud[4096];
     if (items & SR_OVERLAY_HUD)
         hud_text(viewer, hud, sizeof hud);
     sr_overlay_desc overlay = {.items = items,
@@ -195,10 +208,12 @@ sr_status viewer_render(sr_viewer *viewer, sr_debug_list *extra, double *render_
     sr_mat4 view_matrix, projection;
     sr_camera_matrices(&view, fb->width, fb->height, &view_matrix, &projection);
     sr_mat4 view_projection = sr_mat4_mul(projection, view_matrix);
+    // The program's lines over the scene, the viewer's overlays, HUD and panels over them, so
+    // that the HUD and the help stay readable.
+    if (status == SR_OK)
+        status = draw_program_lists(viewer, view_projection, err);
     if (status == SR_OK)
         status = sr_debug_draw(viewer->list, viewer->renderer, fb, view_projection, err);
-    if (status == SR_OK && extra)
-        status = sr_debug_draw(extra, viewer->renderer, fb, view_projection, err);
     *render_ms = now_ms() - start;
     return status;
 }
