@@ -511,9 +511,22 @@ Test(debug_engines, the_window_mode_runs_in_the_viewer_and_refuses_to_run_unseen
         char dir[64] = "/tmp/softrast_engines_XXXXXX", err[4096];
         cr_assert_not_null(mkdtemp(dir));
         char *const env[] = {"SDL_VIDEODRIVER=dummy", "PATH=/usr/bin:/bin", NULL};
-        const char *bounded[] = {"--frames", "20", "--size", "320x180", NULL};
+        char shot[128];
+        snprintf(shot, sizeof shot, "%s/shot.png", dir);
+        const char *bounded[] = {"--frames", "60", "--size", "480x270", "--screenshot", shot, NULL};
         int status = run_example_in(exe, bounded, env, dir, err, sizeof err);
-        cr_assert_eq(status, 0, "%s --frames 20: exit %d: %s", exe, status, err);
+        cr_assert_eq(status, 0, "%s --frames 60: exit %d: %s", exe, status, err);
+        // What the window showed at the end has the program's list: its contacts' yellow dots
+        // (Bullet's contact colour (1, 1, 0), draw_contacts' (0.9, 0.9, 0.3)).
+        image im = load_image(shot);
+        int yellow = 0;
+        for (size_t i = 0; i < (size_t)im.width * (size_t)im.height; i++) {
+            uint32_t c = im.pixels[i];
+            yellow += (c & 0xffu) >= 0xe0u && (c >> 8 & 0xffu) >= 0xe0u && (c >> 16 & 0xffu) <= 0x50u;
+        }
+        cr_assert_gt(yellow, 50, "%s: %d contact pixels in the window's frame", exe, yellow);
+        free(im.pixels);
+        remove(shot);
         const char *unbounded[] = {NULL};
         status = run_example_in(exe, unbounded, env, dir, err, sizeof err);
         cr_assert_eq(status, 1, "%s with no window and no --frames: exit %d", exe, status);

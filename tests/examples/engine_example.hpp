@@ -5,10 +5,12 @@
  * deriving from engine_example; its main() is one call of engine_example_main.
  *
  *   PROGRAM [--headless] [--frames N] [--save-every K] [--out DIR] [--size WxH] [--threads N]
+ *           [--screenshot FILE]
  *
  * Window (the default): the pile falls in a window; Space pauses, N steps one frame while
  * paused, R drops the pile again; the viewer's own keys and mouse work as in `softrast view`
- * (H lists them). Ends when the window closes or after --frames.
+ * (H lists them). Ends when the window closes or after --frames; --screenshot FILE then saves
+ * what the window shows (sr_viewer_save_frame).
  * Headless (--headless, no display needed): runs --frames frames (default 120), writes every
  * K-th frame (--save-every; default: the last one only) as DIR/frame_NNNN.png (--out, default
  * the current folder) and DIR/poses.txt: the camera, then per saved frame each body's shape and
@@ -47,6 +49,8 @@ public:
     virtual void write_poses(FILE *out) const = 0;
     /// A line of text for the HUD (bodies, contacts, step).
     virtual std::string status() const = 0;
+    /// The viewer's overlays in the window (SR_OVERLAY_* bits): the HUD and a ground grid.
+    virtual uint32_t overlays() const { return SR_OVERLAY_HUD | SR_OVERLAY_GRID; }
 };
 
 /// The command line.
@@ -57,6 +61,7 @@ struct engine_example_options {
     std::string out_dir = ".";
     int width = 640, height = 360;
     int threads = 0;
+    std::string screenshot; ///< window: save what it shows when the run ends
 };
 
 /// An 8-bit RGBA colour from floats in [0, 1], as written in poses.txt (r in the low byte): the
@@ -78,6 +83,7 @@ inline void usage(const char *program, FILE *to)
 {
     std::fprintf(to,
                  "usage: %s [--headless] [--frames N] [--save-every K] [--out DIR] [--size WxH] [--threads N]\n"
+                 "       [--screenshot FILE]\n"
                  "  a pile of bodies falling on the ground, drawn by softrast through the engine's debug drawer\n"
                  "  window (default): Space pauses, N steps one frame while paused, R drops the pile again\n"
                  "  --headless       no window: render into PNG frames (DIR/frame_NNNN.png) and DIR/poses.txt\n"
@@ -85,7 +91,8 @@ inline void usage(const char *program, FILE *to)
                  "  --save-every K   headless: save every K-th frame (default: the last one only)\n"
                  "  --out DIR        headless: the folder for frames and poses (default: .), created if absent\n"
                  "  --size WxH       frame size in pixels (default 640x360)\n"
-                 "  --threads N      rendering threads (default: one per core)\n",
+                 "  --threads N      rendering threads (default: one per core)\n"
+                 "  --screenshot F   window: save what the window shows when the run ends (.png or .bmp)\n",
                  program);
 }
 
@@ -132,6 +139,8 @@ inline int parse(int argc, char **argv, const char *program, engine_example_opti
                 o->threads = (int)number;
         } else if (arg == "--out") {
             o->out_dir = value;
+        } else if (arg == "--screenshot") {
+            o->screenshot = value;
         } else if (arg == "--size") {
             int w = 0, h = 0;
             char tail = 0;
@@ -150,6 +159,11 @@ inline int parse(int argc, char **argv, const char *program, engine_example_opti
     }
     if (!o->headless && (o->save_every || o->out_dir != ".")) {
         std::fprintf(stderr, "%s: --save-every and --out go with --headless\n", program);
+        return 2;
+    }
+    if (o->headless && !o->screenshot.empty()) {
+        std::fprintf(stderr, "%s: --screenshot goes with the window (headless, every frame is saved by --out)\n",
+                     program);
         return 2;
     }
     return -1;
@@ -305,7 +319,7 @@ inline int window(engine_example &example, const engine_example_options &o)
         sr_debug_list_destroy(list);
         return 1;
     }
-    sr_viewer_set_overlays(viewer, SR_OVERLAY_HUD | SR_OVERLAY_GRID);
+    sr_viewer_set_overlays(viewer, example.overlays());
     example.reset();
     int status = 0;
     bool changed = true, was_paused = false;
@@ -337,6 +351,14 @@ inline int window(engine_example &example, const engine_example_options &o)
                 status = 1;
             }
             break;
+        }
+    }
+    if (status == 0 && !o.screenshot.empty()) {
+        if (sr_viewer_save_frame(viewer, o.screenshot.c_str(), &err) != SR_OK) {
+            std::fprintf(stderr, "%s: --screenshot: %s\n", program, err.message);
+            status = 1;
+        } else {
+            std::printf("%s: wrote %s\n", program, o.screenshot.c_str());
         }
     }
     sr_viewer_destroy(viewer);

@@ -18,6 +18,8 @@
 class pile_box2d : public engine_example {
 public:
     const char *name() const override { return "pile_box2d"; }
+    /// The HUD alone: the viewer's ground grid (the XZ plane) would cut across Box2D's plane.
+    uint32_t overlays() const override { return SR_OVERLAY_HUD; }
 
     sr_camera camera() const override
     {

@@ -1,10 +1,12 @@
 /* softrast/debug.h — the collision debug renderer: immediate-mode draw lists that any code fills
- * (lines, boxes, spheres, capsules, arrows, points, frustums, text), drawn over a frame through
- * the pipeline's line rasteriser, and the overlays that show what the geometry queries did
- * (BVH nodes, bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD),
- * built only from the public queries of geom, bvh and scene.
+ * (lines, boxes, spheres, capsules, arrows, points and dots, circles, filled polygons, frustums,
+ * text), kept as the shapes' parameters and drawn over a frame through the pipeline's line and
+ * triangle rasterisers, and the overlays that show what the geometry queries did (BVH nodes,
+ * bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD), built only from
+ * the public queries of geom, bvh and scene.
  * Stands on scene, raster, bvh, geom; knows nothing of SDL. Like Box2D's b2DebugDraw or Jolt's
- * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame. */
+ * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame.
+ * Bullet's btIDebugDraw and Box2D's b2Draw on a list: softrast/bullet_draw.hpp, box2d_draw.hpp. */
 #ifndef SOFTRAST_DEBUG_H
 #define SOFTRAST_DEBUG_H
 
