@@ -24,6 +24,8 @@ struct sr_debug_list {
     sr_line_vertex *segment_scratch, *triangle_scratch;
     /// Bumped by every item added (kept or dropped) and every clear (sr_debug_list_generation).
     uint64_t generation;
+    /// Where sr_debug_list_begin starts an item when the list is full (it is then dropped).
+    sr_debug_item spare;
 };
 
 /// What an item costs: the segments and filled triangles it is drawn with (at most; an item
@@ -32,11 +34,15 @@ typedef struct debug_cost {
     size_t segments, triangles, points, bytes;
 } debug_cost;
 
-/// Adds `item` when it and its cost fit, copying `points` (cost.points of them) or `text`
-/// (cost.bytes with its NUL) into the list and pointing the item at them; otherwise drops it.
-/// Both are counted (stats, growth at the next clear).
-void sr_debug_list_push(sr_debug_list *list, const sr_debug_item *item, debug_cost cost, const sr_vec3 *points,
-                        const char *text);
+/// Starts an item of `kind` in the list's next slot (zeroed, kind and style set, the width
+/// clamped), or in a spare item when the list is full, so the caller fills it in place either
+/// way; sr_debug_list_commit then keeps or drops it.
+sr_debug_item *sr_debug_list_begin(sr_debug_list *list, sr_debug_item_kind kind, sr_debug_style style);
+/// Keeps the item sr_debug_list_begin started when it and its cost fit, copying `points` (a
+/// polyline's, item->polyline.count of them) or `text` (a text item's, item->text.length bytes
+/// and a NUL) into the list and pointing the item at them; otherwise drops it. Both are
+/// counted (stats, growth at the next clear) and bump the generation.
+void sr_debug_list_commit(sr_debug_list *list, sr_debug_item *item, const sr_vec3 *points, const char *text);
 
 /// The segments and filled triangles `item` is drawn with (debug_tessellate.c; what
 /// sr_debug_tessellate writes at most), and the points and text bytes it keeps.

@@ -1,32 +1,11 @@
 /* src/debug/debug_items.c — the functions that add items to a debug list (softrast/debug.h): each
- * checks its arguments, keeps the item as its parameters (nothing is tessellated here: see
- * debug_tessellate.c) and hands it to the list with its cost; sr_debug_list_append replays a
- * stored item through the same functions. Knows nothing of drawing. */
+ * checks its arguments and writes the item's parameters in place in the list's next slot
+ * (sr_debug_list_begin), which the list then keeps or drops by its cost (sr_debug_list_commit);
+ * nothing is tessellated here (debug_tessellate.c). sr_debug_list_append replays a stored item
+ * through the same functions. Knows nothing of drawing. */
 #include "debug_internal.h"
 
 #include <string.h>
-
-/* The style as kept: the width clamped to 1..4 (0 means 1). */
-static sr_debug_style kept_style(sr_debug_style style)
-{
-    style.width = style.width < 1 ? 1 : style.width > 4 ? 4 : style.width;
-    return style;
-}
-
-/* Starts an item of `kind` with its style. */
-static sr_debug_item item_of(sr_debug_item_kind kind, sr_debug_style style)
-{
-    sr_debug_item item;
-    memset(&item, 0, sizeof item); // the union's unused bytes too: recorders may copy items whole
-    item.kind = kind;
-    item.style = kept_style(style);
-    return item;
-}
-
-static void push(sr_debug_list *list, const sr_debug_item *item)
-{
-    sr_debug_list_push(list, item, sr_debug_item_cost(item), NULL, NULL);
-}
 
 /* ---- 3D items ---- */
 
@@ -34,9 +13,9 @@ void sr_debug_line_gradient(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_debug_
 {
     if (!list)
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_LINE, style);
-    item.line = (sr_debug_item_line){.a = a, .b = b, .color_b = color_b};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_LINE, style);
+    item->line = (sr_debug_item_line){.a = a, .b = b, .color_b = color_b};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_line(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_debug_style style)
@@ -50,9 +29,9 @@ static void add_polyline(sr_debug_list *list, const sr_vec3 *points, size_t coun
 {
     if (!list || !points || count < 2 || count > UINT32_MAX)
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_POLYLINE, style);
-    item.polyline = (sr_debug_item_polyline){.count = (uint32_t)count, .closed = closed, .fill_color = fill};
-    sr_debug_list_push(list, &item, sr_debug_item_cost(&item), points, NULL);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_POLYLINE, style);
+    item->polyline = (sr_debug_item_polyline){.count = (uint32_t)count, .closed = closed, .fill_color = fill};
+    sr_debug_list_commit(list, item, points, NULL);
 }
 
 void sr_debug_polyline(sr_debug_list *list, const sr_vec3 *points, size_t count, bool closed, sr_debug_style style)
@@ -71,9 +50,9 @@ void sr_debug_arrow(sr_debug_list *list, sr_vec3 from, sr_vec3 to, sr_debug_styl
 {
     if (!list)
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_ARROW, style);
-    item.line = (sr_debug_item_line){.a = from, .b = to, .color_b = item.style.color};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_ARROW, style);
+    item->line = (sr_debug_item_line){.a = from, .b = to, .color_b = item->style.color};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_ray(sr_debug_list *list, const sr_ray *ray, float length, sr_debug_style style)
@@ -91,10 +70,10 @@ static void add_point(sr_debug_list *list, sr_debug_item_kind kind, sr_vec3 poin
 {
     if (!list)
         return;
-    sr_debug_item item = item_of(kind, style);
-    item.point = (sr_debug_item_point){.position = point,
+    sr_debug_item *item = sr_debug_list_begin(list, kind, style);
+    item->point = (sr_debug_item_point){.position = point,
                                        .size_px = size_px > 0.0f && isfinite(size_px) ? size_px : default_size};
-    push(list, &item);
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_point(sr_debug_list *list, sr_vec3 point, float size_px, sr_debug_style style)
@@ -113,9 +92,9 @@ void sr_debug_box(sr_debug_list *list, sr_aabb box, sr_mat4 transform, sr_debug_
 {
     if (!list || sr_aabb_is_empty(box))
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_BOX, style);
-    item.box = (sr_debug_item_box){.box = box, .transform = transform};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_BOX, style);
+    item->box = (sr_debug_item_box){.box = box, .transform = transform};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_aabb(sr_debug_list *list, sr_aabb box, sr_debug_style style)
@@ -144,9 +123,9 @@ static void add_sphere(sr_debug_list *list, sr_debug_item_kind kind, sr_vec3 cen
 {
     if (!list || !(radius >= 0.0f))
         return;
-    sr_debug_item item = item_of(kind, style);
-    item.sphere = (sr_debug_item_sphere){.centre = centre, .radius = radius, .rotation = rotation};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, kind, style);
+    item->sphere = (sr_debug_item_sphere){.centre = centre, .radius = radius, .rotation = rotation};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_sphere(sr_debug_list *list, sr_vec3 centre, float radius, sr_debug_style style)
@@ -168,9 +147,9 @@ static void add_segment(sr_debug_list *list, sr_debug_item_kind kind, sr_vec3 a,
 {
     if (!list || !(radius >= 0.0f))
         return;
-    sr_debug_item item = item_of(kind, style);
-    item.segment = (sr_debug_item_segment){.a = a, .b = b, .radius = radius};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, kind, style);
+    item->segment = (sr_debug_item_segment){.a = a, .b = b, .radius = radius};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_cylinder(sr_debug_list *list, sr_vec3 a, sr_vec3 b, float radius, sr_debug_style style)
@@ -193,9 +172,9 @@ void sr_debug_circle_filled(sr_debug_list *list, sr_vec3 centre, sr_vec3 normal,
 {
     if (!list || !(radius >= 0.0f))
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_CIRCLE, style);
-    item.circle = (sr_debug_item_circle){.centre = centre, .normal = normal, .radius = radius, .fill_color = fill_color};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_CIRCLE, style);
+    item->circle = (sr_debug_item_circle){.centre = centre, .normal = normal, .radius = radius, .fill_color = fill_color};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_circle(sr_debug_list *list, sr_vec3 centre, sr_vec3 normal, float radius, sr_debug_style style)
@@ -208,9 +187,9 @@ void sr_debug_frustum(sr_debug_list *list, sr_mat4 view_projection, sr_debug_sty
     sr_mat4 inverse;
     if (!list || !sr_mat4_inverse(view_projection, &inverse))
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_FRUSTUM, style);
-    item.frustum.view_projection = view_projection;
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_FRUSTUM, style);
+    item->frustum.view_projection = view_projection;
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_camera_frustum(sr_debug_list *list, const sr_camera *camera, int width, int height, sr_debug_style style)
@@ -226,18 +205,18 @@ void sr_debug_axes(sr_debug_list *list, sr_mat4 transform, float length, sr_debu
 {
     if (!list)
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_AXES, style);
-    item.axes = (sr_debug_item_axes){.transform = transform, .length = length};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_AXES, style);
+    item->axes = (sr_debug_item_axes){.transform = transform, .length = length};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_grid(sr_debug_list *list, sr_vec3 centre, float size, int divisions, sr_debug_style style)
 {
     if (!list || !(size > 0.0f) || divisions < 1 || divisions > 4096)
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_GRID, style);
-    item.grid = (sr_debug_item_grid){.centre = centre, .size = size, .divisions = divisions};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_GRID, style);
+    item->grid = (sr_debug_item_grid){.centre = centre, .size = size, .divisions = divisions};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_triangle_filled(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_vec3 c, uint32_t fill_color,
@@ -245,9 +224,9 @@ void sr_debug_triangle_filled(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_vec3
 {
     if (!list)
         return;
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_TRIANGLE, style);
-    item.triangle = (sr_debug_item_triangle){.a = a, .b = b, .c = c, .fill_color = fill_color};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_TRIANGLE, style);
+    item->triangle = (sr_debug_item_triangle){.a = a, .b = b, .c = c, .fill_color = fill_color};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 void sr_debug_triangle(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_vec3 c, sr_debug_style style)
@@ -265,9 +244,9 @@ static void add_text(sr_debug_list *list, sr_debug_item_kind kind, sr_vec3 ancho
     size_t length = strlen(text);
     if (length >= UINT32_MAX)
         return;
-    sr_debug_item item = item_of(kind, style);
-    item.text = (sr_debug_item_text){.anchor = anchor, .length = (uint32_t)length};
-    sr_debug_list_push(list, &item, sr_debug_item_cost(&item), NULL, text);
+    sr_debug_item *item = sr_debug_list_begin(list, kind, style);
+    item->text = (sr_debug_item_text){.anchor = anchor, .length = (uint32_t)length};
+    sr_debug_list_commit(list, item, NULL, text);
 }
 
 void sr_debug_text(sr_debug_list *list, sr_vec3 anchor, const char *text, sr_debug_style style)
@@ -286,9 +265,9 @@ void sr_debug_rect_2d(sr_debug_list *list, float x, float y, float width, float 
     if (!list)
         return;
     style.on_top = true; // 2D items are always on top
-    sr_debug_item item = item_of(SR_DEBUG_ITEM_RECT_2D, style);
-    item.rect = (sr_debug_item_rect){.x = x, .y = y, .width = width, .height = height, .filled = filled};
-    push(list, &item);
+    sr_debug_item *item = sr_debug_list_begin(list, SR_DEBUG_ITEM_RECT_2D, style);
+    item->rect = (sr_debug_item_rect){.x = x, .y = y, .width = width, .height = height, .filled = filled};
+    sr_debug_list_commit(list, item, NULL, NULL);
 }
 
 /* ---- replaying a stored item ---- */

@@ -148,9 +148,19 @@ uint64_t sr_debug_list_generation(const sr_debug_list *list)
     return list ? list->generation : 0;
 }
 
-void sr_debug_list_push(sr_debug_list *list, const sr_debug_item *item, debug_cost cost, const sr_vec3 *points,
-                        const char *text)
+sr_debug_item *sr_debug_list_begin(sr_debug_list *list, sr_debug_item_kind kind, sr_debug_style style)
 {
+    sr_debug_item *item = list->item_count < list->item_capacity ? &list->items[list->item_count] : &list->spare;
+    memset(item, 0, sizeof *item); // the union's unused bytes too: recorders may copy items whole
+    item->kind = kind;
+    item->style = style;
+    item->style.width = style.width < 1 ? 1 : style.width > 4 ? 4 : style.width;
+    return item;
+}
+
+void sr_debug_list_commit(sr_debug_list *list, sr_debug_item *item, const sr_vec3 *points, const char *text)
+{
+    debug_cost cost = sr_debug_item_cost(item);
     bool is_text = item->kind == SR_DEBUG_ITEM_TEXT || item->kind == SR_DEBUG_ITEM_TEXT_2D;
     list->generation++;
     list->items_asked++;
@@ -160,23 +170,21 @@ void sr_debug_list_push(sr_debug_list *list, const sr_debug_item *item, debug_co
     list->texts_asked += is_text;
     list->bytes_asked += cost.bytes;
     // Each comparison is written so that it cannot overflow: the counts never pass the capacities.
-    if (list->item_count >= list->item_capacity || cost.segments > list->segment_capacity - list->segment_count ||
+    if (item == &list->spare || cost.segments > list->segment_capacity - list->segment_count ||
         cost.triangles > list->triangle_capacity - list->triangle_count ||
         cost.points > list->point_capacity - list->point_count || (is_text && list->text_count >= list->text_capacity) ||
         cost.bytes > list->byte_capacity - list->byte_count)
-        return;
-    sr_debug_item *kept = &list->items[list->item_count++];
-    *kept = *item;
+        return; // dropped: the slot past item_count is free for the next item
     if (item->kind == SR_DEBUG_ITEM_POLYLINE) {
         memcpy(list->points + list->point_count, points, cost.points * sizeof *points);
-        kept->polyline.first = (uint32_t)list->point_count;
-        kept->polyline.count = (uint32_t)cost.points;
+        item->polyline.first = (uint32_t)list->point_count;
     }
     if (is_text) {
-        memcpy(list->bytes + list->byte_count, text, cost.bytes);
-        kept->text.offset = (uint32_t)list->byte_count;
-        kept->text.length = (uint32_t)(cost.bytes - 1);
+        memcpy(list->bytes + list->byte_count, text, cost.bytes - 1);
+        list->bytes[list->byte_count + cost.bytes - 1] = '\0';
+        item->text.offset = (uint32_t)list->byte_count;
     }
+    list->item_count++;
     list->segment_count += cost.segments;
     list->triangle_count += cost.triangles;
     list->point_count += cost.points;

@@ -40,7 +40,7 @@ debug_cost sr_debug_item_cost(const sr_debug_item *item)
         cost.segments = 3 * CIRCLE;
         break;
     case SR_DEBUG_ITEM_ORIENTED_SPHERE:
-        cost.segments = 3 * CIRCLE + 1;
+        cost.segments = 3 * CIRCLE + 5;
         break;
     case SR_DEBUG_ITEM_CYLINDER:
         cost.segments = 2 * CIRCLE + 4;
@@ -378,7 +378,9 @@ void sr_debug_tessellate(const sr_debug_item *item, const sr_vec3 *points, const
                                   sr_quat_rotate(s->rotation, sr_vec3_make(0, 1, 0)),
                                   sr_quat_rotate(s->rotation, sr_vec3_make(0, 0, 1))};
         sphere(sink, s->centre, local, s->radius, color);
-        line(sink, s->centre, sr_vec3_add(s->centre, sr_vec3_scale(local[0], s->radius)), color);
+        // The local +X axis as an arrow to the surface: it lies in two of the circles' planes, so
+        // seen along one of them its shaft hides in that circle's edge-on line, its head does not.
+        arrow(sink, s->centre, sr_vec3_add(s->centre, sr_vec3_scale(local[0], s->radius)), color);
         break;
     }
     case SR_DEBUG_ITEM_CAPSULE:

@@ -1,10 +1,12 @@
 /* softrast/debug.h — the collision debug renderer: immediate-mode draw lists that any code fills
- * (lines, boxes, spheres, capsules, arrows, points, frustums, text), drawn over a frame through
- * the pipeline's line rasteriser, and the overlays that show what the geometry queries did
- * (BVH nodes, bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD),
- * built only from the public queries of geom, bvh and scene.
+ * (lines, boxes, spheres, capsules, arrows, points and dots, circles, filled polygons, frustums,
+ * text), kept as the shapes' parameters and drawn over a frame through the pipeline's line and
+ * triangle rasterisers, and the overlays that show what the geometry queries did (BVH nodes,
+ * bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD), built only from
+ * the public queries of geom, bvh and scene.
  * Stands on scene, raster, bvh, geom; knows nothing of SDL. Like Box2D's b2DebugDraw or Jolt's
- * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame. */
+ * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame.
+ * Bullet's btIDebugDraw and Box2D's b2Draw on a list: softrast/bullet_draw.hpp, box2d_draw.hpp. */
 #ifndef SOFTRAST_DEBUG_H
 #define SOFTRAST_DEBUG_H
 
@@ -159,9 +161,10 @@ void sr_debug_box(sr_debug_list *list, sr_aabb box, sr_mat4 transform, sr_debug_
 /// Three great circles (in the XY, YZ and ZX planes), 32 segments each.
 void sr_debug_sphere(sr_debug_list *list, sr_vec3 centre, float radius, sr_debug_style style);
 /// A sphere that shows its orientation: the three great circles of its local XY, YZ and ZX
-/// planes (rotated by `rotation`, a unit quaternion; normalised here) and its local +X radius
-/// from the centre to the surface, so a spinning body's spin shows (btIDebugDraw::drawSphere
-/// with a transform). With the identity rotation the circles are sr_debug_sphere's.
+/// planes (rotated by `rotation`, a unit quaternion; normalised here; a zero or non-finite one
+/// is the identity) and its local +X axis as an arrow from the centre to the surface, so a
+/// spinning body's spin shows (btIDebugDraw::drawSphere with a transform). With the identity
+/// rotation the circles are sr_debug_sphere's.
 void sr_debug_sphere_oriented(sr_debug_list *list, sr_vec3 centre, sr_quat rotation, float radius,
                               sr_debug_style style);
 /// A capsule around segment a-b: two circles at the ends, four side lines and half circles.
@@ -224,7 +227,7 @@ typedef enum sr_debug_item_kind {
     SR_DEBUG_ITEM_DOT,             ///< point: a round dot
     SR_DEBUG_ITEM_BOX,             ///< box
     SR_DEBUG_ITEM_SPHERE,          ///< sphere (rotation: identity)
-    SR_DEBUG_ITEM_ORIENTED_SPHERE, ///< sphere
+    SR_DEBUG_ITEM_ORIENTED_SPHERE, ///< sphere: with its rotation
     SR_DEBUG_ITEM_CAPSULE,         ///< segment: around a-b
     SR_DEBUG_ITEM_CYLINDER,        ///< segment: around a-b
     SR_DEBUG_ITEM_CONE,            ///< segment: apex a, base centre b
