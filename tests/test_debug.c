@@ -19,50 +19,106 @@ static sr_debug_list *new_list(size_t segments)
     return list;
 }
 
-/* The segments the list holds (kind ITEM_SEGMENT). */
-static size_t segments_of(const sr_debug_list *list, const debug_item **items)
+/* A world segment as the list's items are drawn with. */
+typedef struct segment {
+    sr_vec3 a, b;
+} segment;
+
+/* The segments the list's items are tessellated into (sr_debug_draw's first step), in order, in
+ * *out (NULL or an earlier result, freed here; free the last one); a 320 x 200 view for the
+ * screen-sized items. */
+static size_t segments_of(const sr_debug_list *list, segment **out)
 {
-    *items = list->items;
-    return list->item_count;
+    free(*out);
+    size_t count = 0, total = 0;
+    const sr_debug_item *items = sr_debug_list_items(list, &count);
+    for (size_t i = 0; i < count; i++)
+        total += sr_debug_item_cost(&items[i]).segments;
+    sr_line_vertex *vertices = malloc((2 * total + 1) * sizeof *vertices);
+    sr_line_vertex *triangles = malloc((3 * sr_debug_list_get_stats(list).triangles + 1) * sizeof *triangles);
+    debug_sink sink = {.segments = vertices, .triangles = triangles};
+    const debug_view view = {.view_projection = sr_mat4_identity(), .width = 320, .height = 200};
+    for (size_t i = 0; i < count; i++) {
+        size_t before = sink.segment_count;
+        sr_debug_tessellate(&items[i], sr_debug_list_item_points(list, &items[i]), &view, &sink);
+        cr_assert_leq(sink.segment_count - before, sr_debug_item_cost(&items[i]).segments, "item %zu", i);
+    }
+    *out = malloc((sink.segment_count + 1) * sizeof **out);
+    for (size_t i = 0; i < sink.segment_count; i++)
+        (*out)[i] = (segment){vertices[2 * i].position, vertices[2 * i + 1].position};
+    free(vertices);
+    free(triangles);
+    return sink.segment_count;
 }
 
 Test(debug_list, capacity_drops_and_counts_then_grows_between_frames)
 {
     sr_debug_list *list = new_list(10);
     for (int i = 0; i < 25; i++)
-        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make((float)i, 1, 0), (sr_debug_style){0});
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make((float)i, 1, 0), (sr_debug_style){.color = SR_DEBUG_WHITE});
     sr_debug_list_stats stats = sr_debug_list_get_stats(list);
     cr_assert_eq(stats.segments, 10u);
     cr_assert_eq(stats.segments_dropped, 15u);
     // The items kept are the first ten, in order.
     for (int i = 0; i < 10; i++)
-        cr_assert_eq(list->items[i].b.x, (float)i);
+        cr_assert_eq(sr_debug_list_items(list, NULL)[i].line.b.x, (float)i);
     cr_assert_eq(sr_debug_list_clear(list, NULL), SR_OK);
     stats = sr_debug_list_get_stats(list);
     cr_assert_eq(stats.segments, 0u);
     cr_assert_geq(stats.segment_capacity, 25u, "clear grew the list to the demand");
     for (int i = 0; i < 25; i++)
-        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make((float)i, 1, 0), (sr_debug_style){0});
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make((float)i, 1, 0), (sr_debug_style){.color = SR_DEBUG_WHITE});
     cr_assert_eq(sr_debug_list_get_stats(list).segments_dropped, 0u);
     // Text: the same rule for items and bytes.
     sr_debug_list *small = NULL;
     cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.text_capacity = 2, .text_bytes = 8}, &small, NULL), SR_OK);
-    sr_debug_text_2d(small, 0, 0, "abc", (sr_debug_style){0});
-    sr_debug_text_2d(small, 0, 0, "defghij", (sr_debug_style){0}); // 8 bytes: does not fit after 4
-    sr_debug_text_2d(small, 0, 0, "k", (sr_debug_style){0});
+    sr_debug_text_2d(small, 0, 0, "abc", (sr_debug_style){.color = SR_DEBUG_WHITE});
+    sr_debug_text_2d(small, 0, 0, "defghij", (sr_debug_style){.color = SR_DEBUG_WHITE}); // 8 bytes: does not fit after 4
+    sr_debug_text_2d(small, 0, 0, "k", (sr_debug_style){.color = SR_DEBUG_WHITE});
     stats = sr_debug_list_get_stats(small);
     cr_assert_eq(stats.texts, 2u);
     cr_assert_eq(stats.texts_dropped, 1u);
-    cr_assert_str_eq(small->bytes + small->texts[1].offset, "k");
+    cr_assert_str_eq(sr_debug_list_item_text(small, &sr_debug_list_items(small, NULL)[1]), "k");
     sr_debug_list_destroy(small);
     sr_debug_list_destroy(list);
 }
 
+Test(debug_list, generation_changes_with_every_addition_and_clear)
+{
+    sr_debug_list *list = new_list(2);
+    cr_assert_eq(sr_debug_list_generation(list), 0u, "a new list");
+    cr_assert_eq(sr_debug_list_generation(NULL), 0u);
+    uint64_t last = sr_debug_list_generation(list);
+    // Every kind of addition moves it, a dropped one too (the list's stats changed).
+    for (int i = 0; i < 4; i++) {
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make(1, 0, 0), (sr_debug_style){.color = SR_DEBUG_WHITE});
+        cr_assert_gt(sr_debug_list_generation(list), last, "line %d", i);
+        last = sr_debug_list_generation(list);
+    }
+    sr_debug_text(list, sr_vec3_make(0, 0, 0), "x", (sr_debug_style){.color = SR_DEBUG_WHITE});
+    cr_assert_gt(sr_debug_list_generation(list), last);
+    last = sr_debug_list_generation(list);
+    // Reading does not.
+    (void)sr_debug_list_get_stats(list);
+    cr_assert_eq(sr_debug_list_generation(list), last);
+    // A clear and a refill with the very same items: a different generation each time, so a
+    // viewer comparing (pointer, generation) draws the refilled list again.
+    for (int frame = 0; frame < 3; frame++) {
+        cr_assert_eq(sr_debug_list_clear(list, NULL), SR_OK);
+        cr_assert_gt(sr_debug_list_generation(list), last, "clear of frame %d", frame);
+        last = sr_debug_list_generation(list);
+        sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make(1, 0, 0), (sr_debug_style){.color = SR_DEBUG_WHITE});
+        cr_assert_gt(sr_debug_list_generation(list), last);
+        last = sr_debug_list_generation(list);
+    }
+    sr_debug_list_destroy(list);
+}
+
 /* Every end point of every segment is at distance `radius` from `centre` (within `tolerance`). */
-static void expect_on_sphere(const sr_debug_list *list, size_t from, size_t to, sr_vec3 centre, float radius)
+static void expect_on_sphere(const segment *segments, size_t from, size_t to, sr_vec3 centre, float radius)
 {
     for (size_t i = from; i < to; i++) {
-        const debug_item *item = &list->items[i];
+        const segment *item = &segments[i];
         float da = sr_vec3_length(sr_vec3_sub(item->a, centre)), db = sr_vec3_length(sr_vec3_sub(item->b, centre));
         cr_assert(fabsf(da - radius) < 1e-5f * radius && fabsf(db - radius) < 1e-5f * radius, "segment %zu: %g %g", i,
                   (double)da, (double)db);
@@ -72,13 +128,13 @@ static void expect_on_sphere(const sr_debug_list *list, size_t from, size_t to, 
 Test(debug_list, shapes_are_their_analytic_definitions)
 {
     sr_debug_list *list = new_list(4096);
-    const debug_item *items;
+    segment *items = NULL;
     // Sphere: three great circles of 32 segments, every point at the radius, each circle a
     // closed polyline (each segment starts where the previous ended, the last ends at the first).
     sr_vec3 centre = {1, -2, 3};
-    sr_debug_sphere(list, centre, 2.5f, (sr_debug_style){0});
+    sr_debug_sphere(list, centre, 2.5f, (sr_debug_style){.color = SR_DEBUG_WHITE});
     cr_assert_eq(segments_of(list, &items), 96u);
-    expect_on_sphere(list, 0, 96, centre, 2.5f);
+    expect_on_sphere(items, 0, 96, centre, 2.5f);
     for (int circle = 0; circle < 3; circle++) {
         for (int k = 1; k < 32; k++)
             cr_assert(memcmp(&items[circle * 32 + k].a, &items[circle * 32 + k - 1].b, sizeof(sr_vec3)) == 0);
@@ -87,7 +143,7 @@ Test(debug_list, shapes_are_their_analytic_definitions)
     sr_debug_list_clear(list, NULL);
     // Box: 12 edges, each of one axis, between the box's corners.
     sr_aabb box = {{-1, 2, -3}, {4, 5, 6}};
-    sr_debug_aabb(list, box, (sr_debug_style){0});
+    sr_debug_aabb(list, box, (sr_debug_style){.color = SR_DEBUG_WHITE});
     cr_assert_eq(segments_of(list, &items), 12u);
     int per_axis[3] = {0};
     for (int i = 0; i < 12; i++) {
@@ -103,7 +159,7 @@ Test(debug_list, shapes_are_their_analytic_definitions)
     sr_debug_list_clear(list, NULL);
     // Cylinder, capsule, cone: every point on the analytic surface.
     sr_vec3 a = {0, 0, 0}, b = {0, 3, 0};
-    sr_debug_cylinder(list, a, b, 0.5f, (sr_debug_style){0});
+    sr_debug_cylinder(list, a, b, 0.5f, (sr_debug_style){.color = SR_DEBUG_WHITE});
     size_t n = segments_of(list, &items);
     for (size_t i = 0; i < n; i++) {
         const sr_vec3 points[2] = {items[i].a, items[i].b};
@@ -113,7 +169,7 @@ Test(debug_list, shapes_are_their_analytic_definitions)
         }
     }
     sr_debug_list_clear(list, NULL);
-    sr_debug_capsule(list, a, b, 0.5f, (sr_debug_style){0});
+    sr_debug_capsule(list, a, b, 0.5f, (sr_debug_style){.color = SR_DEBUG_WHITE});
     n = segments_of(list, &items);
     for (size_t i = 0; i < n; i++) {
         const sr_vec3 points[2] = {items[i].a, items[i].b};
@@ -125,7 +181,7 @@ Test(debug_list, shapes_are_their_analytic_definitions)
         }
     }
     sr_debug_list_clear(list, NULL);
-    sr_debug_cone(list, sr_vec3_make(0, 2, 0), sr_vec3_make(0, 0, 0), 1.0f, (sr_debug_style){0});
+    sr_debug_cone(list, sr_vec3_make(0, 2, 0), sr_vec3_make(0, 0, 0), 1.0f, (sr_debug_style){.color = SR_DEBUG_WHITE});
     n = segments_of(list, &items);
     for (size_t i = 0; i < n; i++) {
         const sr_vec3 points[2] = {items[i].a, items[i].b};
@@ -138,7 +194,7 @@ Test(debug_list, shapes_are_their_analytic_definitions)
     sr_debug_list_clear(list, NULL);
     // Arrow: the shaft and four barbs ending at the head, a sixth of the length back, at 20 degrees.
     sr_vec3 from = {1, 1, 1}, to = {1, 7, 1};
-    sr_debug_arrow(list, from, to, (sr_debug_style){0});
+    sr_debug_arrow(list, from, to, (sr_debug_style){.color = SR_DEBUG_WHITE});
     cr_assert_eq(segments_of(list, &items), 5u);
     for (int i = 1; i < 5; i++) {
         cr_assert(memcmp(&items[i].a, &to, sizeof to) == 0);
@@ -153,7 +209,7 @@ Test(debug_list, shapes_are_their_analytic_definitions)
     sr_mat4 view, projection;
     sr_camera_matrices(&camera, 320, 200, &view, &projection);
     sr_mat4 vp = sr_mat4_mul(projection, view);
-    sr_debug_frustum(list, vp, (sr_debug_style){0});
+    sr_debug_frustum(list, vp, (sr_debug_style){.color = SR_DEBUG_WHITE});
     n = segments_of(list, &items);
     cr_assert_eq(n, 12u);
     for (size_t i = 0; i < n; i++) {
@@ -167,11 +223,12 @@ Test(debug_list, shapes_are_their_analytic_definitions)
     }
     sr_debug_list_clear(list, NULL);
     // Grid: 2 (divisions + 1) lines in the plane y = centre.y.
-    sr_debug_grid(list, sr_vec3_make(0, 1.5f, 0), 10.0f, 10, (sr_debug_style){0});
+    sr_debug_grid(list, sr_vec3_make(0, 1.5f, 0), 10.0f, 10, (sr_debug_style){.color = SR_DEBUG_WHITE});
     n = segments_of(list, &items);
     cr_assert_eq(n, 22u);
     for (size_t i = 0; i < n; i++)
         cr_assert(items[i].a.y == 1.5f && items[i].b.y == 1.5f);
+    free(items);
     sr_debug_list_destroy(list);
 }
 
@@ -391,9 +448,11 @@ Test(overlay, a_given_pick_draws_as_the_pick_at_its_point_and_hud_text_is_append
     sr_debug_list *at_point = new_list(0);
     desc.pick_hit = NULL;
     cr_assert_eq(sr_overlay_add(scene, frame, &camera, 160, 90, &desc, at_point, NULL), SR_OK);
-    const debug_item *a, *b;
+    segment *a = NULL, *b = NULL;
     size_t na = segments_of(list, &a), nb = segments_of(at_point, &b);
     cr_assert(na != nb || memcmp(a, b, na * sizeof *a) != 0, "another hit, other segments");
+    free(a);
+    free(b);
     sr_debug_list_destroy(list);
     sr_debug_list_destroy(at_point);
     for (int k = 0; k < 2; k++)
@@ -457,5 +516,113 @@ Test(debug_draw, lines_on_a_surface_seen_at_an_angle_all_show)
     cr_assert_gt(expected, 500);
     cr_assert_eq(shown, expected, "%d of %d pixels of lines on the ground show", shown, expected);
     cr_assert_eq(under, 0, "lines under the ground are hidden");
+    free_target(&t);
+}
+
+/* Colour rules (issue 25, point 10): a colour means what it says. Every kind of item drawn with a
+ * fully transparent colour (0, sr_rgba8(0, 0, 0, 0), or any colour of alpha 0) and with a zeroed
+ * style leaves the frame as it was, text's outline included; the same items in white do not. */
+Test(debug_draw, transparent_colours_and_zeroed_styles_draw_nothing)
+{
+    const uint32_t transparent[3] = {0u, sr_rgba8(0, 0, 0, 0), sr_rgba8(1, 0.5f, 0.2f, 0)};
+    for (int k = 0; k < 4; k++) {
+        target t = make_target(160, 120, 1);
+        sr_framebuffer_clear(t.fb, sr_rgba8(0.2f, 0.3f, 0.4f, 1), 1.0f);
+        uint32_t *before = malloc(160 * 120 * 4);
+        memcpy(before, t.fb->color, 160 * 120 * 4);
+        // k = 3: the very same calls in white, which must change the frame.
+        sr_debug_style style = k < 3 ? sr_debug_style_make(transparent[k], 2, false) : sr_debug_style_color(SR_DEBUG_WHITE);
+        uint32_t fill = k < 3 ? transparent[k] : SR_DEBUG_WHITE;
+        sr_debug_list *list = new_list(0);
+        sr_vec3 o = {0, 0, 0}, x = {1, 0, 0}, y = {0, 1, 0};
+        const sr_vec3 square[4] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}};
+        sr_debug_line(list, o, x, style);
+        sr_debug_line_gradient(list, o, y, style, fill);
+        sr_debug_arrow(list, o, y, style);
+        sr_debug_point(list, o, 10, style);
+        sr_debug_dot(list, x, 10, style);
+        sr_debug_aabb(list, (sr_aabb){{-1, -1, -1}, {1, 1, 1}}, style);
+        sr_debug_sphere(list, o, 1, style);
+        sr_debug_sphere_oriented(list, o, sr_quat_identity(), 0.5f, style);
+        sr_debug_capsule(list, o, y, 0.3f, style);
+        sr_debug_circle_filled(list, o, y, 1, fill, style);
+        sr_debug_triangle_filled(list, o, x, y, fill, style);
+        sr_debug_polygon_filled(list, square, 4, fill, style);
+        sr_debug_polyline(list, square, 4, false, style);
+        sr_debug_grid(list, o, 4, 4, style);
+        sr_debug_text(list, o, "text", style);
+        sr_debug_text_2d(list, 5, 5, "2d", style);
+        sr_debug_rect_2d(list, 10, 10, 20, 20, true, style);
+        sr_debug_rect_2d(list, 40, 10, 20, 20, false, style);
+        cr_assert_eq(sr_debug_draw(list, t.renderer, t.fb, t.vp, NULL), SR_OK);
+        cr_assert_eq(memcmp(before, t.fb->color, 160 * 120 * 4) == 0, k < 3, "colour %d (%08x)", k,
+                     k < 3 ? transparent[k] : SR_DEBUG_WHITE);
+        sr_debug_list_destroy(list);
+        free(before);
+        free_target(&t);
+    }
+    // A zeroed style is fully transparent too.
+    target t = make_target(160, 120, 1);
+    uint32_t *before = malloc(160 * 120 * 4);
+    memcpy(before, t.fb->color, 160 * 120 * 4);
+    sr_debug_list *list = new_list(0);
+    sr_debug_style zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    sr_debug_line(list, sr_vec3_make(0, 0, 0), sr_vec3_make(1, 1, 0), zeroed);
+    sr_debug_text(list, sr_vec3_make(0, 0, 0), "zero", zeroed);
+    cr_assert_eq(sr_debug_list_get_stats(list).items, 2u, "kept (a recorder sees them), drawn as nothing");
+    cr_assert_eq(sr_debug_draw(list, t.renderer, t.fb, t.vp, NULL), SR_OK);
+    cr_assert(memcmp(before, t.fb->color, 160 * 120 * 4) == 0);
+    sr_debug_list_destroy(list);
+    free(before);
+    free_target(&t);
+}
+
+/* on_top means the same for text as for lines: a depth-tested label (the zeroed on_top) whose
+ * anchor is behind a surface is hidden, an on-top one shows; both show where nothing hides
+ * their anchor. */
+Test(debug_draw, text_follows_on_top_like_every_item)
+{
+    target t = make_target(160, 120, 1);
+    // An opaque quad in the plane z = 0 covering the middle of the frame, drawn by the pipeline.
+    sr_shader_vertex v[4] = {{.position = {-1, -1, 0}}, {.position = {1, -1, 0}}, {.position = {1, 1, 0}},
+                             {.position = {-1, 1, 0}}};
+    const uint32_t indices[6] = {0, 1, 2, 0, 2, 3};
+    sr_shader_uniforms uniforms = sr_shader_uniforms_default();
+    sr_camera camera = {.eye = {0, 2, 6}, .target = {0, 0, 0}};
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, 160, 120, &view, &projection);
+    sr_shader_uniforms_set_transforms(&uniforms, sr_mat4_identity(), view, projection);
+    sr_program program = sr_shader_program(&sr_shader_flat, &uniforms);
+    cr_assert_eq(sr_draw_triangles(t.renderer, t.fb,
+                                   &(sr_draw_desc){.vertices = v,
+                                                   .vertex_count = 4,
+                                                   .vertex_stride = sizeof(sr_shader_vertex),
+                                                   .indices = indices,
+                                                   .index_count = 6,
+                                                   .program = &program},
+                                   NULL),
+                 SR_OK);
+    const uint32_t red = sr_rgba8(1, 0, 0, 1), green = sr_rgba8(0, 1, 0, 1);
+    int counts[4];
+    for (int k = 0; k < 4; k++) {
+        // k 0, 1: behind the quad (z = -0.5), depth-tested then on top; k 2, 3: beside it.
+        sr_vec3 anchor = k < 2 ? sr_vec3_make(-0.3f, 0.0f, -0.5f) : sr_vec3_make(-2.3f, 1.5f, -0.5f);
+        target u = make_target(160, 120, 1);
+        memcpy(u.fb->color, t.fb->color, 160 * 120 * 4);
+        memcpy(u.fb->depth, t.fb->depth, 160 * 120 * 4);
+        sr_debug_list *list = new_list(0);
+        sr_debug_text(list, anchor, "XX", sr_debug_style_make(k % 2 ? green : red, 1, k % 2 == 1));
+        cr_assert_eq(sr_debug_draw(list, u.renderer, u.fb, u.vp, NULL), SR_OK);
+        counts[k] = 0;
+        for (int p = 0; p < 160 * 120; p++)
+            counts[k] += u.fb->color[p] == (k % 2 ? green : red);
+        sr_debug_list_destroy(list);
+        free_target(&u);
+    }
+    cr_assert_eq(counts[0], 0, "a depth-tested label behind the quad is hidden");
+    cr_assert_gt(counts[1], 10, "an on-top label behind the quad shows");
+    cr_assert_gt(counts[2], 10, "a depth-tested label with nothing in front shows");
+    cr_assert_eq(counts[2], counts[3], "as many pixels as on top");
     free_target(&t);
 }

@@ -52,7 +52,9 @@ static void print_usage(FILE *out)
             "                                               fields of softrast pick\n"
             "                        print-state            JSON: scene, size, camera and cull_camera\n"
             "                                               (--camera syntax), overlays (--overlay\n"
-            "                                               syntax), keys' states, message, load_error\n"
+            "                                               syntax), keys' states, message, load_error,\n"
+            "                                               lists (an embedding program's: count,\n"
+            "                                               items, dropped)\n"
             "                        print-stats            JSON: frames, frame times, fps\n"
             "                      A saved frame with the HUD off equals 'softrast render --camera C\n"
             "                      --overlay O' with C and O from print-state (frozen: --camera\n"
@@ -63,6 +65,9 @@ static void print_usage(FILE *out)
             "                      stdout holds only the print-* lines.\n"
             "  --hidden            do not show the window (with --script or --benchmark)\n"
             "  --probe             exit 0 if a window can be opened here, 1 (with the reason) if not\n"
+            "                      Without --hidden, --script or --benchmark, a viewer that cannot\n"
+            "                      open a window (no display, SDL_VIDEODRIVER=offscreen or dummy)\n"
+            "                      exits at once with status 1 and says why.\n"
             "  --help              this text\n"
             "\n"
             "S saves into the scene file's folder (the current folder for the demo scene), named\n"
@@ -175,7 +180,27 @@ int sr_cmd_view(int argc, char **argv)
         goto fail;
     }
 
+    // Where no window can open, SDL falls back to a driver that shows nothing (offscreen,
+    // dummy): a window nobody sees would wait for input forever. Say so at once, unless the
+    // window was asked to be hidden or a script or benchmark drives it.
+    char reason[512];
+    if (!hidden && !script_path && !frames && !sr_viewer_probe(reason, sizeof reason)) {
+        fprintf(stderr,
+                "softrast view: no window can open here: %s.\n"
+                "  'softrast render%s%s --out frame.png' draws the picture into a file; 'softrast view "
+                "--script FILE' (or --hidden) runs the viewer without a window.\n",
+                reason, scene_path ? " " : "", scene_path ? scene_path : "");
+        return 1;
+    }
+
     sr_error err = {0};
+    // No scene file: the built-in demo scene, which this program owns (the viewer shows no
+    // scene at all when given none).
+    sr_scene *demo = NULL;
+    if (!scene_path && sr_scene_create_demo(&demo, &err) != SR_OK) {
+        fprintf(stderr, "softrast view: %s\n", err.message);
+        return 1;
+    }
     sr_viewer *viewer = NULL;
     sr_status status = sr_viewer_create(&(sr_viewer_desc){.title = "softrast view",
                                                           .width = width,
@@ -185,9 +210,10 @@ int sr_cmd_view(int argc, char **argv)
                                                           .hidden = hidden,
                                                           .terminal_progress = true,
                                                           .message = script_path || frames ? message_to_stderr : NULL},
-                                        NULL, &viewer, &err);
+                                        demo, &viewer, &err);
     if (status != SR_OK) {
         fprintf(stderr, "softrast view: %s\n", err.message);
+        sr_scene_destroy(demo);
         return 1;
     }
     int exit_status = 0;
@@ -200,7 +226,8 @@ int sr_cmd_view(int argc, char **argv)
             exit_status = 1;
         }
     }
-    sr_viewer_destroy(viewer);
+    sr_viewer_destroy(viewer); // before the demo scene it shows
+    sr_scene_destroy(demo);
     return exit_status;
 
 fail:

@@ -285,7 +285,7 @@ static void draw_pick(sr_debug_list *list, const sr_scene *scene, const sr_pick_
 /* The legend of the BVH levels: a coloured square and the depth per level. */
 static void draw_level_legend(sr_debug_list *list, const char *title, int first, int last, float x, float *y)
 {
-    sr_debug_style text = {.color = 0xffffffffu};
+    sr_debug_style text = {.color = SR_DEBUG_WHITE};
     sr_debug_text_2d(list, x, *y, title, text);
     *y += (float)sr_font_cell_height(1) + 2.0f;
     int shown = last - first + 1 > 16 ? 16 : last - first + 1;
@@ -312,7 +312,7 @@ static void draw_heat_legend(sr_debug_list *list, uint32_t max, int width, int h
                      bar_height + 2.0f * (float)sr_font_cell_height(1) + 20.0f, true,
                      (sr_debug_style){.color = sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f)});
     sr_debug_text_2d(list, x, y - (float)sr_font_cell_height(1) - 3.0f, "BVH nodes visited per pixel",
-                     (sr_debug_style){0});
+                     (sr_debug_style){.color = SR_DEBUG_WHITE});
     for (int i = 0; i < (int)bar_width; i++) {
         uint32_t value = (uint32_t)((double)max * i / (bar_width - 1.0f) + 0.5);
         sr_debug_rect_2d(list, x + (float)i, y, 1.0f, bar_height, true,
@@ -328,8 +328,8 @@ static void draw_heat_legend(sr_debug_list *list, uint32_t max, int width, int h
         sr_font_measure(label, 1, &label_width, &label_height);
         float tx = x + bar_width * (float)k / (float)(ticks - 1) - (float)label_width * 0.5f;
         sr_debug_rect_2d(list, x + bar_width * (float)k / (float)(ticks - 1) - 0.5f, y + bar_height, 1.0f, 3.0f, true,
-                         (sr_debug_style){0});
-        sr_debug_text_2d(list, tx, y + bar_height + 4.0f, label, (sr_debug_style){0});
+                         (sr_debug_style){.color = SR_DEBUG_WHITE});
+        sr_debug_text_2d(list, tx, y + bar_height + 4.0f, label, (sr_debug_style){.color = SR_DEBUG_WHITE});
     }
 }
 
@@ -426,8 +426,9 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
             return status;
         draw_pick(list, scene, &hit, pick_line, sizeof pick_line);
     }
+    sr_debug_list *hud = desc->hud_list ? desc->hud_list : list;
     if (items & SR_OVERLAY_HEAT)
-        draw_heat_legend(list, desc->heat_max, width, height);
+        draw_heat_legend(hud, desc->heat_max, width, height);
     if (items & SR_OVERLAY_HUD) {
         sr_scene_stats stats = sr_scene_frame_stats(frame);
         double ms = desc->frame_ms > 0.0 ? desc->frame_ms : stats.update_ms + stats.cull_ms + stats.draw_ms;
@@ -444,14 +445,14 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
             snprintf(text + n, sizeof text - (size_t)n, "\n%s", desc->hud_text);
         int text_width, text_height;
         sr_font_measure(text, 1, &text_width, &text_height);
-        sr_debug_rect_2d(list, 4.0f, 4.0f, (float)text_width + 12.0f, (float)text_height + 10.0f, true,
+        sr_debug_rect_2d(hud, 4.0f, 4.0f, (float)text_width + 12.0f, (float)text_height + 10.0f, true,
                          (sr_debug_style){.color = sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f)});
-        sr_debug_text_2d(list, 10.0f, 9.0f, text, (sr_debug_style){0});
+        sr_debug_text_2d(hud, 10.0f, 9.0f, text, (sr_debug_style){.color = SR_DEBUG_WHITE});
         float y = (float)text_height + 22.0f;
         if (items & SR_OVERLAY_BVH)
-            draw_level_legend(list, "instance BVH depth", tree_first, tree_last, 10.0f, &y);
+            draw_level_legend(hud, "instance BVH depth", tree_first, tree_last, 10.0f, &y);
         if (items & SR_OVERLAY_MESH_BVH)
-            draw_level_legend(list, "mesh BVH depth", desc->mesh_bvh_range ? desc->mesh_bvh_min : 0,
+            draw_level_legend(hud, "mesh BVH depth", desc->mesh_bvh_range ? desc->mesh_bvh_min : 0,
                               desc->mesh_bvh_range ? desc->mesh_bvh_max : DEFAULT_MESH_BVH_LEVELS, 10.0f, &y);
     }
     return SR_OK;

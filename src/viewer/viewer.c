@@ -47,14 +47,35 @@ void viewer_say(sr_viewer *viewer, bool is_error, const char *format, ...)
 
 sr_camera viewer_view_camera(const sr_viewer *viewer)
 {
-    return viewer->orbit_moved ? sr_orbit_camera(&viewer->orbit, &viewer->home) : viewer->home;
+    return viewer->orbit_moved ? sr_orbit_camera(&viewer->orbit, &viewer->base) : viewer->base;
 }
 
 void viewer_reset_camera(sr_viewer *viewer)
 {
-    viewer->orbit = sr_orbit_from_camera(&viewer->home);
+    viewer->base = viewer->home;
+    viewer->orbit = sr_orbit_from_camera(&viewer->base);
     viewer->orbit_moved = false;
     viewer->dirty = true;
+}
+
+static bool same_camera(const sr_camera *a, const sr_camera *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+void viewer_watch_scene(sr_viewer *viewer)
+{
+    if (!viewer->scene)
+        return;
+    if (sr_scene_needs_update(viewer->scene))
+        viewer->dirty = true;
+    sr_camera camera = sr_scene_camera(viewer->scene);
+    camera = sr_camera_resolve(&camera);
+    if (!same_camera(&camera, &viewer->home)) {
+        // sr_scene_set_camera by the program: the view follows, as Home would.
+        viewer->home = camera;
+        viewer_reset_camera(viewer);
+    }
 }
 
 void viewer_camera_spec(const sr_camera *camera, char *out, size_t size)
@@ -136,6 +157,7 @@ void viewer_pump(sr_viewer *viewer, int wait_ms)
 void viewer_periodic(sr_viewer *viewer)
 {
     bool loading = viewer_load_poll(viewer);
+    viewer_watch_scene(viewer);
     uint32_t ticks = SDL_GetTicks();
     if (!loading && viewer->owns_scene && viewer->scene_path[0] && ticks - viewer->last_poll >= MTIME_POLL_MS) {
         viewer->last_poll = ticks;
@@ -264,9 +286,49 @@ static void update_title(sr_viewer *viewer, bool force)
     SDL_SetWindowTitle(viewer->window, title);
 }
 
-bool viewer_draw_if_needed(sr_viewer *viewer, sr_debug_list *extra, bool force)
+int viewer_program_lists(const sr_viewer *viewer, sr_debug_list **lists)
 {
-    if (!viewer->dirty && !force)
+    int count = 0;
+    for (int i = 0; i < viewer->list_count; i++)
+        lists[count++] = viewer->lists[i];
+    if (viewer->extra) {
+        bool added = false;
+        for (int i = 0; i < viewer->list_count; i++)
+            added |= viewer->lists[i] == viewer->extra;
+        if (!added)
+            lists[count++] = viewer->extra;
+    }
+    return count;
+}
+
+int viewer_lists_summary(const sr_viewer *viewer, size_t *items, size_t *dropped)
+{
+    sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
+    int count = viewer_program_lists(viewer, lists);
+    *items = *dropped = 0;
+    for (int i = 0; i < count; i++) {
+        sr_debug_list_stats stats = sr_debug_list_get_stats(lists[i]);
+        *items += stats.items;
+        *dropped += stats.items_dropped;
+    }
+    return count;
+}
+
+bool viewer_lists_changed(const sr_viewer *viewer)
+{
+    sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
+    int count = viewer_program_lists(viewer, lists);
+    if (count != viewer->drawn_count)
+        return true;
+    for (int i = 0; i < count; i++)
+        if (lists[i] != viewer->drawn_lists[i] || sr_debug_list_generation(lists[i]) != viewer->drawn_generations[i])
+            return true;
+    return false;
+}
+
+bool viewer_draw_if_needed(sr_viewer *viewer, bool force)
+{
+    if (!viewer->dirty && !force && !viewer_lists_changed(viewer))
         return true;
     viewer->dirty = false;
     double start = now_ms();
@@ -274,13 +336,19 @@ bool viewer_draw_if_needed(sr_viewer *viewer, sr_debug_list *extra, bool force)
     sr_status status = fit_framebuffer(viewer, &err);
     double render_ms = 0.0;
     if (status == SR_OK)
-        status = viewer_render(viewer, extra, &render_ms, &err);
+        status = viewer_render(viewer, &render_ms, &err);
     if (status == SR_OK)
         status = present(viewer, &err);
     if (status != SR_OK) {
         viewer->failure = err;
         viewer->failure.status = status;
         return false;
+    }
+    sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
+    viewer->drawn_count = viewer_program_lists(viewer, lists);
+    for (int i = 0; i < viewer->drawn_count; i++) {
+        viewer->drawn_lists[i] = lists[i];
+        viewer->drawn_generations[i] = sr_debug_list_generation(lists[i]);
     }
     double frame_ms = now_ms() - start;
     viewer->last_frame_ms = frame_ms;
@@ -293,18 +361,14 @@ bool viewer_draw_if_needed(sr_viewer *viewer, sr_debug_list *extra, bool force)
     return true;
 }
 
-bool viewer_save(sr_viewer *viewer, const char *path, sr_error *err)
+sr_status viewer_save(sr_viewer *viewer, const char *path, sr_error *err)
 {
-    if (!viewer_draw_if_needed(viewer, NULL, viewer->frames == 0)) {
+    if (!viewer_draw_if_needed(viewer, viewer->frames == 0)) {
         if (err)
             *err = viewer->failure;
-        return false;
+        return viewer->failure.status;
     }
-    if (sr_framebuffer_save(viewer->fb, path, err) != SR_OK) {
-        viewer_say(viewer, true, "%s", err && err->message[0] ? err->message : "cannot save the frame");
-        return false;
-    }
-    return true;
+    return sr_framebuffer_save(viewer->fb, path, err);
 }
 
 /* ---- the public API ---- */
@@ -382,15 +446,21 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
                             SR_MAX_THREADS);
     if (d.scene_path && strlen(d.scene_path) >= sizeof((sr_viewer *)0)->scene_path)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_viewer_create: scene path too long");
+    if (d.save_folder && (d.save_folder[0] == '\0' || strlen(d.save_folder) >= sizeof((sr_viewer *)0)->save_folder))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_viewer_create: save_folder %s",
+                            d.save_folder[0] ? "too long" : "is empty");
     sr_viewer *viewer = sr_calloc(1, sizeof *viewer);
     if (!viewer)
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_viewer_create: out of memory");
     pthread_mutex_init(&viewer->load.lock, NULL);
     snprintf(viewer->title, sizeof viewer->title, "%s", d.title ? d.title : "softrast");
     snprintf(viewer->scene_path, sizeof viewer->scene_path, "%s", d.scene_path ? d.scene_path : "");
-    // Frames are saved next to the scene file; into the current folder otherwise.
+    // Frames are saved where the program says, else next to the scene file, else into the
+    // current folder.
     const char *slash = d.scene_path ? strrchr(d.scene_path, '/') : NULL;
-    if (slash && slash == d.scene_path)
+    if (d.save_folder)
+        snprintf(viewer->save_folder, sizeof viewer->save_folder, "%s", d.save_folder);
+    else if (slash && slash == d.scene_path)
         snprintf(viewer->save_folder, sizeof viewer->save_folder, "/");
     else if (slash)
         snprintf(viewer->save_folder, sizeof viewer->save_folder, "%.*s", (int)(slash - d.scene_path), d.scene_path);
@@ -398,6 +468,7 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
         snprintf(viewer->save_folder, sizeof viewer->save_folder, ".");
     d.title = viewer->title;
     d.scene_path = viewer->scene_path[0] ? viewer->scene_path : NULL;
+    d.save_folder = viewer->save_folder;
     d.width = d.width ? d.width : VIEWER_DEFAULT_WIDTH;
     d.height = d.height ? d.height : VIEWER_DEFAULT_HEIGHT;
     viewer->desc = d;
@@ -443,21 +514,27 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
         status = sr_scene_frame_create(&viewer->frame, err);
     if (status == SR_OK)
         status = sr_debug_list_create(NULL, &viewer->list, err);
+    if (status == SR_OK)
+        status = sr_debug_list_create(NULL, &viewer->hud_list, err);
     if (status == SR_OK) {
         if (scene) {
             use_scene(viewer, scene, false);
         } else if (viewer->scene_path[0]) {
             const char *name = strrchr(viewer->scene_path, '/');
             snprintf(viewer->scene_name, sizeof viewer->scene_name, "%.127s", name ? name + 1 : viewer->scene_path);
-            viewer->home = sr_camera_resolve(&(sr_camera){.eye = {0, 0, 3}});
+            viewer->home = sr_bench_camera();
             viewer_reset_camera(viewer);
             if (!viewer_load_start(viewer, false))
                 status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: cannot start loading", viewer->scene_path);
         } else {
-            sr_scene *demo = NULL;
-            status = sr_scene_create_demo(&demo, err);
-            if (status == SR_OK)
-                use_scene(viewer, demo, true);
+            // No scene: an empty one of the viewer's own, so that the camera, the grid, the axes
+            // and the HUD work as with any other.
+            sr_scene *empty = NULL;
+            status = sr_scene_create(&(sr_scene_desc){.name = "no scene"}, &empty, err);
+            if (status == SR_OK) {
+                use_scene(viewer, empty, true);
+                viewer->no_scene = true;
+            }
         }
     }
     if (status != SR_OK) {
@@ -478,6 +555,7 @@ void sr_viewer_destroy(sr_viewer *viewer)
     if (viewer->owns_scene)
         sr_scene_destroy(viewer->scene);
     sr_debug_list_destroy(viewer->list);
+    sr_debug_list_destroy(viewer->hud_list);
     sr_scene_frame_destroy(viewer->frame);
     sr_renderer_destroy(viewer->renderer);
     sr_framebuffer_destroy(viewer->fb);
@@ -497,19 +575,20 @@ bool sr_viewer_frame(sr_viewer *viewer, sr_debug_list *extra, sr_error *err)
     SDL_assert(viewer);
     if (viewer->quit)
         return false;
+    // Kept until the next call: a save, the S key or a script in between draws it too.
+    viewer->extra = extra;
+    // What the program changed since the last call, before the input: a click picks the nodes
+    // where they are now (the pick brings the scene up to date).
+    viewer_watch_scene(viewer);
     viewer_pump(viewer, 0);
     viewer_periodic(viewer);
-    if (extra != viewer->last_extra) {
-        viewer->last_extra = extra;
-        viewer->dirty = true;
-    }
-    bool needed = viewer->dirty;
+    bool needed = viewer->dirty || viewer_lists_changed(viewer);
     if (!viewer->quit && !needed) {
         // Nothing to draw: wait for input a little, so that a loop around this call does not spin.
         viewer_pump(viewer, FRAME_IDLE_WAIT_MS);
         viewer_periodic(viewer);
     }
-    if (!viewer->quit && !viewer_draw_if_needed(viewer, extra, false)) {
+    if (!viewer->quit && !viewer_draw_if_needed(viewer, false)) {
         if (err)
             *err = viewer->failure;
         return false;
@@ -517,45 +596,12 @@ bool sr_viewer_frame(sr_viewer *viewer, sr_debug_list *extra, sr_error *err)
     return !viewer->quit;
 }
 
-void sr_viewer_request_redraw(sr_viewer *viewer)
-{
-    SDL_assert(viewer);
-    viewer->dirty = true;
-}
-
-bool sr_viewer_last_pick(const sr_viewer *viewer, sr_pick_hit *hit)
-{
-    SDL_assert(viewer && hit);
-    if (!viewer->has_pick)
-        return false;
-    *hit = viewer->pick;
-    return true;
-}
-
-sr_camera sr_viewer_camera(const sr_viewer *viewer)
-{
-    SDL_assert(viewer);
-    return viewer_view_camera(viewer);
-}
-
-sr_scene *sr_viewer_scene(const sr_viewer *viewer)
-{
-    SDL_assert(viewer);
-    return viewer->scene;
-}
-
-const char *sr_viewer_load_error(const sr_viewer *viewer)
-{
-    SDL_assert(viewer);
-    return viewer->load_error;
-}
-
 sr_status sr_viewer_run(sr_viewer *viewer, sr_error *err)
 {
     SDL_assert(viewer);
     while (!viewer->quit) {
         viewer_periodic(viewer);
-        if (!viewer_draw_if_needed(viewer, NULL, false)) {
+        if (!viewer_draw_if_needed(viewer, false)) {
             if (err)
                 *err = viewer->failure;
             return viewer->failure.status;

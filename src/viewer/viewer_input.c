@@ -98,7 +98,12 @@ const char *sr_viewer_help_text(void)
 
 bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit)
 {
-    if (!viewer->scene || sr_scene_needs_update(viewer->scene))
+    if (!viewer->scene)
+        return false;
+    // A program that moves its nodes every step leaves the scene needing an update whenever
+    // input arrives: bring it up to date (as the frame about to be drawn would), so that the
+    // click picks the nodes where they are drawn next.
+    if (sr_scene_needs_update(viewer->scene) && sr_scene_update(viewer->scene, NULL, NULL) != SR_OK)
         return false;
     sr_camera view = viewer_view_camera(viewer);
     return sr_scene_pick(viewer->scene, &view, viewer->fb->width, viewer->fb->height, x, y, hit, NULL) == SR_OK;
@@ -130,10 +135,17 @@ static void frame_object(sr_viewer *viewer, float x, float y)
     sr_node_info info;
     if (!viewer_pick_at(viewer, x, y, &hit) || !hit.hit || sr_scene_node(viewer->scene, hit.node, &info, NULL) != SR_OK)
         return;
-    sr_orbit_frame(&viewer->orbit, info.world_aabb, &viewer->home,
+    sr_orbit_frame(&viewer->orbit, info.world_aabb, &viewer->base,
                    (float)viewer->fb->width / (float)viewer->fb->height);
     viewer->orbit_moved = true;
     viewer->dirty = true;
+}
+
+/* Wheel notches, positive away from the user. */
+static float wheel_notches(const SDL_MouseWheelEvent *wheel)
+{
+    float notches = wheel->preciseY != 0.0f ? wheel->preciseY : (float)wheel->y;
+    return wheel->direction == SDL_MOUSEWHEEL_FLIPPED ? -notches : notches;
 }
 
 static void zoom(sr_viewer *viewer, float notches, float x, float y)
@@ -142,7 +154,13 @@ static void zoom(sr_viewer *viewer, float notches, float x, float y)
         return;
     sr_pick_hit hit;
     bool on_something = viewer_pick_at(viewer, x, y, &hit) && hit.hit;
-    sr_orbit_zoom(&viewer->orbit, powf(ZOOM_PER_NOTCH, notches), on_something ? &hit.position : NULL);
+    float factor = powf(ZOOM_PER_NOTCH, notches);
+    float distance = viewer->orbit.distance;
+    sr_orbit_zoom(&viewer->orbit, factor, on_something ? &hit.position : NULL);
+    // An orthographic view's size is its height, not its distance: scale it alike, so that the
+    // wheel zooms there too (about the same point).
+    if (viewer->base.projection == SR_PROJECTION_ORTHOGRAPHIC && viewer->orbit.distance != distance)
+        viewer->base.height *= factor;
     viewer->orbit_moved = true;
     viewer->dirty = true;
 }
@@ -191,18 +209,22 @@ static void save_frame(sr_viewer *viewer)
         fclose(existing);
     }
     sr_error err = {0};
-    if (viewer_save(viewer, path, &err))
+    if (viewer_save(viewer, path, &err) == SR_OK)
         viewer_say(viewer, false, "saved %s", path);
+    else
+        viewer_say(viewer, true, "%s", err.message[0] ? err.message : "cannot save the frame");
 }
 
-static void handle_key(sr_viewer *viewer, SDL_Keycode key)
+static const key_binding *find_binding(SDL_Keycode key)
 {
-    const key_binding *binding = NULL;
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++)
         if (bindings[i].key == key)
-            binding = &bindings[i];
-    if (!binding)
-        return;
+            return &bindings[i];
+    return NULL;
+}
+
+static void handle_key(sr_viewer *viewer, const key_binding *binding)
+{
     viewer->dirty = true;
     switch (binding->action) {
     case ACTION_OVERLAY:
@@ -234,7 +256,7 @@ static void handle_key(sr_viewer *viewer, SDL_Keycode key)
     case ACTION_RELOAD:
         if (viewer->scene_path[0] == '\0' || !viewer->owns_scene)
             viewer_say(viewer, false, "R: nothing to reload (%s)",
-                       viewer->scene_path[0] ? "the program's own scene" : "the built-in demo scene");
+                       viewer->scene_path[0] ? "the program's own scene" : "no scene file");
         else if (viewer_load_start(viewer, viewer->scene != NULL))
             viewer_say(viewer, false, "reloading %s ...", viewer->scene_path);
         break;
@@ -265,7 +287,7 @@ static void handle_motion(sr_viewer *viewer, float x, float y)
     if (dx == 0.0f && dy == 0.0f)
         return;
     if (drag->pan)
-        sr_orbit_pan(&viewer->orbit, &viewer->home, viewer->fb->width, viewer->fb->height, dx, dy);
+        sr_orbit_pan(&viewer->orbit, &viewer->base, viewer->fb->width, viewer->fb->height, dx, dy);
     else
         // Grabbing the scene: dragging right turns it right (the eye goes left), down tilts it
         // towards the viewer (the eye goes up).
@@ -308,51 +330,121 @@ static void handle_release(sr_viewer *viewer, const SDL_MouseButtonEvent *button
         click(viewer, press_x, press_y); // where the button went down: what the user aimed at
 }
 
-void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event)
+/* Handles one event; false when the viewer has no use for it (the program's `input` gets it). */
+static bool handle(sr_viewer *viewer, const SDL_Event *event)
 {
     switch (event->type) {
     case SDL_QUIT:
         viewer->quit = true;
-        break;
+        return true;
     case SDL_WINDOWEVENT:
-        if (event->window.event == SDL_WINDOWEVENT_CLOSE)
+        if (event->window.event == SDL_WINDOWEVENT_CLOSE) {
             viewer->quit = true;
-        else // resized, exposed, shown, restored: draw again (the size is checked before drawing)
-            viewer->dirty = true;
-        break;
+            return true;
+        }
+        // Resized, exposed, shown, restored: draw again (the size is checked before drawing).
+        // The program may want to know too.
+        viewer->dirty = true;
+        return false;
     case SDL_KEYDOWN:
     case SDL_KEYUP: {
         SDL_Keycode key = event->key.keysym.sym;
-        if (key == SDLK_LSHIFT || key == SDLK_RSHIFT)
+        if (key == SDLK_LSHIFT || key == SDLK_RSHIFT) {
             viewer->shift_held = event->type == SDL_KEYDOWN;
-        else if (event->type == SDL_KEYDOWN && !event->key.repeat)
-            handle_key(viewer, key);
+            return false; // watched, not used: the program sees the shift keys too
+        }
+        const key_binding *binding = find_binding(key);
+        if (!binding)
+            return false;
+        if (event->type == SDL_KEYDOWN && !event->key.repeat)
+            handle_key(viewer, binding);
         else if (event->type == SDL_KEYDOWN && (key == SDLK_LEFTBRACKET || key == SDLK_RIGHTBRACKET))
-            handle_key(viewer, key); // holding [ or ] walks through the levels
-        break;
+            handle_key(viewer, binding); // holding [ or ] walks through the levels
+        return true;
     }
     case SDL_MOUSEMOTION: {
         float x, y;
         to_drawable(viewer, event->motion.x, event->motion.y, &x, &y);
+        bool dragging = viewer->drag.button != 0;
         handle_motion(viewer, x, y);
-        break;
+        return dragging;
     }
     case SDL_MOUSEBUTTONDOWN:
-        handle_press(viewer, &event->button);
-        break;
     case SDL_MOUSEBUTTONUP:
-        handle_release(viewer, &event->button);
-        break;
+        if (event->button.button != SDL_BUTTON_LEFT && event->button.button != SDL_BUTTON_MIDDLE &&
+            event->button.button != SDL_BUTTON_RIGHT)
+            return false;
+        if (event->type == SDL_MOUSEBUTTONDOWN)
+            handle_press(viewer, &event->button);
+        else
+            handle_release(viewer, &event->button);
+        return true;
     case SDL_MOUSEWHEEL: {
         float x, y;
         to_drawable(viewer, event->wheel.mouseX, event->wheel.mouseY, &x, &y);
-        float notches = event->wheel.preciseY != 0.0f ? event->wheel.preciseY : (float)event->wheel.y;
-        if (event->wheel.direction == SDL_MOUSEWHEEL_FLIPPED)
-            notches = -notches;
-        zoom(viewer, notches, x, y);
-        break;
+        zoom(viewer, wheel_notches(&event->wheel), x, y);
+        return true;
     }
+    default:
+        return false;
+    }
+}
+
+/* The program's view of an SDL event. */
+static sr_viewer_event program_event(const sr_viewer *viewer, const SDL_Event *event)
+{
+    sr_viewer_event e = {.type = SR_VIEWER_EVENT_OTHER, .sdl_event = event};
+    switch (event->type) {
+    case SDL_QUIT:
+        e.type = SR_VIEWER_EVENT_QUIT;
+        break;
+    case SDL_WINDOWEVENT:
+        if (event->window.event == SDL_WINDOWEVENT_CLOSE)
+            e.type = SR_VIEWER_EVENT_QUIT;
+        break;
+    case SDL_KEYDOWN:
+    case SDL_KEYUP:
+        e.type = event->type == SDL_KEYDOWN ? SR_VIEWER_EVENT_KEY_DOWN : SR_VIEWER_EVENT_KEY_UP;
+        e.key = event->key.keysym.sym;
+        e.scancode = event->key.keysym.scancode;
+        e.key_name = SDL_GetKeyName(event->key.keysym.sym);
+        e.repeat = event->key.repeat != 0;
+        e.modifiers = event->key.keysym.mod;
+        break;
+    case SDL_MOUSEMOTION:
+        e.type = SR_VIEWER_EVENT_MOUSE_MOVE;
+        to_drawable(viewer, event->motion.x, event->motion.y, &e.x, &e.y);
+        e.modifiers = SDL_GetModState();
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP:
+        e.type = event->type == SDL_MOUSEBUTTONDOWN ? SR_VIEWER_EVENT_MOUSE_DOWN : SR_VIEWER_EVENT_MOUSE_UP;
+        e.button = event->button.button;
+        e.clicks = event->button.clicks;
+        to_drawable(viewer, event->button.x, event->button.y, &e.x, &e.y);
+        e.modifiers = SDL_GetModState();
+        break;
+    case SDL_MOUSEWHEEL:
+        e.type = SR_VIEWER_EVENT_WHEEL;
+        e.wheel = wheel_notches(&event->wheel);
+        to_drawable(viewer, event->wheel.mouseX, event->wheel.mouseY, &e.x, &e.y);
+        e.modifiers = SDL_GetModState();
+        break;
     default:
         break;
     }
+    return e;
+}
+
+void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event)
+{
+    const sr_viewer_desc *desc = &viewer->desc;
+    sr_viewer_event handed = {.type = SR_VIEWER_EVENT_OTHER};
+    if (desc->input_filter || desc->input)
+        handed = program_event(viewer, event);
+    if (desc->input_filter && desc->input_filter(desc->user, &handed))
+        return;
+    bool used = handle(viewer, event);
+    if (!used && desc->input && event->type != SDL_QUIT)
+        desc->input(desc->user, &handed);
 }

@@ -62,21 +62,26 @@ struct sr_viewer {
     SDL_Texture *texture;
     int texture_width, texture_height;
     Uint32 texture_format; ///< SDL_PIXELFORMAT_ARGB8888 or RGBA32 (viewer.c: texture_format)
-    bool sdl_ready; ///< SDL_InitSubSystem(VIDEO) succeeded (undone in destroy)
+    bool sdl_ready;        ///< SDL_InitSubSystem(VIDEO) succeeded (undone in destroy)
 
     sr_scene *scene; ///< shown (NULL while the first load runs or after it failed)
-    bool owns_scene; ///< loaded (or the demo scene made) by the viewer
+    bool owns_scene; ///< loaded (or made empty) by the viewer
+    bool no_scene;   ///< opened with no scene: `scene` is an empty one of the viewer's own
     char scene_name[128];
     sr_renderer *renderer;
     sr_framebuffer *fb;
     sr_scene_frame *frame;
-    sr_debug_list *list;
+    sr_debug_list *list;     ///< the 3D overlays
+    sr_debug_list *hud_list; ///< the HUD, legends and panels, drawn over the program's lists
     int threads;
 
     /* the cameras */
-    sr_camera home; ///< the scene's camera: Home goes back to it
+    sr_camera home; ///< the scene's camera (resolved): Home goes back to it
+    /// The camera the orbit started from: `home`, or the program's (sr_viewer_set_camera). Its
+    /// projection, field of view and clip planes are the view's.
+    sr_camera base;
     sr_orbit orbit; ///< the view camera's eye and target (the mouse drives it)
-    /// The orbit was moved since the last reset: until then the view is `home` itself, to the
+    /// The orbit was moved since the last reset: until then the view is `base` itself, to the
     /// bit (the orbit's eye, recomputed from angles, may differ in the last digit).
     bool orbit_moved;
     bool frozen; ///< F: culling keeps `cull_camera`, the view is free
@@ -99,10 +104,20 @@ struct sr_viewer {
     float mouse_x, mouse_y; ///< last known mouse position, drawable pixels
     float scale_x, scale_y; ///< drawable pixels per window pixel
 
+    /* the program's lists: drawn over the scene in this order, then `extra` */
+    sr_debug_list *lists[SR_VIEWER_MAX_LISTS];
+    int list_count;
+    sr_debug_list *extra; ///< sr_viewer_frame's, kept until the next call
+    /// What the last frame drew: each list and its generation (sr_debug_list_generation), so
+    /// that a list refilled in place (or another list) draws a new frame.
+    const sr_debug_list *drawn_lists[SR_VIEWER_MAX_LISTS + 1];
+    uint64_t drawn_generations[SR_VIEWER_MAX_LISTS + 1];
+    int drawn_count;
+    char hud_text[2048]; ///< the program's HUD lines (sr_viewer_set_hud_text)
+
     /* frame pacing */
     bool dirty; ///< something changed: draw a frame
     bool quit;
-    const void *last_extra;
     char message[512];
     bool message_is_error;
     uint32_t message_until; ///< SDL_GetTicks() when the message goes; 0 = stays
@@ -134,12 +149,24 @@ void viewer_pump(sr_viewer *viewer, int wait_ms);
 /// What happens with time rather than input: a finished load, a changed scene file (polled once
 /// a second), a message that expires.
 void viewer_periodic(sr_viewer *viewer);
-/// Draws and presents a frame when dirty (or `force`); false on an error (in viewer->failure).
-bool viewer_draw_if_needed(sr_viewer *viewer, sr_debug_list *extra, bool force);
+/// Notices what the program changed in its scene between frames: moved nodes (a redraw) and a
+/// new camera (sr_scene_set_camera: the view follows it).
+void viewer_watch_scene(sr_viewer *viewer);
+/// The program's lists to draw, in order: the added ones, then sr_viewer_frame's `extra`
+/// (unless it is one of them). `lists` has room for SR_VIEWER_MAX_LISTS + 1.
+int viewer_program_lists(const sr_viewer *viewer, sr_debug_list **lists);
+/// How many lists of the program's the viewer draws, with their items and the items they dropped
+/// past their capacities since their last clear.
+int viewer_lists_summary(const sr_viewer *viewer, size_t *items, size_t *dropped);
+/// Whether the program's lists differ from those the last frame drew, or were refilled since.
+bool viewer_lists_changed(const sr_viewer *viewer);
+/// Draws and presents a frame when dirty, when a program's list changed, or when `force`; false
+/// on an error (in viewer->failure).
+bool viewer_draw_if_needed(sr_viewer *viewer, bool force);
 /// Whether a load runs; finishes it (swap in the scene or keep the error) when it is done.
 bool viewer_load_poll(sr_viewer *viewer);
-/// Saves the current frame as `path`; false with the error said to the user.
-bool viewer_save(sr_viewer *viewer, const char *path, sr_error *err);
+/// Saves the current frame (drawn first when something changed) as `path`.
+sr_status viewer_save(sr_viewer *viewer, const char *path, sr_error *err);
 /// Sets the camera to the scene's (Home).
 void viewer_reset_camera(sr_viewer *viewer);
 /// The overlay list of the current state in `softrast render --overlay` syntax ("" for none).
@@ -148,14 +175,16 @@ void viewer_overlay_spec(const sr_viewer *viewer, char *out, size_t size);
 void viewer_camera_spec(const sr_camera *camera, char *out, size_t size);
 
 /* viewer_draw.c */
-/// Draws the frame into viewer->fb: the scene with the overlays, the HUD, the help panel and
-/// messages, the program's `extra` list; or the loading screen. *render_ms: the time it took.
-sr_status viewer_render(sr_viewer *viewer, sr_debug_list *extra, double *render_ms, sr_error *err);
+/// Draws the frame into viewer->fb: the scene, the program's lists, the overlays, the HUD, the
+/// help panel and messages; or the loading screen. *render_ms: the time it took.
+sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err);
 
 /* viewer_input.c */
-/// One event of SDL's queue (a person's or a script's).
+/// One event of SDL's queue (a person's or a script's): shown to the program's input filter
+/// first, handled, and handed to the program's input callback when the viewer had no use for it.
 void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event);
-/// Picks at drawable point (x, y) with the view camera; false when there is no scene.
+/// Picks at drawable point (x, y) with the view camera, bringing the scene up to date first;
+/// false when there is no scene (or the update failed).
 bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit);
 
 /* viewer_load.c */

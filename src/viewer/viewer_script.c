@@ -90,10 +90,10 @@ static void settle(sr_viewer *viewer)
 {
     viewer_pump(viewer, 0);
     while (viewer_load_poll(viewer) && !viewer->quit) {
-        viewer_draw_if_needed(viewer, NULL, false);
+        viewer_draw_if_needed(viewer, false);
         viewer_pump(viewer, 20);
     }
-    viewer_draw_if_needed(viewer, NULL, false);
+    viewer_draw_if_needed(viewer, false);
 }
 
 /* ---- printing ---- */
@@ -206,6 +206,9 @@ static void print_state(const sr_viewer *viewer, FILE *out)
     print_json_string(out, viewer->message);
     fputs(", \"load_error\": ", out);
     print_json_string(out, viewer->load_error);
+    size_t items, dropped;
+    int lists = viewer_lists_summary(viewer, &items, &dropped);
+    fprintf(out, ", \"lists\": {\"count\": %d, \"items\": %zu, \"dropped\": %zu}", lists, items, dropped);
     sr_viewer_stats stats = sr_viewer_get_stats(viewer);
     fprintf(out, ", \"frames\": %llu, \"median_frame_ms\": %.4f, \"fps\": %.2f}\n", (unsigned long long)stats.frames,
             stats.median_frame_ms, stats.fps);
@@ -442,7 +445,7 @@ static sr_status run_line(script *s, char *line)
         for (long i = 0; status == SR_OK && i < (long)frames && !viewer->quit; i++) {
             viewer_pump(viewer, 0);
             viewer_load_poll(viewer);
-            if (!viewer_draw_if_needed(viewer, NULL, true))
+            if (!viewer_draw_if_needed(viewer, true))
                 return *s->err = viewer->failure, viewer->failure.status;
         }
     } else if (strcmp(command, "sleep") == 0) {
@@ -455,7 +458,7 @@ static sr_status run_line(script *s, char *line)
         uint32_t until = SDL_GetTicks() + (uint32_t)ms;
         while (status == SR_OK && !viewer->quit && (int32_t)(SDL_GetTicks() - until) < 0) {
             viewer_periodic(viewer);
-            if (!viewer_draw_if_needed(viewer, NULL, false))
+            if (!viewer_draw_if_needed(viewer, false))
                 return *s->err = viewer->failure, viewer->failure.status;
             int left = (int32_t)(until - SDL_GetTicks());
             viewer_pump(viewer, left < 1 ? 1 : left < 20 ? left : 20);
@@ -464,7 +467,7 @@ static sr_status run_line(script *s, char *line)
         status = expect_words(s, command, count, 2, 2, "save PATH");
         if (status == SR_OK) {
             sr_error save_error = {0};
-            if (!viewer_save(viewer, words[1], &save_error))
+            if (viewer_save(viewer, words[1], &save_error) != SR_OK)
                 status = script_error(s, "save: %s", save_error.message);
         }
     } else if (strcmp(command, "print-pick") == 0 || strcmp(command, "print-state") == 0 ||

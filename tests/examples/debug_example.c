@@ -21,12 +21,12 @@ int main(int argc, char **argv)
     sr_debug_grid(list, sr_vec3_make(0, 0, 0), 8.0f, 16, (sr_debug_style){.color = sr_rgba8(0.4f, 0.4f, 0.4f, 1)});
     sr_debug_aabb(list, (sr_aabb){{-2.5f, 0, -0.5f}, {-1.5f, 1, 0.5f}}, (sr_debug_style){.color = 0xff40e060u});
     sr_debug_sphere(list, sr_vec3_make(0, 0.6f, 0), 0.6f, (sr_debug_style){.color = 0xff20d8ffu});
-    sr_debug_capsule(list, sr_vec3_make(2, 0.3f, 0), sr_vec3_make(2, 1.3f, 0), 0.3f, (sr_debug_style){0});
+    sr_debug_capsule(list, sr_vec3_make(2, 0.3f, 0), sr_vec3_make(2, 1.3f, 0), 0.3f, (sr_debug_style){.color = SR_DEBUG_WHITE});
     sr_debug_arrow(list, sr_vec3_make(0, 0.6f, 0), sr_vec3_make(1.2f, 1.5f, 0.3f),
                    (sr_debug_style){.color = 0xffff40ffu, .width = 2});
     sr_debug_point(list, sr_vec3_make(1.2f, 1.5f, 0.3f), 12.0f, (sr_debug_style){.color = 0xffff40ffu, .width = 2});
-    sr_debug_text(list, sr_vec3_make(1.25f, 1.55f, 0.3f), "contact", (sr_debug_style){0});
-    sr_debug_text_2d(list, 8, 8, "3 bodies, 1 contact", (sr_debug_style){.width = 2});
+    sr_debug_text(list, sr_vec3_make(1.25f, 1.55f, 0.3f), "contact", (sr_debug_style){.color = SR_DEBUG_WHITE});
+    sr_debug_text_2d(list, 8, 8, "3 bodies, 1 contact", (sr_debug_style){.color = SR_DEBUG_WHITE, .width = 2});
     sr_camera camera = {.eye = {0, 3, 6}, .target = {0, 0.5f, 0}};
     sr_mat4 view, projection;
     sr_camera_matrices(&camera, fb->width, fb->height, &view, &projection);

@@ -33,7 +33,11 @@ typedef struct sr_bvh_node {
     uint32_t count; ///< number of primitives in a leaf; 0 for interior nodes
 } sr_bvh_node;
 
+#ifdef __cplusplus
+static_assert(sizeof(sr_bvh_node) == 32, "BVH nodes are 32 bytes (DESIGN.md)");
+#else
 _Static_assert(sizeof(sr_bvh_node) == 32, "BVH nodes are 32 bytes (DESIGN.md)");
+#endif
 
 /// How interior nodes choose their split. 0 is the default (SAH).
 typedef enum sr_bvh_split {
@@ -42,7 +46,7 @@ typedef enum sr_bvh_split {
     SR_BVH_SPLIT_MEDIAN,      ///< object median along the longest centroid axis; leaves of max_leaf_size
 } sr_bvh_split;
 
-/// Build options; zero in any field means its default (so `&(sr_bvh_desc){0}` or NULL is fine).
+/// Build options; zero in any field means its default (so a zeroed desc or NULL is fine).
 typedef struct sr_bvh_desc {
     sr_bvh_split split;
     int bin_count;     ///< SAH bins per axis, 2..256; default SR_BVH_DEFAULT_BIN_COUNT

@@ -33,7 +33,7 @@ typedef struct sr_dynamic_proxy {
     uint32_t generation; ///< slot's generation when the proxy was inserted; never 0 for live proxies
 } sr_dynamic_proxy;
 
-#define SR_DYNAMIC_PROXY_NULL ((sr_dynamic_proxy){0, 0})
+#define SR_DYNAMIC_PROXY_NULL (SR_LITERAL(sr_dynamic_proxy){0, 0})
 
 /// Creation parameters; zero-initialise and set only what you mean (every zero is a default).
 typedef struct sr_dynamic_tree_desc {

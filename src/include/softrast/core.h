@@ -12,6 +12,25 @@
 extern "C" {
 #endif
 
+/// A value of struct `type` written in braces, the same in C and C++: a compound literal in C
+/// (`(sr_vec3){1, 2, 3}`), a braced temporary in C++ (`sr_vec3{1, 2, 3}`), which has no compound
+/// literals. `SR_LITERAL(sr_node_id){0, 0}`. Designated fields (`{.color = c}`) read the same in
+/// C and C++20, which wants them in declaration order; C++17 has positional fields only.
+#ifdef __cplusplus
+#define SR_LITERAL(type) type
+#else
+#define SR_LITERAL(type) (type)
+#endif
+
+/// The initialiser of a zeroed struct (every field its default) in C and C++ alike:
+/// `sr_viewer_desc desc = SR_ZERO_INIT;`. It is `{0}` in C and `{}` in C++, where -Wextra warns
+/// about `{0}` (and C17 has no `{}`).
+#ifdef __cplusplus
+#define SR_ZERO_INIT {}
+#else
+#define SR_ZERO_INIT {0}
+#endif
+
 /// Result of every function that can fail at run time. 0 is success.
 typedef enum sr_status {
     SR_OK = 0,

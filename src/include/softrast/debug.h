@@ -1,10 +1,12 @@
 /* softrast/debug.h — the collision debug renderer: immediate-mode draw lists that any code fills
- * (lines, boxes, spheres, capsules, arrows, points, frustums, text), drawn over a frame through
- * the pipeline's line rasteriser, and the overlays that show what the geometry queries did
- * (BVH nodes, bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD),
- * built only from the public queries of geom, bvh and scene.
+ * (lines, boxes, spheres, capsules, arrows, points and dots, circles, filled polygons, frustums,
+ * text), kept as the shapes' parameters and drawn over a frame through the pipeline's line and
+ * triangle rasterisers, and the overlays that show what the geometry queries did (BVH nodes,
+ * bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD), built only from
+ * the public queries of geom, bvh and scene.
  * Stands on scene, raster, bvh, geom; knows nothing of SDL. Like Box2D's b2DebugDraw or Jolt's
- * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame. */
+ * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame.
+ * Bullet's btIDebugDraw and Box2D's b2Draw on a list: softrast/bullet_draw.hpp, box2d_draw.hpp. */
 #ifndef SOFTRAST_DEBUG_H
 #define SOFTRAST_DEBUG_H
 
@@ -19,58 +21,123 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
-/* Draw lists (src/debug/debug_list.c, debug_draw.c)                                           */
+/* Draw lists (src/debug/debug_list.c, debug_items.c, debug_draw.c, debug_tessellate.c)         */
 
-/// An immediate-mode list of debug items for one frame. Filling never allocates: items past the
-/// capacity are dropped and counted; sr_debug_list_clear grows the capacity, between frames, to
-/// what the last frame asked for (sokol_gl's way). Not thread-safe: one list per filling thread
-/// (draw several lists over one frame). Free with sr_debug_list_destroy.
+/// An immediate-mode list of debug items for one frame. Items are kept as their parameters (a
+/// sphere is a centre and a radius, a box its extents and pose) and turned into segments and
+/// triangles only by sr_debug_draw, so a recorder can read them (sr_debug_list_items). Filling
+/// never allocates: items past a capacity are dropped and counted; sr_debug_list_clear grows the
+/// capacities, between frames, to what the last frame asked for (sokol_gl's way). Not
+/// thread-safe: one list per filling thread (draw several lists over one frame). Free with
+/// sr_debug_list_destroy.
 typedef struct sr_debug_list sr_debug_list;
 
+/// The capacities of a list; zero fields take their defaults. An item is kept only when it
+/// fits in all of them (a sphere takes one item and 96 segments).
 typedef struct sr_debug_list_desc {
-    size_t segment_capacity; ///< line segments (shapes are made of them); 0 = 16384
-    size_t text_capacity;    ///< text items; 0 = 256
-    size_t text_bytes;       ///< bytes of text; 0 = 16384
+    size_t segment_capacity;  ///< line segments the items are drawn with; 0 = 16384
+    size_t text_capacity;     ///< text items; 0 = 256
+    size_t text_bytes;        ///< bytes of text; 0 = 16384
+    size_t item_capacity;     ///< items of every kind; 0 = 16384
+    size_t triangle_capacity; ///< filled triangles (polygons, circles, triangles); 0 = 4096
+    size_t point_capacity;    ///< points of polylines and polygons; 0 = 4096
 } sr_debug_list_desc;
 
 sr_status sr_debug_list_create(const sr_debug_list_desc *desc, sr_debug_list **out, sr_error *err);
 void sr_debug_list_destroy(sr_debug_list *list);
 
-/// Empties the list for the next frame, first growing its capacity to hold everything the
+/// Empties the list for the next frame, first growing its capacities to hold everything the
 /// frame just ended asked for (dropped items included). Errors: out of memory (the list is
-/// emptied and keeps its old capacity).
+/// emptied and keeps its old capacities).
 sr_status sr_debug_list_clear(sr_debug_list *list, sr_error *err);
 
 /// What a list holds and what it dropped since the last clear.
 typedef struct sr_debug_list_stats {
-    size_t segments, texts, text_bytes;     ///< stored
-    size_t segments_dropped, texts_dropped; ///< asked for past the capacity
+    size_t segments, texts, text_bytes;     ///< stored: segments the items draw, text items, bytes
+    size_t segments_dropped, texts_dropped; ///< of the items dropped past a capacity
     size_t segment_capacity, text_capacity, text_byte_capacity;
+    size_t items, triangles, points;        ///< stored: items of every kind, filled triangles, points
+    size_t items_dropped;                   ///< items of every kind dropped past a capacity
+    size_t item_capacity, triangle_capacity, point_capacity;
 } sr_debug_list_stats;
 
 sr_debug_list_stats sr_debug_list_get_stats(const sr_debug_list *list);
 
-/// How an item is drawn. A zeroed style is an opaque white one-pixel line, depth-tested.
+/// A counter that changes whenever the list's contents may have: every item added (kept or
+/// dropped) and every sr_debug_list_clear bump it. A viewer that keeps a list's pointer across
+/// frames compares it to the value it last drew to notice a list cleared and refilled in place.
+/// Never decreases; 0 for a new list and for NULL.
+uint64_t sr_debug_list_generation(const sr_debug_list *list);
+
+/* ---- style and colours ---- */
+
+/// How an item is drawn.
+///
+/// Colours are sr_rgba8 values, and always mean what they say: alpha blends, and a colour whose
+/// alpha is 0 (such as 0, fully transparent black) draws nothing. A zeroed style is therefore
+/// invisible: name a colour (SR_DEBUG_WHITE, sr_rgba8(...)), most readably with
+/// sr_debug_style_make, which reads the same in C and C++.
 typedef struct sr_debug_style {
-    uint32_t color; ///< sr_rgba8 (alpha blends); 0 means opaque white
+    uint32_t color; ///< sr_rgba8 (alpha blends; alpha 0 draws nothing)
     int width;      ///< line width in pixels, 1 to 4; 0 means 1. For text: the scale, 1 to 4
     /// false: tested against the scene's depth (LESS_EQUAL, with SR_DEBUG_DEPTH_BIAS, so lines
-    /// drawn on a surface show); true: drawn over everything.
+    /// drawn on a surface show); text and dots are then hidden when their anchor is behind the
+    /// scene. true: drawn over everything. The same for every kind of item.
     bool on_top;
 } sr_debug_style;
+
+/// Opaque colours for debug drawing (sr_rgba8 values; sr_rgba8 makes any other).
+#define SR_DEBUG_WHITE 0xffffffffu
+#define SR_DEBUG_BLACK 0xff000000u
+#define SR_DEBUG_RED 0xff3340f2u
+#define SR_DEBUG_GREEN 0xff4de64du
+#define SR_DEBUG_BLUE 0xffff804du
+#define SR_DEBUG_YELLOW 0xff20d8ffu
+#define SR_DEBUG_CYAN 0xffffff40u
+#define SR_DEBUG_MAGENTA 0xffff40ffu
+#define SR_DEBUG_GREY 0xff8c8c8cu
+
+/// A style from its three fields (C and C++ alike: no compound literal needed).
+static inline sr_debug_style sr_debug_style_make(uint32_t color, int width, bool on_top)
+{
+    sr_debug_style style;
+    style.color = color;
+    style.width = width;
+    style.on_top = on_top;
+    return style;
+}
+
+/// A one-pixel, depth-tested style of `color`.
+static inline sr_debug_style sr_debug_style_color(uint32_t color)
+{
+    return sr_debug_style_make(color, 1, false);
+}
+
+/// `color` with its alpha replaced by `alpha` in [0, 1] (a translucent fill from an outline's
+/// colour: sr_debug_color_alpha(SR_DEBUG_GREEN, 0.25f)).
+static inline uint32_t sr_debug_color_alpha(uint32_t color, float alpha)
+{
+    float a = alpha <= 0.0f ? 0.0f : alpha >= 1.0f ? 255.0f : alpha * 255.0f + 0.5f;
+    return (color & 0x00ffffffu) | (uint32_t)a << 24;
+}
 
 /// The depth bias of depth-tested debug lines (sr_line_desc.depth_bias): a line point at window
 /// depth z is tested as if nearer by this fraction of its view distance (z - bias * (1 - z);
 /// under perspective 1 - z is proportional to 1 / distance), plus the surface's own depth change
 /// over one pixel across the line. Lines on a surface, or within 0.4% of the view distance
-/// behind it, show; lines further behind are hidden.
+/// behind it, show; lines further behind are hidden. Fills, dots and text use the same bias
+/// (without the slope term).
 #define SR_DEBUG_DEPTH_BIAS (1.0f / 256.0f)
 
 /* ---- 3D items (world space) ---- */
 
 void sr_debug_line(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_debug_style style);
-/// `count` points joined in order (and back to the first when `closed`); each joint pixel is
-/// drawn once.
+/// A line whose colour goes from style.color at `a` to `color_b` at `b`, interpolated along it
+/// (perspective-correct: the colour of a world point at fraction t of a-b is the blend at t);
+/// btIDebugDraw::drawLine's two-colour form.
+void sr_debug_line_gradient(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_debug_style style, uint32_t color_b);
+/// `count` points joined in order (and back to the first when `closed` and count > 2); each
+/// joint pixel is drawn once. The points are copied into the list.
 void sr_debug_polyline(sr_debug_list *list, const sr_vec3 *points, size_t count, bool closed, sr_debug_style style);
 /// A line from `from` to `to` with an arrow head at `to`: four barbs a sixth of the length long,
 /// opening at 20 degrees.
@@ -78,33 +145,69 @@ void sr_debug_arrow(sr_debug_list *list, sr_vec3 from, sr_vec3 to, sr_debug_styl
 /// The ray from its origin to origin + length * direction (length <= 0 or infinite: to tmax when
 /// finite, else 1000 units), with an arrow head.
 void sr_debug_ray(sr_debug_list *list, const sr_ray *ray, float length, sr_debug_style style);
-/// A point marker: a cross `size_px` pixels wide on screen, whatever the distance.
+/// A point marker: a diagonal cross `size_px` pixels wide on screen, whatever the distance
+/// (size_px <= 0: 8).
 void sr_debug_point(sr_debug_list *list, sr_vec3 point, float size_px, sr_debug_style style);
+/// A round dot: the pixels whose centres lie within size_px / 2 of the point's projection
+/// (a filled disc `size_px` pixels across, whatever the distance; size_px <= 0: 6). Unless
+/// style.on_top it is depth-tested as a whole, as text is: hidden when the point is behind the
+/// scene at its own pixel, whole otherwise (a contact dot on a sloped surface shows entirely).
+/// b2Draw::DrawPoint, btIDebugDraw::drawContactPoint.
+void sr_debug_dot(sr_debug_list *list, sr_vec3 point, float size_px, sr_debug_style style);
 void sr_debug_aabb(sr_debug_list *list, sr_aabb box, sr_debug_style style);
 void sr_debug_obb(sr_debug_list *list, const sr_obb *box, sr_debug_style style);
-/// The 12 edges of `box` mapped by `transform` (any affine matrix).
+/// The 12 edges of `box` mapped by `transform` (any affine matrix; its last row is ignored).
 void sr_debug_box(sr_debug_list *list, sr_aabb box, sr_mat4 transform, sr_debug_style style);
 /// Three great circles (in the XY, YZ and ZX planes), 32 segments each.
 void sr_debug_sphere(sr_debug_list *list, sr_vec3 centre, float radius, sr_debug_style style);
+/// A sphere that shows its orientation: the three great circles of its local XY, YZ and ZX
+/// planes (rotated by `rotation`, a unit quaternion; normalised here; a zero or non-finite one
+/// is the identity) and its local +X axis as an arrow from the centre to the surface, so a
+/// spinning body's spin shows (btIDebugDraw::drawSphere with a transform). With the identity
+/// rotation the circles are sr_debug_sphere's.
+void sr_debug_sphere_oriented(sr_debug_list *list, sr_vec3 centre, sr_quat rotation, float radius,
+                              sr_debug_style style);
 /// A capsule around segment a-b: two circles at the ends, four side lines and half circles.
 void sr_debug_capsule(sr_debug_list *list, sr_vec3 a, sr_vec3 b, float radius, sr_debug_style style);
 void sr_debug_cylinder(sr_debug_list *list, sr_vec3 a, sr_vec3 b, float radius, sr_debug_style style);
 /// A cone with its apex at `apex` and its base disc of `radius` around `base`.
 void sr_debug_cone(sr_debug_list *list, sr_vec3 apex, sr_vec3 base, float radius, sr_debug_style style);
+/// A circle of `radius` around `centre` in the plane perpendicular to `normal` (32 segments;
+/// a zero normal: +Y). b2Draw::DrawCircle, with the normal (0, 0, 1) of Box2D's plane.
+void sr_debug_circle(sr_debug_list *list, sr_vec3 centre, sr_vec3 normal, float radius, sr_debug_style style);
+/// The same circle filled with `fill_color` (translucent fills blend), outlined with the
+/// style's colour (an outline colour of alpha 0: no outline). b2Draw::DrawSolidCircle draws
+/// its axis line besides (sr_debug_line).
+void sr_debug_circle_filled(sr_debug_list *list, sr_vec3 centre, sr_vec3 normal, float radius, uint32_t fill_color,
+                            sr_debug_style style);
 /// The 12 edges of the frustum of a world-to-clip matrix (zero-to-one depth), found by mapping
 /// the clip cube's corners back (nothing for a singular matrix).
 void sr_debug_frustum(sr_debug_list *list, sr_mat4 view_projection, sr_debug_style style);
 /// The frustum of a camera for a `width` x `height` image.
 void sr_debug_camera_frustum(sr_debug_list *list, const sr_camera *camera, int width, int height, sr_debug_style style);
-/// X, Y, Z axes of `transform` in red, green and blue, `length` long (style's width and on_top).
+/// X, Y, Z axes of `transform` as arrows in SR_DEBUG_RED, SR_DEBUG_GREEN and SR_DEBUG_BLUE,
+/// `length` long (the style's width and on_top; its colour is not used).
 void sr_debug_axes(sr_debug_list *list, sr_mat4 transform, float length, sr_debug_style style);
 /// A ground grid in the XZ plane at height y = centre.y: `divisions` x `divisions` squares
-/// covering `size` x `size` around the centre, the two centre lines brighter.
+/// covering `size` x `size` around the centre, the two centre lines at the style's colour, the
+/// others at half its alpha.
 void sr_debug_grid(sr_debug_list *list, sr_vec3 centre, float size, int divisions, sr_debug_style style);
+/// A triangle's three edges.
 void sr_debug_triangle(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_vec3 c, sr_debug_style style);
-/// Text anchored at a world point: its top-left corner at the point's pixel, drawn on top
-/// (text is not depth-tested unless style.on_top is false, then it is hidden behind the scene
-/// when its anchor is). Copied into the list.
+/// A triangle filled with `fill_color` and outlined with the style's colour (alpha 0: no
+/// outline). Both faces are filled. btIDebugDraw::drawTriangle.
+void sr_debug_triangle_filled(sr_debug_list *list, sr_vec3 a, sr_vec3 b, sr_vec3 c, uint32_t fill_color,
+                              sr_debug_style style);
+/// A closed polygon of `count` points (3 or more) filled with `fill_color` and outlined with
+/// the style's colour (alpha 0: no outline; fill_color of alpha 0: the outline alone, as
+/// sr_debug_polyline closed). The polygon should be convex and planar: it is filled as the fan of
+/// triangles from its first point (how engines hand polygons over: b2Draw::DrawSolidPolygon).
+/// The points are copied into the list.
+void sr_debug_polygon_filled(sr_debug_list *list, const sr_vec3 *points, size_t count, uint32_t fill_color,
+                             sr_debug_style style);
+/// Text anchored at a world point: its top-left corner at the point's pixel. Depth-tested like
+/// every item unless style.on_top: hidden when its anchor is behind the scene. Copied into the
+/// list.
 void sr_debug_text(sr_debug_list *list, sr_vec3 anchor, const char *text, sr_debug_style style);
 
 /* ---- 2D items (window pixels, origin top-left), always on top ---- */
@@ -114,14 +217,137 @@ void sr_debug_text_2d(sr_debug_list *list, float x, float y, const char *text, s
 void sr_debug_rect_2d(sr_debug_list *list, float x, float y, float width, float height, bool filled,
                       sr_debug_style style);
 
+/* ---- reading the items (recorders, tools) ---- */
+
+/// What an item is (sr_debug_item.kind) and which member of its union holds its parameters.
+typedef enum sr_debug_item_kind {
+    SR_DEBUG_ITEM_LINE = 0,        ///< line: a (style.color) to b (line.color_b)
+    SR_DEBUG_ITEM_ARROW,           ///< line: from a to b, head at b (color_b = style.color)
+    SR_DEBUG_ITEM_POINT,           ///< point: a cross
+    SR_DEBUG_ITEM_DOT,             ///< point: a round dot
+    SR_DEBUG_ITEM_BOX,             ///< box
+    SR_DEBUG_ITEM_SPHERE,          ///< sphere (rotation: identity)
+    SR_DEBUG_ITEM_ORIENTED_SPHERE, ///< sphere: with its rotation
+    SR_DEBUG_ITEM_CAPSULE,         ///< segment: around a-b
+    SR_DEBUG_ITEM_CYLINDER,        ///< segment: around a-b
+    SR_DEBUG_ITEM_CONE,            ///< segment: apex a, base centre b
+    SR_DEBUG_ITEM_CIRCLE,          ///< circle (fill_color alpha 0: an outline)
+    SR_DEBUG_ITEM_FRUSTUM,         ///< frustum
+    SR_DEBUG_ITEM_AXES,            ///< axes
+    SR_DEBUG_ITEM_GRID,            ///< grid
+    SR_DEBUG_ITEM_TRIANGLE,        ///< triangle (fill_color alpha 0: an outline)
+    SR_DEBUG_ITEM_POLYLINE,        ///< polyline: its points are sr_debug_list_item_points
+    SR_DEBUG_ITEM_TEXT,            ///< text: anchored at a world point
+    SR_DEBUG_ITEM_TEXT_2D,         ///< text: anchor (x, y, 0) in window pixels
+    SR_DEBUG_ITEM_RECT_2D,         ///< rect
+    SR_DEBUG_ITEM_KIND_COUNT
+} sr_debug_item_kind;
+
+typedef struct sr_debug_item_line {
+    sr_vec3 a, b;
+    uint32_t color_b;
+} sr_debug_item_line;
+typedef struct sr_debug_item_point {
+    sr_vec3 position;
+    float size_px;
+} sr_debug_item_point;
+typedef struct sr_debug_item_box {
+    sr_aabb box;
+    sr_mat4 transform;
+} sr_debug_item_box;
+typedef struct sr_debug_item_sphere {
+    sr_vec3 centre;
+    float radius;
+    sr_quat rotation;
+} sr_debug_item_sphere;
+typedef struct sr_debug_item_segment {
+    sr_vec3 a, b;
+    float radius;
+} sr_debug_item_segment;
+typedef struct sr_debug_item_circle {
+    sr_vec3 centre, normal;
+    float radius;
+    uint32_t fill_color;
+} sr_debug_item_circle;
+typedef struct sr_debug_item_frustum {
+    sr_mat4 view_projection;
+} sr_debug_item_frustum;
+typedef struct sr_debug_item_axes {
+    sr_mat4 transform;
+    float length;
+} sr_debug_item_axes;
+typedef struct sr_debug_item_grid {
+    sr_vec3 centre;
+    float size;
+    int divisions;
+} sr_debug_item_grid;
+typedef struct sr_debug_item_triangle {
+    sr_vec3 a, b, c;
+    uint32_t fill_color;
+} sr_debug_item_triangle;
+typedef struct sr_debug_item_polyline {
+    uint32_t first, count; ///< of the list's points (sr_debug_list_item_points)
+    bool closed;
+    uint32_t fill_color; ///< alpha 0: not filled (a closed polygon is filled otherwise)
+} sr_debug_item_polyline;
+typedef struct sr_debug_item_text {
+    sr_vec3 anchor;
+    uint32_t offset, length; ///< of the list's text bytes (sr_debug_list_item_text)
+} sr_debug_item_text;
+typedef struct sr_debug_item_rect {
+    float x, y, width, height;
+    bool filled;
+} sr_debug_item_rect;
+
+/// One item as the list keeps it: what was asked, before any tessellation. `style` is the
+/// style given with its width clamped to 1..4.
+typedef struct sr_debug_item {
+    sr_debug_item_kind kind;
+    sr_debug_style style;
+    union {
+        sr_debug_item_line line;
+        sr_debug_item_point point;
+        sr_debug_item_box box;
+        sr_debug_item_sphere sphere;
+        sr_debug_item_segment segment;
+        sr_debug_item_circle circle;
+        sr_debug_item_frustum frustum;
+        sr_debug_item_axes axes;
+        sr_debug_item_grid grid;
+        sr_debug_item_triangle triangle;
+        sr_debug_item_polyline polyline;
+        sr_debug_item_text text;
+        sr_debug_item_rect rect;
+    };
+} sr_debug_item;
+
+/// The items kept, in the order they were added (*count of them; NULL and 0 for an empty or
+/// NULL list). Owned by the list: valid until the next sr_debug_list_clear or
+/// sr_debug_list_destroy (additions never move them).
+const sr_debug_item *sr_debug_list_items(const sr_debug_list *list, size_t *count);
+/// The points of a SR_DEBUG_ITEM_POLYLINE item of `list` (item->polyline.count of them); NULL
+/// for other kinds. Valid as sr_debug_list_items.
+const sr_vec3 *sr_debug_list_item_points(const sr_debug_list *list, const sr_debug_item *item);
+/// The NUL-terminated text of a SR_DEBUG_ITEM_TEXT or _TEXT_2D item of `list`; NULL for other
+/// kinds. Valid as sr_debug_list_items.
+const char *sr_debug_list_item_text(const sr_debug_list *list, const sr_debug_item *item);
+/// Adds a copy of `item` (read from any list, or stored by a recorder) through the function of
+/// its kind, so it is checked and counted as that call would be. A polyline's points and a
+/// text's characters are taken from `points` / `text` (the offsets in `item` belong to the list
+/// it came from); they may be NULL for other kinds. An unknown kind is ignored.
+void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const sr_vec3 *points, const char *text);
+
 /* ---- drawing ---- */
 
 /// Draws the list over `fb` as seen by `view_projection` (world to clip, zero-to-one depth):
-/// depth-tested segments, then on-top ones, then 2D rectangles and text, each group in the
-/// order given. Lines go through sr_draw_lines, so they use the renderer's threads and the
-/// image does not depend on their number. The items are kept: a list may be drawn over several
-/// frames (the list's scratch memory is used, so one draw at a time per list). Never writes
-/// depth or ids. Errors: NULL arguments, those of sr_draw_lines.
+/// first the depth-tested items, then the on-top ones; within each, fills (translucent triangles,
+/// polygons and circles), then world lines, then screen-sized markers and dots, each group in
+/// the order the items were added, thin lines before wide; then 2D rectangles and text. Lines
+/// go through sr_draw_lines and fills through sr_draw_triangles, so they use the renderer's
+/// threads and the image does not depend on their number. The items are kept: a list may be
+/// drawn over several frames (the list's scratch memory is used, so one draw at a time per
+/// list). Never writes depth or ids. Errors: NULL arguments, those of sr_draw_lines and
+/// sr_draw_triangles.
 sr_status sr_debug_draw(sr_debug_list *list, sr_renderer *renderer, sr_framebuffer *fb, sr_mat4 view_projection,
                         sr_error *err);
 
@@ -181,6 +407,9 @@ typedef struct sr_overlay_desc {
     /// Lines appended to the HUD's text (a viewer's frame rate, pick details, messages); NULL:
     /// none. Copied into the list.
     const char *hud_text;
+    /// Where the HUD and the legends (2D text and boxes) go; NULL: `list` with the rest. A viewer
+    /// draws its program's lines between the two lists: over the 3D overlays, under the HUD.
+    sr_debug_list *hud_list;
 } sr_overlay_desc;
 
 /// Parses the --overlay syntax: comma-separated items bvh[:A-B], mesh-bvh[:A-B], bounds, normals,

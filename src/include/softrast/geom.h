@@ -265,7 +265,7 @@ static inline sr_vec3 sr_ray_space_point(const sr_ray *ray, sr_vec3 p)
 {
     const float relative[3] = {p.x - ray->origin.x, p.y - ray->origin.y, p.z - ray->origin.z};
     const float z = relative[ray->axis_z];
-    return (sr_vec3){relative[ray->axis_x] - ray->shear.x * z, relative[ray->axis_y] - ray->shear.y * z, z};
+    return sr_vec3_make(relative[ray->axis_x] - ray->shear.x * z, relative[ray->axis_y] - ray->shear.y * z, z);
 }
 
 /// 2D edge function p x q = p.x q.y - p.y q.x of ray-space points, in double: the products of

@@ -23,25 +23,25 @@ typedef struct sr_mat4 { float m[16]; } sr_mat4;
 typedef struct sr_quat { float x, y, z, w; } sr_quat;
 
 /* ---- vec2 ---- */
-static inline sr_vec2 sr_vec2_make(float x, float y) { return (sr_vec2){x, y}; }
-static inline sr_vec2 sr_vec2_add(sr_vec2 a, sr_vec2 b) { return (sr_vec2){a.x + b.x, a.y + b.y}; }
-static inline sr_vec2 sr_vec2_sub(sr_vec2 a, sr_vec2 b) { return (sr_vec2){a.x - b.x, a.y - b.y}; }
-static inline sr_vec2 sr_vec2_scale(sr_vec2 a, float s) { return (sr_vec2){a.x * s, a.y * s}; }
+static inline sr_vec2 sr_vec2_make(float x, float y) { sr_vec2 r = {x, y}; return r; }
+static inline sr_vec2 sr_vec2_add(sr_vec2 a, sr_vec2 b) { return sr_vec2_make(a.x + b.x, a.y + b.y); }
+static inline sr_vec2 sr_vec2_sub(sr_vec2 a, sr_vec2 b) { return sr_vec2_make(a.x - b.x, a.y - b.y); }
+static inline sr_vec2 sr_vec2_scale(sr_vec2 a, float s) { return sr_vec2_make(a.x * s, a.y * s); }
 static inline float sr_vec2_dot(sr_vec2 a, sr_vec2 b) { return a.x * b.x + a.y * b.y; }
 static inline float sr_vec2_length(sr_vec2 a) { return sqrtf(sr_vec2_dot(a, a)); }
 
 /* ---- vec3 ---- */
-static inline sr_vec3 sr_vec3_make(float x, float y, float z) { return (sr_vec3){x, y, z}; }
-static inline sr_vec3 sr_vec3_splat(float s) { return (sr_vec3){s, s, s}; }
-static inline sr_vec3 sr_vec3_add(sr_vec3 a, sr_vec3 b) { return (sr_vec3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static inline sr_vec3 sr_vec3_sub(sr_vec3 a, sr_vec3 b) { return (sr_vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static inline sr_vec3 sr_vec3_mul(sr_vec3 a, sr_vec3 b) { return (sr_vec3){a.x * b.x, a.y * b.y, a.z * b.z}; }
-static inline sr_vec3 sr_vec3_scale(sr_vec3 a, float s) { return (sr_vec3){a.x * s, a.y * s, a.z * s}; }
-static inline sr_vec3 sr_vec3_negate(sr_vec3 a) { return (sr_vec3){-a.x, -a.y, -a.z}; }
+static inline sr_vec3 sr_vec3_make(float x, float y, float z) { sr_vec3 r = {x, y, z}; return r; }
+static inline sr_vec3 sr_vec3_splat(float s) { return sr_vec3_make(s, s, s); }
+static inline sr_vec3 sr_vec3_add(sr_vec3 a, sr_vec3 b) { return sr_vec3_make(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline sr_vec3 sr_vec3_sub(sr_vec3 a, sr_vec3 b) { return sr_vec3_make(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline sr_vec3 sr_vec3_mul(sr_vec3 a, sr_vec3 b) { return sr_vec3_make(a.x * b.x, a.y * b.y, a.z * b.z); }
+static inline sr_vec3 sr_vec3_scale(sr_vec3 a, float s) { return sr_vec3_make(a.x * s, a.y * s, a.z * s); }
+static inline sr_vec3 sr_vec3_negate(sr_vec3 a) { return sr_vec3_make(-a.x, -a.y, -a.z); }
 static inline float sr_vec3_dot(sr_vec3 a, sr_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static inline sr_vec3 sr_vec3_cross(sr_vec3 a, sr_vec3 b)
 {
-    return (sr_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+    return sr_vec3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 static inline float sr_vec3_length(sr_vec3 a) { return sqrtf(sr_vec3_dot(a, a)); }
 static inline float sr_vec3_length_squared(sr_vec3 a) { return sr_vec3_dot(a, a); }
@@ -49,15 +49,15 @@ static inline float sr_vec3_length_squared(sr_vec3 a) { return sr_vec3_dot(a, a)
 static inline sr_vec3 sr_vec3_normalize(sr_vec3 a)
 {
     float length = sr_vec3_length(a);
-    return length > 0.0f && isfinite(length) ? sr_vec3_scale(a, 1.0f / length) : (sr_vec3){0, 0, 0};
+    return length > 0.0f && isfinite(length) ? sr_vec3_scale(a, 1.0f / length) : sr_vec3_make(0, 0, 0);
 }
 static inline sr_vec3 sr_vec3_min(sr_vec3 a, sr_vec3 b)
 {
-    return (sr_vec3){fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z)};
+    return sr_vec3_make(fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z));
 }
 static inline sr_vec3 sr_vec3_max(sr_vec3 a, sr_vec3 b)
 {
-    return (sr_vec3){fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z)};
+    return sr_vec3_make(fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z));
 }
 static inline sr_vec3 sr_vec3_lerp(sr_vec3 a, sr_vec3 b, float t)
 {
@@ -68,12 +68,12 @@ static inline float sr_vec3_get(sr_vec3 a, int i) { return i == 0 ? a.x : (i == 
 static inline bool sr_vec3_is_finite(sr_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 
 /* ---- vec4 ---- */
-static inline sr_vec4 sr_vec4_make(float x, float y, float z, float w) { return (sr_vec4){x, y, z, w}; }
-static inline sr_vec4 sr_vec4_from_vec3(sr_vec3 v, float w) { return (sr_vec4){v.x, v.y, v.z, w}; }
-static inline sr_vec3 sr_vec4_xyz(sr_vec4 v) { return (sr_vec3){v.x, v.y, v.z}; }
-static inline sr_vec4 sr_vec4_add(sr_vec4 a, sr_vec4 b) { return (sr_vec4){a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w}; }
-static inline sr_vec4 sr_vec4_sub(sr_vec4 a, sr_vec4 b) { return (sr_vec4){a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w}; }
-static inline sr_vec4 sr_vec4_scale(sr_vec4 a, float s) { return (sr_vec4){a.x * s, a.y * s, a.z * s, a.w * s}; }
+static inline sr_vec4 sr_vec4_make(float x, float y, float z, float w) { sr_vec4 r = {x, y, z, w}; return r; }
+static inline sr_vec4 sr_vec4_from_vec3(sr_vec3 v, float w) { return sr_vec4_make(v.x, v.y, v.z, w); }
+static inline sr_vec3 sr_vec4_xyz(sr_vec4 v) { return sr_vec3_make(v.x, v.y, v.z); }
+static inline sr_vec4 sr_vec4_add(sr_vec4 a, sr_vec4 b) { return sr_vec4_make(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+static inline sr_vec4 sr_vec4_sub(sr_vec4 a, sr_vec4 b) { return sr_vec4_make(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w); }
+static inline sr_vec4 sr_vec4_scale(sr_vec4 a, float s) { return sr_vec4_make(a.x * s, a.y * s, a.z * s, a.w * s); }
 static inline float sr_vec4_dot(sr_vec4 a, sr_vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 static inline sr_vec4 sr_vec4_lerp(sr_vec4 a, sr_vec4 b, float t)
 {
@@ -85,7 +85,8 @@ static inline float sr_mat4_get(const sr_mat4 *m, int row, int column) { return 
 
 static inline sr_mat4 sr_mat4_identity(void)
 {
-    return (sr_mat4){{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    sr_mat4 r = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    return r;
 }
 
 /// a * b (apply b first, then a).
@@ -101,39 +102,36 @@ static inline sr_mat4 sr_mat4_mul(sr_mat4 a, sr_mat4 b)
 
 static inline sr_vec4 sr_mat4_mul_vec4(sr_mat4 m, sr_vec4 v)
 {
-    return (sr_vec4){
+    return sr_vec4_make(
         m.m[0] * v.x + m.m[4] * v.y + m.m[8] * v.z + m.m[12] * v.w,
         m.m[1] * v.x + m.m[5] * v.y + m.m[9] * v.z + m.m[13] * v.w,
         m.m[2] * v.x + m.m[6] * v.y + m.m[10] * v.z + m.m[14] * v.w,
-        m.m[3] * v.x + m.m[7] * v.y + m.m[11] * v.z + m.m[15] * v.w,
-    };
+        m.m[3] * v.x + m.m[7] * v.y + m.m[11] * v.z + m.m[15] * v.w);
 }
 
 /// M * (p, 1) without the projective divide (use for affine matrices).
 static inline sr_vec3 sr_mat4_transform_point(sr_mat4 m, sr_vec3 p)
 {
-    return (sr_vec3){
+    return sr_vec3_make(
         m.m[0] * p.x + m.m[4] * p.y + m.m[8] * p.z + m.m[12],
         m.m[1] * p.x + m.m[5] * p.y + m.m[9] * p.z + m.m[13],
-        m.m[2] * p.x + m.m[6] * p.y + m.m[10] * p.z + m.m[14],
-    };
+        m.m[2] * p.x + m.m[6] * p.y + m.m[10] * p.z + m.m[14]);
 }
 
 /// M * (p, 1) followed by division by w (use for projections, e.g. unprojecting NDC points).
 static inline sr_vec3 sr_mat4_transform_point_projective(sr_mat4 m, sr_vec3 p)
 {
-    sr_vec4 r = sr_mat4_mul_vec4(m, (sr_vec4){p.x, p.y, p.z, 1.0f});
-    return (sr_vec3){r.x / r.w, r.y / r.w, r.z / r.w};
+    sr_vec4 r = sr_mat4_mul_vec4(m, sr_vec4_make(p.x, p.y, p.z, 1.0f));
+    return sr_vec3_make(r.x / r.w, r.y / r.w, r.z / r.w);
 }
 
 /// M * (d, 0): directions ignore translation. (Normals need the inverse transpose.)
 static inline sr_vec3 sr_mat4_transform_direction(sr_mat4 m, sr_vec3 d)
 {
-    return (sr_vec3){
+    return sr_vec3_make(
         m.m[0] * d.x + m.m[4] * d.y + m.m[8] * d.z,
         m.m[1] * d.x + m.m[5] * d.y + m.m[9] * d.z,
-        m.m[2] * d.x + m.m[6] * d.y + m.m[10] * d.z,
-    };
+        m.m[2] * d.x + m.m[6] * d.y + m.m[10] * d.z);
 }
 
 static inline sr_mat4 sr_mat4_transpose(sr_mat4 a)
@@ -282,25 +280,25 @@ static inline sr_mat4 sr_mat4_orthographic(float left, float right, float bottom
 }
 
 /* ---- quaternions ---- */
-static inline sr_quat sr_quat_identity(void) { return (sr_quat){0, 0, 0, 1}; }
+static inline sr_quat sr_quat_make(float x, float y, float z, float w) { sr_quat r = {x, y, z, w}; return r; }
+static inline sr_quat sr_quat_identity(void) { return sr_quat_make(0, 0, 0, 1); }
 
 /// Rotation by `radians` around `axis` (normalised here), right-hand rule.
 static inline sr_quat sr_quat_from_axis_angle(sr_vec3 axis, float radians)
 {
     sr_vec3 a = sr_vec3_normalize(axis);
     float s = sinf(radians * 0.5f);
-    return (sr_quat){a.x * s, a.y * s, a.z * s, cosf(radians * 0.5f)};
+    return sr_quat_make(a.x * s, a.y * s, a.z * s, cosf(radians * 0.5f));
 }
 
 /// a * b: rotation b first, then a.
 static inline sr_quat sr_quat_mul(sr_quat a, sr_quat b)
 {
-    return (sr_quat){
+    return sr_quat_make(
         a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
         a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
         a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-    };
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 
 static inline float sr_quat_dot(sr_quat a, sr_quat b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
@@ -311,10 +309,10 @@ static inline sr_quat sr_quat_normalize(sr_quat q)
     if (!(length > 0.0f))
         return sr_quat_identity();
     float inv = 1.0f / length;
-    return (sr_quat){q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+    return sr_quat_make(q.x * inv, q.y * inv, q.z * inv, q.w * inv);
 }
 
-static inline sr_quat sr_quat_conjugate(sr_quat q) { return (sr_quat){-q.x, -q.y, -q.z, q.w}; }
+static inline sr_quat sr_quat_conjugate(sr_quat q) { return sr_quat_make(-q.x, -q.y, -q.z, q.w); }
 
 /// Rotation matrix of a unit quaternion.
 static inline sr_mat4 sr_quat_to_mat4(sr_quat q)
@@ -348,7 +346,7 @@ static inline sr_quat sr_quat_slerp(sr_quat a, sr_quat b, float t)
 {
     float cos_theta = sr_quat_dot(a, b);
     if (cos_theta < 0.0f) { /* take the shorter arc */
-        b = (sr_quat){-b.x, -b.y, -b.z, -b.w};
+        b = sr_quat_make(-b.x, -b.y, -b.z, -b.w);
         cos_theta = -cos_theta;
     }
     float wa, wb;
@@ -361,8 +359,8 @@ static inline sr_quat sr_quat_slerp(sr_quat a, sr_quat b, float t)
         wa = sinf((1.0f - t) * theta) / sin_theta;
         wb = sinf(t * theta) / sin_theta;
     }
-    return sr_quat_normalize((sr_quat){a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,
-                                       a.w * wa + b.w * wb});
+    return sr_quat_normalize(sr_quat_make(a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,
+                                       a.w * wa + b.w * wb));
 }
 
 /* ---- double precision (the collision queries of softrast/collide.h compute in double) ---- */

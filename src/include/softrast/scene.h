@@ -263,6 +263,15 @@ typedef struct sr_camera {
     float near_z, far_z; ///< distances of the clip planes along the view direction, 0 < near < far
 } sr_camera;
 
+/// A perspective camera at `eye` looking at `target`, every other field zero (its default): the
+/// same in C and C++ (`sr_camera camera = sr_camera_look_at(sr_vec3_make(0, 2, 5), target);`).
+static inline sr_camera sr_camera_look_at(sr_vec3 eye, sr_vec3 target)
+{
+    sr_camera camera = SR_ZERO_INIT;
+    camera.eye = eye;
+    camera.target = target;
+    return camera;
+}
 /// The camera with every zero field replaced by its default.
 sr_camera sr_camera_resolve(const sr_camera *camera);
 /// Checks a camera (after sr_camera_resolve): finite values, eye != target, up not parallel to
@@ -339,7 +348,7 @@ typedef struct sr_node_id {
     uint32_t index;
     uint32_t generation;
 } sr_node_id;
-#define SR_NODE_NULL ((sr_node_id){0, 0})
+#define SR_NODE_NULL (SR_LITERAL(sr_node_id){0, 0})
 
 /// Meshes, textures and materials live as long as the scene: their handles are 1-based indices
 /// (0 means "none" or "default"), never reused.
