@@ -40,6 +40,7 @@ typedef struct viewer_load {
     int bar_shown; ///< terminal bar: last percentage printed, -1 none
     sr_scene *scene;
     sr_error error;
+    sr_model_view_desc model_view; ///< how a mesh is shown (set before the worker starts)
 } viewer_load;
 
 /// The state of the mouse between a press and its release.

@@ -36,6 +36,9 @@ typedef struct sr_viewer_desc {
     /// S saves frames into this file's folder. NULL: the scene passed to sr_viewer_create, or the
     /// built-in demo scene; frames are then saved into the current folder. Copied.
     const char *scene_path;
+    /// For a mesh (.obj) scene_path: the world's up of the model view it opens with (zero: +Y;
+    /// sr_scene_set_model_view), e.g. +Z for Z-up files.
+    sr_vec3 up;
     bool hidden;            ///< do not show the window (tests, benchmarks); everything else works
     bool terminal_progress; ///< print a progress bar on stderr while a scene loads (when it is a terminal)
     /// Receives what the viewer tells the user besides the window ("saved frame.bmp", load errors),
