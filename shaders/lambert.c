@@ -1,4 +1,4 @@
-/* shaders/lambert.c — the "lambert" program of BENCH_SCENE.md:
+/* shaders/lambert.c — the "lambert" program of the benchmark scene (BENCH_SCENE.md):
  * colour = albedo * (0.2 + 0.8 * max(0, dot(N, L))), N the interpolated, renormalised world
  * normal. It is the hot path of `softrast bench raster`: three varyings (the normal) and nothing
  * computed that the formula does not use. */
@@ -28,7 +28,7 @@ SHADER_BLOCK_CLONES static uint32_t lambert_fragment_block(const sr_fragment_blo
 
 const sr_shader sr_shader_lambert = {
     .name = "lambert",
-    .summary = "diffuse lighting, BENCH_SCENE.md (the default)",
+    .summary = "diffuse lighting (the default; the benchmark scene's)",
     .program = {.name = "lambert",
                 .vertex_size = sizeof(sr_shader_vertex),
                 .vertex = shader_lit_vertex,

@@ -81,8 +81,9 @@ bool sr_app_parse_camera_option(const char *text, sr_app_view_options *view, cha
     }
     sr_error camera_error = {0};
     if (view->keys && !camera_keys_are_well_formed(view->keys, &camera_error)) {
-        snprintf(error, SR_ARGS_ERROR_SIZE, "--camera: %.400s (expected fit, bench or KEY=VALUE pairs; see --help)",
-                 camera_error.message);
+        bool unknown = strstr(camera_error.message, "is not KEY=VALUE") || strstr(camera_error.message, "unknown key");
+        snprintf(error, SR_ARGS_ERROR_SIZE, "--camera: %.400s%s", camera_error.message,
+                 unknown ? " (expected fit, bench or KEY=VALUE pairs; see --help)" : "");
         return false;
     }
     return true;

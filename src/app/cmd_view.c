@@ -78,7 +78,7 @@ static void print_usage(FILE *out)
 }
 
 /* --benchmark: FRAMES redraws of a turning camera; medians of frame and render times. */
-static int benchmark(sr_viewer *viewer, long frames, const char *scene_path)
+static int benchmark(sr_viewer *viewer, long frames, const char *scene_path, int width, int height)
 {
     sr_error err = {0};
     // The first frame (and a load) before timing.
@@ -96,10 +96,14 @@ static int benchmark(sr_viewer *viewer, long frames, const char *scene_path)
         fprintf(stderr, "softrast view: cannot write the benchmark's script in /tmp\n");
         return SR_EXIT_FAILURE;
     }
-    // A drag of one pixel a frame is 0.4 degrees; 3 pixels a frame keeps every frame new.
+    // A drag of one pixel a frame is 0.4 degrees; 3 pixels a frame keeps every frame new. From
+    // (100, 100), 10 pixels either way, unless the window is too small for that.
+    int x = width / 2 < 100 ? width / 2 : 100, y = height / 2 < 100 ? height / 2 : 100;
+    int swing = x < 10 ? x : 10;
+    swing = width - 1 - x < swing ? width - 1 - x : swing;
     fprintf(script, "wait 1\n");
     for (long i = 0; i < frames; i++)
-        fprintf(script, "drag 100 100 %d 100\n", i % 2 ? 90 : 110);
+        fprintf(script, "drag %d %d %d %d\n", x, y, i % 2 ? x - swing : x + swing, y);
     fprintf(script, "print-stats\n");
     fclose(script);
     sr_status status = sr_viewer_run_script(viewer, script_path, stdout, &err);
@@ -210,7 +214,7 @@ int sr_cmd_view(int argc, char **argv)
     }
     int exit_status = 0;
     if (frames) {
-        exit_status = benchmark(viewer, frames, scene_path);
+        exit_status = benchmark(viewer, frames, scene_path, width, height);
     } else {
         status = script_path ? sr_viewer_run_script(viewer, script_path, stdout, &err) : sr_viewer_run(viewer, &err);
         if (status != SR_OK) {

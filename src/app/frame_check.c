@@ -12,6 +12,7 @@
 /* The triangles of one drawn instance, classified. */
 typedef struct triangle_counts {
     unsigned long long outside, edge_on, small, behind;
+    double min_x, min_y, max_x, max_y; ///< window bounds of the triangles in front of the eye
 } triangle_counts;
 
 static void classify_instance(const sr_mesh *mesh, sr_mat4 clip_from_object, int width, int height,
@@ -51,6 +52,10 @@ static void classify_instance(const sr_mesh *mesh, sr_mat4 clip_from_object, int
             x[k] = (clip[k][0] / clip[k][3] + 1.0) * 0.5 * width;
             y[k] = (1.0 - clip[k][1] / clip[k][3]) * 0.5 * height;
         }
+        for (int k = 0; k < 3; k++) {
+            counts->min_x = fmin(counts->min_x, x[k]), counts->max_x = fmax(counts->max_x, x[k]);
+            counts->min_y = fmin(counts->min_y, y[k]), counts->max_y = fmax(counts->max_y, y[k]);
+        }
         double area = 0.5 * fabs((x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]));
         // Less than a thousandth of a pixel: a sliver seen edge-on, not merely a small triangle.
         if (area < 1e-3)
@@ -71,8 +76,11 @@ bool sr_app_why_nothing_drawn(const sr_scene *scene, const sr_scene_frame *frame
         return true;
     }
     if (stats.instances_drawn == 0) {
-        snprintf(why, size, "all %u instances are outside the camera's view (culled by its frustum)",
-                 stats.instances_total);
+        if (stats.instances_total == 1)
+            snprintf(why, size, "the instance is outside the camera's view (culled by its frustum)");
+        else
+            snprintf(why, size, "all %u instances are outside the camera's view (culled by its frustum)",
+                     stats.instances_total);
         return true;
     }
     if (stats.triangles_submitted == 0) {
@@ -87,7 +95,7 @@ bool sr_app_why_nothing_drawn(const sr_scene *scene, const sr_scene_frame *frame
     sr_mat4 view, projection;
     sr_camera_matrices(camera, width, height, &view, &projection);
     sr_mat4 clip_from_world = sr_mat4_mul(projection, view);
-    triangle_counts counts = {0};
+    triangle_counts counts = {.min_x = INFINITY, .min_y = INFINITY, .max_x = -INFINITY, .max_y = -INFINITY};
     const sr_node_id *visible = NULL;
     size_t visible_count = sr_scene_frame_visible(frame, &visible);
     for (size_t i = 0; i < visible_count; i++) {
@@ -97,7 +105,14 @@ bool sr_app_why_nothing_drawn(const sr_scene *scene, const sr_scene_frame *frame
             classify_instance(mesh, sr_mat4_mul(clip_from_world, info.world), width, height, &counts);
     }
     unsigned long long total = counts.outside + counts.edge_on + counts.small + counts.behind;
-    if (counts.edge_on == total)
+    unsigned long long in_front = counts.edge_on + counts.small;
+    if (in_front > 0 && counts.edge_on < total && counts.max_x - counts.min_x < 1.0 &&
+        counts.max_y - counts.min_y < 1.0)
+        snprintf(why, size,
+                 "everything in view fits within %.2g x %.2g pixels, between pixel centres (come closer or render a "
+                 "larger --size)",
+                 counts.max_x - counts.min_x, counts.max_y - counts.min_y);
+    else if (counts.edge_on == total)
         snprintf(why, size,
                  "all %llu triangles are seen edge-on (the mesh is flat and the camera lies in its plane; "
                  "try another --camera)",
