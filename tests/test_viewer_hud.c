@@ -11,6 +11,18 @@
 
 #include "run_program.h"
 
+/* Under the sanitizers (several times slower) some cases are left to the release run. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 static void init(void)
 {
     setenv("SDL_VIDEODRIVER", "dummy", 0);
@@ -120,7 +132,7 @@ Test(hud, its_text_grows_with_the_window, .init = init, .timeout = 120)
         int width, height, scale;
     } sizes[] = {{"640x360", 640, 360, 1}, {"1280x720", 1280, 720, 2}, {"1920x1080", 1920, 1080, 3}};
     int unit = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (SANITIZED ? 2 : 3); i++) {
         char script[512];
         snprintf(script, sizeof script, "wait 2\nsave %s/on.png\nkey U\nsave %s/off.png\nprint-state\n", dir, dir);
         run_result r = view_script(dir, mesh, sizes[i].size, script);
@@ -163,7 +175,7 @@ Test(hud, it_stays_clear_of_the_model, .init = init, .timeout = 120)
         const char *size;
         int width, height;
     } sizes[] = {{"800x500", 800, 500}, {"1280x720", 1280, 720}, {"1920x1080", 1920, 1080}};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (SANITIZED ? 1 : 3); i++) {
         char script[512], on[128], off[128];
         snprintf(on, sizeof on, "%s/on.png", dir);
         snprintf(off, sizeof off, "%s/off.png", dir);
