@@ -847,3 +847,96 @@ Test(debug_items, points_and_triangles_past_the_capacity_are_dropped_counted_and
     cr_assert_eq(sr_debug_list_get_stats(list).items, 5u);
     sr_debug_list_destroy(list);
 }
+
+/* ---- bad input ---- */
+
+/* A value a careless caller might pass: ordinary, huge, tiny, zero, negative, NaN, infinite. */
+static float wild(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    uint32_t r = *state >> 8;
+    switch (r % 9) {
+    case 0: return NAN;
+    case 1: return INFINITY;
+    case 2: return -INFINITY;
+    case 3: return 1e30f;
+    case 4: return -1e30f;
+    case 5: return 0.0f;
+    case 6: return 1e-30f;
+    default: return (float)(r % 2001) / 250.0f - 4.0f;
+    }
+}
+
+static sr_vec3 wild_vec3(uint32_t *state)
+{
+    float x = wild(state), y = wild(state), z = wild(state);
+    return sr_vec3_make(x, y, z);
+}
+
+Test(debug_items, wild_arguments_never_crash_nor_write_depth_or_ids)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    const int rounds = 300;
+#else
+    const int rounds = 2000;
+#endif
+    frame f = frame_make(2, true);
+    sr_debug_list *list = list_make();
+    uint32_t state = 7u;
+    for (int i = 0; i < rounds; i++) {
+        sr_debug_style style = sr_debug_style_make(state | 0xff000000u, (int)(state % 7) - 1, state & 1);
+        sr_vec3 p = wild_vec3(&state), q = wild_vec3(&state), r = wild_vec3(&state);
+        float s = wild(&state);
+        uint32_t fill = state * 2654435761u;
+        sr_vec3 points[5] = {p, q, r, wild_vec3(&state), wild_vec3(&state)};
+        sr_quat rotation = {wild(&state), wild(&state), wild(&state), wild(&state)};
+        sr_mat4 m;
+        for (int k = 0; k < 16; k++)
+            m.m[k] = wild(&state);
+        switch (i % 16) {
+        case 0: sr_debug_line_gradient(list, p, q, style, fill); break;
+        case 1: sr_debug_dot(list, p, s, style); break;
+        case 2: sr_debug_point(list, p, s, style); break;
+        case 3: sr_debug_circle_filled(list, p, q, s, fill, style); break;
+        case 4: sr_debug_sphere_oriented(list, p, rotation, s, style); break;
+        case 5: sr_debug_polygon_filled(list, points, 2 + state % 4, fill, style); break;
+        case 6: sr_debug_triangle_filled(list, p, q, r, fill, style); break;
+        case 7: sr_debug_box(list, (sr_aabb){p, q}, m, style); break;
+        case 8: sr_debug_frustum(list, m, style); break;
+        case 9: sr_debug_axes(list, m, s, style); break;
+        case 10: sr_debug_grid(list, p, s, (int)(state % 40) - 5, style); break;
+        case 11: sr_debug_capsule(list, p, q, s, style); break;
+        case 12: sr_debug_cone(list, p, q, s, style); break;
+        case 13: sr_debug_text(list, p, "wild", style); break;
+        case 14: sr_debug_rect_2d(list, p.x, p.y, q.x, q.y, state & 2, style); break;
+        default: sr_debug_arrow(list, p, q, style); break;
+        }
+        (void)sr_debug_color_alpha(fill, s);
+    }
+    sr_error err = {0};
+    cr_assert_eq(sr_debug_draw(list, f.renderer, f.fb, f.vp, &err), SR_OK, "%s", err.message);
+    // Every kept item replays into another list, which draws too.
+    sr_debug_list *copy = list_make();
+    size_t count = 0;
+    const sr_debug_item *items = sr_debug_list_items(list, &count);
+    for (size_t i = 0; i < count; i++)
+        sr_debug_list_append(copy, &items[i], sr_debug_list_item_points(list, &items[i]),
+                             sr_debug_list_item_text(list, &items[i]));
+    cr_assert_eq(sr_debug_list_get_stats(copy).items, count);
+    cr_assert_eq(sr_debug_draw(copy, f.renderer, f.fb, f.vp, &err), SR_OK, "%s", err.message);
+    // An unknown kind is ignored; NULL arguments are no-ops.
+    sr_debug_item bogus = items[0];
+    bogus.kind = (sr_debug_item_kind)1000;
+    sr_debug_list_append(copy, &bogus, NULL, NULL);
+    sr_debug_list_append(NULL, &bogus, NULL, NULL);
+    sr_debug_list_append(copy, NULL, NULL, NULL);
+    sr_debug_dot(NULL, items[0].line.a, 4, items[0].style);
+    sr_debug_polygon_filled(copy, NULL, 4, SR_DEBUG_RED, items[0].style);
+    cr_assert_eq(sr_debug_list_get_stats(copy).items, count);
+    // The ids drawn by nobody stay as they were: debug items never write ids or depth.
+    for (int i = 0; i < W * H; i++)
+        cr_assert(f.fb->ids[i] == SR_NO_ID && f.fb->depth[i] == 1.0f);
+    sr_debug_list_destroy(copy);
+    sr_debug_list_destroy(list);
+    frame_free(&f);
+}
