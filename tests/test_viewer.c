@@ -457,3 +457,40 @@ Test(viewer, resize_follows_the_window_and_stats_are_reported, .init = init, .ti
         cJSON_Delete(lines[i]);
     remove_dir(dir);
 }
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+Test(viewer, where_no_window_can_open_view_says_so_at_once_unless_hidden_or_scripted, .init = init, .timeout = 120)
+{
+    // SDL's dummy driver (the tests' own) shows no window: `softrast view` would wait for input
+    // nobody can give. It exits 1 at once, saying why and what to do instead.
+    double start = seconds_now();
+    run_result r = run((const char *[]){"view", NULL});
+    cr_assert(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    cr_assert(strstr(r.err, "no window can open here") && strstr(r.err, "SDL_VIDEODRIVER=dummy") &&
+                  strstr(r.err, "softrast render") && strstr(r.err, "--script"),
+              "%s", r.err);
+    r = run((const char *[]){"view", DEMO_JSON, "--size", "320x200", NULL});
+    cr_assert(r.exited && r.code == 1 && strstr(r.err, "no window can open here"), "%s", r.err);
+    cr_assert(strstr(r.err, "softrast render " DEMO_JSON), "the render command names the scene: %s", r.err);
+    // No display at all (no DISPLAY, no WAYLAND_DISPLAY, no driver asked for): SDL falls back to a
+    // driver that shows nothing, or has none; either way the same error at once.
+    unsetenv("SDL_VIDEODRIVER");
+    unsetenv("DISPLAY");
+    unsetenv("WAYLAND_DISPLAY");
+    r = run((const char *[]){"view", NULL});
+    cr_assert(r.exited && r.code == 1 && strstr(r.err, "no window can open here"), "%s", r.err);
+    cr_assert_lt(seconds_now() - start, 30.0, "three refusals took %.1f s", seconds_now() - start);
+    // A hidden window with a script still runs there.
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    char dir[64];
+    make_temp_dir(dir);
+    r = view_script(dir, NULL, "320x200", "print-state\n");
+    cr_assert(r.exited && r.code == 0 && strstr(r.out, "\"scene\": \"demo\""), "exit %d: %s %s", r.code, r.out, r.err);
+    remove_dir(dir);
+}

@@ -426,8 +426,9 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
             return status;
         draw_pick(list, scene, &hit, pick_line, sizeof pick_line);
     }
+    sr_debug_list *hud = desc->hud_list ? desc->hud_list : list;
     if (items & SR_OVERLAY_HEAT)
-        draw_heat_legend(list, desc->heat_max, width, height);
+        draw_heat_legend(hud, desc->heat_max, width, height);
     if (items & SR_OVERLAY_HUD) {
         sr_scene_stats stats = sr_scene_frame_stats(frame);
         double ms = desc->frame_ms > 0.0 ? desc->frame_ms : stats.update_ms + stats.cull_ms + stats.draw_ms;
@@ -444,14 +445,14 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
             snprintf(text + n, sizeof text - (size_t)n, "\n%s", desc->hud_text);
         int text_width, text_height;
         sr_font_measure(text, 1, &text_width, &text_height);
-        sr_debug_rect_2d(list, 4.0f, 4.0f, (float)text_width + 12.0f, (float)text_height + 10.0f, true,
+        sr_debug_rect_2d(hud, 4.0f, 4.0f, (float)text_width + 12.0f, (float)text_height + 10.0f, true,
                          (sr_debug_style){.color = sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f)});
-        sr_debug_text_2d(list, 10.0f, 9.0f, text, (sr_debug_style){.color = SR_DEBUG_WHITE});
+        sr_debug_text_2d(hud, 10.0f, 9.0f, text, (sr_debug_style){.color = SR_DEBUG_WHITE});
         float y = (float)text_height + 22.0f;
         if (items & SR_OVERLAY_BVH)
-            draw_level_legend(list, "instance BVH depth", tree_first, tree_last, 10.0f, &y);
+            draw_level_legend(hud, "instance BVH depth", tree_first, tree_last, 10.0f, &y);
         if (items & SR_OVERLAY_MESH_BVH)
-            draw_level_legend(list, "mesh BVH depth", desc->mesh_bvh_range ? desc->mesh_bvh_min : 0,
+            draw_level_legend(hud, "mesh BVH depth", desc->mesh_bvh_range ? desc->mesh_bvh_min : 0,
                               desc->mesh_bvh_range ? desc->mesh_bvh_max : DEFAULT_MESH_BVH_LEVELS, 10.0f, &y);
     }
     return SR_OK;

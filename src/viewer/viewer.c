@@ -301,6 +301,19 @@ int viewer_program_lists(const sr_viewer *viewer, sr_debug_list **lists)
     return count;
 }
 
+int viewer_lists_summary(const sr_viewer *viewer, size_t *items, size_t *dropped)
+{
+    sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
+    int count = viewer_program_lists(viewer, lists);
+    *items = *dropped = 0;
+    for (int i = 0; i < count; i++) {
+        sr_debug_list_stats stats = sr_debug_list_get_stats(lists[i]);
+        *items += stats.items;
+        *dropped += stats.items_dropped;
+    }
+    return count;
+}
+
 bool viewer_lists_changed(const sr_viewer *viewer)
 {
     sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
@@ -501,6 +514,8 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
         status = sr_scene_frame_create(&viewer->frame, err);
     if (status == SR_OK)
         status = sr_debug_list_create(NULL, &viewer->list, err);
+    if (status == SR_OK)
+        status = sr_debug_list_create(NULL, &viewer->hud_list, err);
     if (status == SR_OK) {
         if (scene) {
             use_scene(viewer, scene, false);
@@ -540,6 +555,7 @@ void sr_viewer_destroy(sr_viewer *viewer)
     if (viewer->owns_scene)
         sr_scene_destroy(viewer->scene);
     sr_debug_list_destroy(viewer->list);
+    sr_debug_list_destroy(viewer->hud_list);
     sr_scene_frame_destroy(viewer->frame);
     sr_renderer_destroy(viewer->renderer);
     sr_framebuffer_destroy(viewer->fb);

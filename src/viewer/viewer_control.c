@@ -83,6 +83,11 @@ sr_status sr_viewer_set_camera(sr_viewer *viewer, const sr_camera *camera, sr_er
     sr_status status = sr_camera_check(&resolved, err);
     if (status != SR_OK)
         return status;
+    if (viewer->no_scene) {
+        // No scene of the program's: this camera is also where Home goes back to.
+        sr_scene_set_camera(viewer->scene, &resolved);
+        viewer->home = resolved;
+    }
     viewer->base = resolved;
     viewer->orbit = sr_orbit_from_camera(&resolved);
     viewer->orbit_moved = false;

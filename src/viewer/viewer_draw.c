@@ -45,6 +45,15 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
            stats.fps);
     if (viewer->frozen)
         append(text, size, &used, "\nculling camera frozen (F): its frustum yellow, culled instances grey");
+    // The program's lists, and what they dropped: a list that is too small loses items until its
+    // next clear grows it (sr_debug_list_clear), and a program should know.
+    size_t items = 0, dropped = 0;
+    int count = viewer_lists_summary(viewer, &items, &dropped);
+    if (count > 0) {
+        append(text, size, &used, "\nprogram's lists: %d, %zu items", count, items);
+        if (dropped)
+            append(text, size, &used, " (%zu dropped past their capacity: the next clear grows it)", dropped);
+    }
     if (viewer->has_pick) {
         const sr_pick_hit *hit = &viewer->pick;
         if (hit->hit) {
@@ -149,6 +158,13 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
     return sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), err);
 }
 
+/* Whether a fill asked for more than the list holds (the next clear grows it). */
+static bool list_dropped(const sr_debug_list *list)
+{
+    sr_debug_list_stats stats = sr_debug_list_get_stats(list);
+    return stats.items_dropped || stats.segments_dropped || stats.texts_dropped;
+}
+
 /* The program's lists, seen by the view camera. */
 static sr_status draw_program_lists(sr_viewer *viewer, sr_mat4 view_projection, sr_error *err)
 {
@@ -179,7 +195,10 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
     char hud[4096];
     if (items & SR_OVERLAY_HUD)
         hud_text(viewer, hud, sizeof hud);
-    sr_overlay_desc overlay = {.items = items,
+    // With no scene the overlays' HUD (the scene's instances, triangles, fragments) says nothing:
+    // the viewer's own lines go in a panel of the same place instead.
+    bool own_hud = viewer->no_scene && (items & SR_OVERLAY_HUD);
+    sr_overlay_desc overlay = {.items = own_hud ? items & ~(uint32_t)SR_OVERLAY_HUD : items,
                                .bvh_range = true,
                                .bvh_min = viewer->bvh_first,
                                .bvh_max = viewer->bvh_last,
@@ -194,26 +213,37 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
                                .hud_text = (items & SR_OVERLAY_HUD) ? hud : NULL};
     if (status == SR_OK && (items & SR_OVERLAY_HEAT))
         status = sr_overlay_heat(viewer->scene, &view, fb, viewer->threads, NULL, &overlay.heat_max, err);
+    // The 3D overlays in one list, the HUD, legends and panels in another: the program's lines go
+    // between them, over the overlays (its on-top lines over everything in the world, the grid
+    // included) and under the HUD and the help, which stay readable.
+    overlay.hud_list = viewer->hud_list;
     for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
-        status = sr_debug_list_clear(viewer->list, err); // grows to what the last fill asked for
+        // Each clear grows a list to what its last fill asked for.
+        status = sr_debug_list_clear(viewer->list, err);
+        if (status == SR_OK)
+            status = sr_debug_list_clear(viewer->hud_list, err);
         if (status == SR_OK)
             status =
                 sr_overlay_add(viewer->scene, viewer->frame, &view, fb->width, fb->height, &overlay, viewer->list, err);
+        if (status == SR_OK && own_hud) {
+            char text[4200];
+            snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
+            text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f));
+        }
         if (status == SR_OK)
-            add_panels(viewer, viewer->list);
-        sr_debug_list_stats stats = sr_debug_list_get_stats(viewer->list);
-        if (stats.segments_dropped == 0 && stats.texts_dropped == 0)
+            add_panels(viewer, viewer->hud_list);
+        if (!list_dropped(viewer->list) && !list_dropped(viewer->hud_list))
             break;
     }
     sr_mat4 view_matrix, projection;
     sr_camera_matrices(&view, fb->width, fb->height, &view_matrix, &projection);
     sr_mat4 view_projection = sr_mat4_mul(projection, view_matrix);
-    // The program's lines over the scene, the viewer's overlays, HUD and panels over them, so
-    // that the HUD and the help stay readable.
+    if (status == SR_OK)
+        status = sr_debug_draw(viewer->list, viewer->renderer, fb, view_projection, err);
     if (status == SR_OK)
         status = draw_program_lists(viewer, view_projection, err);
     if (status == SR_OK)
-        status = sr_debug_draw(viewer->list, viewer->renderer, fb, view_projection, err);
+        status = sr_debug_draw(viewer->hud_list, viewer->renderer, fb, view_projection, err);
     *render_ms = now_ms() - start;
     return status;
 }

@@ -71,7 +71,8 @@ struct sr_viewer {
     sr_renderer *renderer;
     sr_framebuffer *fb;
     sr_scene_frame *frame;
-    sr_debug_list *list;
+    sr_debug_list *list;     ///< the 3D overlays
+    sr_debug_list *hud_list; ///< the HUD, legends and panels, drawn over the program's lists
     int threads;
 
     /* the cameras */
@@ -154,6 +155,9 @@ void viewer_watch_scene(sr_viewer *viewer);
 /// The program's lists to draw, in order: the added ones, then sr_viewer_frame's `extra`
 /// (unless it is one of them). `lists` has room for SR_VIEWER_MAX_LISTS + 1.
 int viewer_program_lists(const sr_viewer *viewer, sr_debug_list **lists);
+/// How many lists of the program's the viewer draws, with their items and the items they dropped
+/// past their capacities since their last clear.
+int viewer_lists_summary(const sr_viewer *viewer, size_t *items, size_t *dropped);
 /// Whether the program's lists differ from those the last frame drew, or were refilled since.
 bool viewer_lists_changed(const sr_viewer *viewer);
 /// Draws and presents a frame when dirty, when a program's list changed, or when `force`; false

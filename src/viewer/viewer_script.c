@@ -206,6 +206,9 @@ static void print_state(const sr_viewer *viewer, FILE *out)
     print_json_string(out, viewer->message);
     fputs(", \"load_error\": ", out);
     print_json_string(out, viewer->load_error);
+    size_t items, dropped;
+    int lists = viewer_lists_summary(viewer, &items, &dropped);
+    fprintf(out, ", \"lists\": {\"count\": %d, \"items\": %zu, \"dropped\": %zu}", lists, items, dropped);
     sr_viewer_stats stats = sr_viewer_get_stats(viewer);
     fprintf(out, ", \"frames\": %llu, \"median_frame_ms\": %.4f, \"fps\": %.2f}\n", (unsigned long long)stats.frames,
             stats.median_frame_ms, stats.fps);

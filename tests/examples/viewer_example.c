@@ -1,10 +1,14 @@
-/* viewer_example.c — the README's embedded-viewer example: a program that owns its scene (a
- * ground and a few boxes), runs its own "physics" (boxes falling, bouncing on the ground and
- * orbiting a pole), moves the nodes with sr_scene_set_transform, draws its contacts and
- * velocities into its own debug list, and calls sr_viewer_frame once per pass of its loop.
- * It stops when the user closes the window or after FRAMES frames (the argument; 0 = forever),
- * and prints the last pick. Built and run by the test suite under SDL's dummy driver (no display):
- *   SDL_VIDEODRIVER=dummy ./build/tests/viewer_example 120 */
+/* viewer_example.c — the embedded viewer, as a physics program uses it: the program owns its scene
+ * (a ground and a few boxes), runs its own "physics" (boxes falling, bouncing on the ground and
+ * orbiting a pole), moves the nodes with sr_scene_set_transform, refills its own debug list
+ * (contacts, velocities) every step, puts its step count in the HUD, takes the keys the viewer
+ * does not use (Space pauses, Return steps once while paused) and calls sr_viewer_frame once per
+ * pass of its loop: moved nodes and a refilled list are drawn without any other call, and clicks
+ * pick the moving boxes. It stops when the user closes the window or after FRAMES frames (the
+ * first argument; 0 = forever), saves the last frame as OUT (the second, optional: what the
+ * window shows, the program's lines included) and prints the last pick. Built and run by the test
+ * suite under SDL's dummy driver (no display):
+ *   SDL_VIDEODRIVER=dummy ./build/tests/viewer_example 120 frame.png */
 #include <softrast/softrast.h>
 
 #include <math.h>
@@ -12,6 +16,26 @@
 #include <stdlib.h>
 
 #define BOXES 5
+
+/* The program's state the input callback changes. */
+typedef struct controls {
+    bool paused;
+    int steps_wanted; ///< steps to take while paused (Return)
+} controls;
+
+/* The keys the viewer has no use for come here (sr_viewer_desc.input). SDL keycodes of printable
+ * keys are their characters; SDLK_RETURN is '\r'. */
+static bool on_input(void *user, const sr_viewer_event *event)
+{
+    controls *c = (controls *)user;
+    if (event->type == SR_VIEWER_EVENT_KEY_DOWN && !event->repeat) {
+        if (event->key == ' ')
+            c->paused = !c->paused;
+        else if (event->key == '\r' && c->paused)
+            c->steps_wanted++;
+    }
+    return false;
+}
 
 typedef struct body {
     sr_node_id node;
@@ -93,44 +117,56 @@ static void step(sr_scene *scene, body bodies[BOXES], float dt, sr_debug_list *l
                           .scale = sr_vec3_splat(b->half)};
         sr_scene_set_transform(scene, b->node, t, NULL);
         sr_vec3 foot = sr_vec3_make(b->position.x, 0.0f, b->position.z);
-        uint32_t color = contact ? 0xff4040ffu : 0xff40e060u; // red at a contact, green in the air
-        sr_debug_point(list, foot, 10.0f, (sr_debug_style){.color = color, .width = 2, .on_top = true});
+        uint32_t color = contact ? SR_DEBUG_RED : SR_DEBUG_GREEN; // red at a contact, green in the air
+        sr_debug_point(list, foot, 10.0f, sr_debug_style_make(color, 2, true));
         sr_debug_arrow(list, b->position, sr_vec3_add(b->position, sr_vec3_scale(b->velocity, 0.15f)),
-                       (sr_debug_style){.color = 0xffffff40u, .on_top = true});
+                       sr_debug_style_make(SR_DEBUG_CYAN, 1, true));
     }
-    sr_debug_text_2d(list, 8.0f, 690.0f, "viewer_example: the program's own debug list (contacts, velocities)",
-                     (sr_debug_style){.color = SR_DEBUG_WHITE});
 }
 
 int main(int argc, char **argv)
 {
     long frames = argc > 1 ? strtol(argv[1], NULL, 10) : 0;
+    const char *out = argc > 2 ? argv[2] : NULL;
     sr_error err = {0};
     body bodies[BOXES];
     sr_scene *scene = NULL;
     if (!build_scene(&scene, bodies, &err))
         return 1;
+    controls keys = {0};
     sr_viewer *viewer = NULL;
     sr_debug_list *list = NULL;
-    if (sr_viewer_create(&(sr_viewer_desc){.title = "viewer_example", .width = 960, .height = 720}, scene, &viewer,
-                         &err) ||
-        sr_debug_list_create(NULL, &list, &err)) {
+    sr_viewer_desc desc = {.title = "viewer_example", .width = 960, .height = 720, .input = on_input, .user = &keys};
+    if (sr_viewer_create(&desc, scene, &viewer, &err) || sr_debug_list_create(NULL, &list, &err)) {
         fail(&err);
         sr_viewer_destroy(viewer);
         sr_scene_destroy(scene);
         return 1;
     }
     int status = 0;
+    long steps = 0;
     for (long frame = 0; frames == 0 || frame < frames; frame++) {
-        sr_debug_list_clear(list, NULL);
-        step(scene, bodies, 1.0f / 60.0f, list);
-        sr_viewer_request_redraw(viewer); // the scene moved under the viewer
+        if (!keys.paused || keys.steps_wanted > 0) {
+            keys.steps_wanted -= keys.steps_wanted > 0;
+            // The list is refilled in place each step: the viewer notices (sr_debug_list_generation).
+            sr_debug_list_clear(list, NULL);
+            step(scene, bodies, 1.0f / 60.0f, list);
+            steps++;
+        }
+        char hud[128];
+        snprintf(hud, sizeof hud, "viewer_example: step %ld%s (Space pauses, Return steps)", steps,
+                 keys.paused ? ", paused" : "");
+        sr_viewer_set_hud_text(viewer, hud);
         if (!sr_viewer_frame(viewer, list, &err)) {
             if (err.status != SR_OK)
                 status = fail(&err) ? 0 : 1;
             break;
         }
     }
+    if (status == 0 && out && sr_viewer_save_frame(viewer, out, &err) != SR_OK)
+        status = fail(&err) ? 0 : 1;
+    else if (status == 0 && out)
+        printf("viewer_example: saved %s\n", out);
     sr_pick_hit hit;
     if (sr_viewer_last_pick(viewer, &hit) && hit.hit)
         printf("viewer_example: last pick node %u, triangle %u, t %.3f\n", hit.node.index, hit.triangle, (double)hit.t);

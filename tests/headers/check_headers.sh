@@ -4,7 +4,8 @@
 # and clang++, under -Wall -Wextra -Wpedantic -Werror; then tests/headers/header_usage.c, which
 # uses the helpers meant to read the same in both languages (SR_LITERAL, SR_NODE_NULL, the
 # make functions, ...), compiles, links and runs in each of those languages. A compiler that is
-# not installed is skipped with a message (at least one C and one C++ compiler must be there).
+# not installed is skipped with a message; without any compiler of one language the test reports
+# itself skipped (exit 77) after checking the other.
 # Run by `meson test headers`; by hand: tests/headers/check_headers.sh .
 set -u
 source_dir=${1:?usage: check_headers.sh SOURCE_DIR}
@@ -34,9 +35,9 @@ for compiler in g++ clang++; do
         echo "check_headers: $compiler is not installed: skipped"
     fi
 done
-if [ "$c_found" = 0 ] || [ "$cxx_found" = 0 ]; then
-    echo "check_headers: FAIL: no C compiler (gcc, clang) or no C++ compiler (g++, clang++) found"
-    exit 1
+if [ "$c_found" = 0 ] && [ "$cxx_found" = 0 ]; then
+    echo "check_headers: SKIP: no C compiler (gcc, clang) and no C++ compiler (g++, clang++) found"
+    exit 77
 fi
 
 headers=$(cd "$include_dir" && ls softrast/*.h)
@@ -98,4 +99,10 @@ cat "$work"/out_* | grep -v '^checked '
 checked=$(cat "$work"/out_* | awk '/^checked /{n += $2} END{print n + 0}')
 failures=$(cat "$work"/out_* | awk '/^checked /{n += $4} END{print n + 0}')
 echo "check_headers: $checked compilations ($(echo "$headers" | wc -w) headers;$configurations), $failures failed"
-[ "$failures" = 0 ] && [ "$checked" -gt 0 ]
+[ "$failures" = 0 ] && [ "$checked" -gt 0 ] || exit 1
+# What could be checked passed; without a compiler of one language the check is incomplete:
+# meson reports the test as skipped (77) rather than passed.
+if [ "$c_found" = 0 ] || [ "$cxx_found" = 0 ]; then
+    echo "check_headers: SKIP: no $([ "$c_found" = 0 ] && echo "C compiler (gcc, clang)" || echo "C++ compiler (g++, clang++; Debian: g++)"): that language was not checked"
+    exit 77
+fi

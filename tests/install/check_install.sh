@@ -4,8 +4,8 @@
 # alone, exactly as docs/ (Linking against an installed copy) says:
 #   headless.c with `pkg-config --cflags --libs softrast`, as C17 and (with g++) as C++17: it must
 #   link no SDL2 (readelf's NEEDED entries, ldd) and render and save a frame;
-#   viewer.c with `pkg-config --cflags --libs softrast-viewer`: it links SDL2 and, under SDL's
-#   dummy video driver, saves a frame showing its list.
+#   viewer.c with `pkg-config --cflags --libs softrast-viewer`, as C17 and (with g++) as C++17: it
+#   links SDL2 and, under SDL's dummy video driver, saves a frame showing its list.
 # FLAGs go to every compilation (the sanitized build passes -fsanitize=...: its libraries need it).
 # CC and CXX name the compilers (default cc and g++; a missing g++ skips the C++ build).
 set -u
@@ -97,4 +97,11 @@ readelf -d "$work/viewer" | grep NEEDED | grep -q 'libSDL2' || fail "viewer does
 export SDL_VIDEODRIVER=dummy
 run "running viewer" "$work/viewer" "$work/viewer.png"
 saved_png "$work/viewer.png"
+if command -v "$cxx" >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    run "building viewer.c as C++" "$cxx" -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror $flags \
+        "$source_dir/tests/install/viewer.c" -x none -o "$work/viewer_cpp" $viewer_flags
+    run "running viewer (C++)" "$work/viewer_cpp" "$work/viewer_cpp.png"
+    saved_png "$work/viewer_cpp.png"
+fi
 echo "check_install: ok"

@@ -407,6 +407,9 @@ typedef struct sr_overlay_desc {
     /// Lines appended to the HUD's text (a viewer's frame rate, pick details, messages); NULL:
     /// none. Copied into the list.
     const char *hud_text;
+    /// Where the HUD and the legends (2D text and boxes) go; NULL: `list` with the rest. A viewer
+    /// draws its program's lines between the two lists: over the 3D overlays, under the HUD.
+    sr_debug_list *hud_list;
 } sr_overlay_desc;
 
 /// Parses the --overlay syntax: comma-separated items bvh[:A-B], mesh-bvh[:A-B], bounds, normals,

@@ -56,6 +56,9 @@ typedef struct sr_viewer_event {
 
 /// A program's input callback. For `input_filter`: return true to take the event (the viewer
 /// then ignores it), false to let the viewer handle it. For `input`: the return value is ignored.
+/// Called on the viewer's thread from within sr_viewer_frame (or sr_viewer_run, a script): it may
+/// call the viewer's setters and sr_viewer_save_frame, not sr_viewer_frame, sr_viewer_run,
+/// sr_viewer_run_script or sr_viewer_destroy.
 typedef bool (*sr_viewer_input_fn)(void *user, const sr_viewer_event *event);
 
 /// How a viewer is opened. Zero fields take their defaults.
@@ -148,9 +151,9 @@ const sr_framebuffer *sr_viewer_framebuffer(const sr_viewer *viewer);
 /// The camera the view is drawn with (resolved; the orbit the mouse drives).
 sr_camera sr_viewer_camera(const sr_viewer *viewer);
 /// Makes `camera` the view camera, exactly (a saved frame equals `softrast render --camera` of
-/// it); the mouse then orbits, pans and zooms from there. Home still returns to the scene's
-/// camera. The next sr_viewer_frame draws it. Errors: an invalid camera (sr_camera_check's
-/// message), leaving the view unchanged.
+/// it); the mouse then orbits, pans and zooms from there (about +Y). Home still returns to the
+/// scene's camera; with no scene, to this one. The next sr_viewer_frame draws it. Errors: an
+/// invalid camera (sr_camera_check's message), leaving the view unchanged.
 sr_status sr_viewer_set_camera(sr_viewer *viewer, const sr_camera *camera, sr_error *err);
 
 /// The overlays shown: SR_OVERLAY_* bits of softrast/debug.h (BVH, MESH_BVH, BOUNDS, NORMALS,
