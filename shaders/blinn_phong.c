@@ -21,6 +21,13 @@ static bool blinn_phong_fragment(const sr_fragment_in *in, const void *uniforms,
     const sr_shader_uniforms *u = uniforms;
     const float *f = in->varyings;
     sr_vec3 n = sr_vec3_normalize(sr_vec3_make(f[0], f[1], f[2]));
+    // Two-sided lighting turns N round on a surface seen from behind (shader_turns_normals); the
+    // specular term needs N itself turned, not only N.L's sign.
+    if (shader_turns_normals(u, in->front_facing)) {
+        sr_vec3 v = shader_view_axis(u);
+        if (n.x * v.x + n.y * v.y + n.z * v.z < 0.0f)
+            n = sr_vec3_make(-n.x, -n.y, -n.z);
+    }
     sr_vec3 l = u->light_direction;
     float n_dot_l = sr_vec3_dot(n, l);
     float k = u->ambient + u->diffuse * shader_max(n_dot_l, 0.0f);
@@ -44,12 +51,21 @@ static bool blinn_phong_fragment(const sr_fragment_in *in, const void *uniforms,
 /* The same per lane: everything but powf vectorises; powf is called lane by lane where the
  * highlight shows (a vector powf would not round as libm's does). */
 SHADER_BLOCK_CLONES static uint32_t blinn_phong_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
-                                           sr_fragment_block_out *out)
+                                                               sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
     const float(*f)[SR_BLOCK_LANES] = in->varyings;
     float n[3][SR_BLOCK_LANES];
     shader_normalize_block(f[0], f[1], f[2], n);
+    if (shader_turns_normals(u, in->front_facing)) {
+        const sr_vec3 v = shader_view_axis(u);
+        for (int i = 0; i < SR_BLOCK_LANES; i++) {
+            float sign = n[0][i] * v.x + n[1][i] * v.y + n[2][i] * v.z < 0.0f ? -1.0f : 1.0f;
+            n[0][i] *= sign;
+            n[1][i] *= sign;
+            n[2][i] *= sign;
+        }
+    }
     const sr_vec3 l = u->light_direction, eye = u->camera_position;
     const float ambient = u->ambient, diffuse = u->diffuse;
     float n_dot_l[SR_BLOCK_LANES], k[SR_BLOCK_LANES], to_eye[3][SR_BLOCK_LANES], toward[3][SR_BLOCK_LANES];

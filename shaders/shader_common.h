@@ -76,13 +76,35 @@ static inline void shader_normalize_block(const float *restrict x, const float *
     }
 }
 
-/* The lambert factor ambient + diffuse * max(0, dot(N, L)) with N = normal / |normal|.
- * Normalisation cannot change the sign of the dot product, so the square root is only paid
- * where the light term is used; a zero normal gives ambient only. */
-static inline float shader_lambert_factor(const sr_shader_uniforms *u, const float normal[3])
+/* Two-sided lighting (u->two_sided) turns a normal round where the surface is seen from behind:
+ * on a back-facing triangle whose interpolated normal faces away from the viewer, along the
+ * camera's view axis (the third row of the view matrix). Both tests: the winding alone (OpenGL's
+ * and VTK's rule) would darken the triangles scans wind the other way under normals that face
+ * the camera; the normal alone would light up the far side of smooth normals near silhouettes
+ * (a smooth-shaded cube's corners). */
+static inline bool shader_turns_normals(const sr_shader_uniforms *u, bool front_facing)
+{
+    return u->two_sided && !front_facing;
+}
+
+static inline sr_vec3 shader_view_axis(const sr_shader_uniforms *u)
+{
+    return sr_vec3_make(u->view.m[2], u->view.m[6], u->view.m[10]);
+}
+
+/* The lambert factor ambient + diffuse * max(0, dot(N, L)) with N = normal / |normal|, N.L
+ * negated where two-sided lighting turns N (`turn` = shader_turns_normals; -(N.L) is exactly
+ * (-N).L). Normalisation cannot change the sign of the dot product, so the square root is only
+ * paid where the light term is used; a zero normal gives ambient only. */
+static inline float shader_lambert_factor(const sr_shader_uniforms *u, bool turn, const float normal[3])
 {
     sr_vec3 l = u->light_direction;
     float n_dot_l = normal[0] * l.x + normal[1] * l.y + normal[2] * l.z;
+    if (turn) {
+        sr_vec3 v = shader_view_axis(u);
+        if (normal[0] * v.x + normal[1] * v.y + normal[2] * v.z < 0.0f)
+            n_dot_l = -n_dot_l;
+    }
     if (!(n_dot_l > 0.0f))
         return u->ambient;
     float length_squared = normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2];
@@ -92,14 +114,29 @@ static inline float shader_lambert_factor(const sr_shader_uniforms *u, const flo
 /* shader_lambert_factor on each lane of a block: the same operations, written so that compilers
  * vectorise the loop (the square root and the division are computed on every lane and kept only
  * where N.L > 0; IEEE square roots and divisions round the same in vector and scalar form, so
- * every lane gets the scalar function's bits). `normal` is the block's varyings 0..2. */
-static inline void shader_lambert_factor_block(const sr_shader_uniforms *u, const float (*normal)[SR_BLOCK_LANES],
-                                               float factor[SR_BLOCK_LANES])
+ * every lane gets the scalar function's bits). `normal` is the block's varyings 0..2, `turn`
+ * shader_turns_normals of the block's triangle. */
+static inline void shader_lambert_factor_block(const sr_shader_uniforms *u, bool turn,
+                                               const float (*normal)[SR_BLOCK_LANES], float factor[SR_BLOCK_LANES])
 {
     const float lx = u->light_direction.x, ly = u->light_direction.y, lz = u->light_direction.z;
     const float ambient = u->ambient, diffuse = u->diffuse;
     const float *restrict nx = normal[0], *restrict ny = normal[1], *restrict nz = normal[2];
     float lit[SR_BLOCK_LANES];
+    if (turn) { // a loop of its own: the usual loop (the benchmark's) stays as it was
+        const sr_vec3 v = shader_view_axis(u);
+        for (int i = 0; i < SR_BLOCK_LANES; i++) {
+            float n_dot_l = nx[i] * lx + ny[i] * ly + nz[i] * lz;
+            float facing = nx[i] * v.x + ny[i] * v.y + nz[i] * v.z;
+            n_dot_l = facing < 0.0f ? -n_dot_l : n_dot_l;
+            float length_squared = nx[i] * nx[i] + ny[i] * ny[i] + nz[i] * nz[i];
+            float k = ambient + diffuse * (n_dot_l / sqrtf(length_squared));
+            lit[i] = n_dot_l > 0.0f ? k : ambient;
+        }
+        for (int i = 0; i < SR_BLOCK_LANES; i++)
+            factor[i] = lit[i];
+        return;
+    }
     for (int i = 0; i < SR_BLOCK_LANES; i++) {
         float n_dot_l = nx[i] * lx + ny[i] * ly + nz[i] * lz;
         float length_squared = nx[i] * nx[i] + ny[i] * ny[i] + nz[i] * nz[i];

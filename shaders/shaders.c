@@ -7,8 +7,9 @@
 
 /* Catalogue order: simplest first; also the order of sr_shader_names(). */
 static const sr_shader *const catalogue[] = {
-    &sr_shader_flat,    &sr_shader_vertex_color, &sr_shader_lambert,   &sr_shader_blinn_phong, &sr_shader_textured,
-    &sr_shader_normals, &sr_shader_depth,        &sr_shader_wireframe, &sr_shader_triangle_id,
+    &sr_shader_flat,        &sr_shader_vertex_color, &sr_shader_lambert, &sr_shader_vertex_color_lit,
+    &sr_shader_blinn_phong, &sr_shader_textured,     &sr_shader_normals, &sr_shader_depth,
+    &sr_shader_wireframe,   &sr_shader_triangle_id,
 };
 
 #define CATALOGUE_SIZE (sizeof catalogue / sizeof catalogue[0])
@@ -103,7 +104,8 @@ const char *sr_shader_names(void)
 {
     /* A literal rather than a string built at run time: no mutable state. test_shaders checks it
      * lists the catalogue exactly. */
-    return "flat, vertex_color, lambert, blinn_phong, textured, normals, depth, wireframe, triangle_id";
+    return "flat, vertex_color, lambert, vertex_color_lit, blinn_phong, textured, normals, depth, wireframe, "
+           "triangle_id";
 }
 
 sr_program sr_shader_program(const sr_shader *shader, const sr_shader_uniforms *uniforms)

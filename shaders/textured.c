@@ -18,7 +18,7 @@ static bool textured_fragment(const sr_fragment_in *in, const void *uniforms, sr
     float texel[4] = {1.0f, 1.0f, 1.0f, 1.0f};
     if (u->texture)
         sr_texture_sample(u->texture, &u->sampler, in->varyings[3], in->varyings[4], texel);
-    float k = shader_lambert_factor(u, in->varyings);
+    float k = shader_lambert_factor(u, shader_turns_normals(u, in->front_facing), in->varyings);
     out->color[0] = texel[0] * u->albedo.x * k;
     out->color[1] = texel[1] * u->albedo.y * k;
     out->color[2] = texel[2] * u->albedo.z * k;
@@ -29,7 +29,7 @@ static bool textured_fragment(const sr_fragment_in *in, const void *uniforms, sr
 /* The same per lane: the texture is sampled lane by lane (sr_texture_sample), the lighting and the
  * products vectorise. */
 SHADER_BLOCK_CLONES static uint32_t textured_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
-                                        sr_fragment_block_out *out)
+                                                            sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
     float texel[4][SR_BLOCK_LANES];
@@ -45,7 +45,7 @@ SHADER_BLOCK_CLONES static uint32_t textured_fragment_block(const sr_fragment_bl
                 texel[c][i] = rgba[c];
         }
     float k[SR_BLOCK_LANES];
-    shader_lambert_factor_block(u, in->varyings, k);
+    shader_lambert_factor_block(u, shader_turns_normals(u, in->front_facing), in->varyings, k);
     const float albedo[3] = {u->albedo.x, u->albedo.y, u->albedo.z}, opacity = u->opacity;
     for (int c = 0; c < 3; c++)
         for (int i = 0; i < SR_BLOCK_LANES; i++)

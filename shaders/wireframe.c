@@ -22,7 +22,7 @@ static bool wireframe_fragment(const sr_fragment_in *in, const void *uniforms, s
     if (!u->wireframe_fill)
         return false;
     /* Lit like lambert, so the fill still shows the shape under a dense mesh. */
-    float k = shader_lambert_factor(u, in->varyings);
+    float k = shader_lambert_factor(u, shader_turns_normals(u, in->front_facing), in->varyings);
     out->color[0] = u->albedo.x * k;
     out->color[1] = u->albedo.y * k;
     out->color[2] = u->albedo.z * k;
@@ -32,12 +32,12 @@ static bool wireframe_fragment(const sr_fragment_in *in, const void *uniforms, s
 
 /* The same per lane: edges, fill and discards chosen lane by lane from vectors. */
 SHADER_BLOCK_CLONES static uint32_t wireframe_fragment_block(const sr_fragment_block_in *in, const void *uniforms,
-                                         sr_fragment_block_out *out)
+                                                             sr_fragment_block_out *out)
 {
     const sr_shader_uniforms *u = uniforms;
     const float width = u->wireframe_width;
     float k[SR_BLOCK_LANES];
-    shader_lambert_factor_block(u, in->varyings, k);
+    shader_lambert_factor_block(u, shader_turns_normals(u, in->front_facing), in->varyings, k);
     uint32_t edges = 0;
     if (in->barycentric) {
         const float *restrict b0 = in->barycentric[0], *restrict b1 = in->barycentric[1],

@@ -319,11 +319,11 @@ Test(render, mesh_to_bmp_and_png)
     snprintf(png, sizeof png, "%s/out.PNG", dir);
     test_mesh m;
     write_test_obj(mesh, &m);
-    run_result r = run((const char *[]){"render", mesh, "--out", bmp, "--size", "160x120", NULL});
+    run_result r = run((const char *[]){"render", mesh, "--camera", "bench", "--out", bmp, "--size", "160x120", NULL});
     cr_assert(r.exited && r.code == 0, "exit %d signal %d: %s", r.code, r.signal, r.err);
     check_image(bmp, mesh, NULL, 160, 120);
     cr_assert(strstr(r.out, "out.bmp") && strchr(r.out, '\n') == strrchr(r.out, '\n'), "one line: %s", r.out);
-    r = run((const char *[]){"render", "--size", "97x61", "--out", png, mesh, NULL});
+    r = run((const char *[]){"render", "--size", "97x61", "--out", png, mesh, "--camera", "bench", NULL});
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     check_image(png, mesh, NULL, 97, 61);
     remove_dir(dir);
@@ -340,7 +340,7 @@ Test(render, default_output_is_frame_bmp_in_current_folder)
     char previous[4096];
     cr_assert_not_null(getcwd(previous, sizeof previous));
     cr_assert_eq(chdir(dir), 0);
-    run_result r = run((const char *[]){"render", "mesh.obj", "--size", "64x48", NULL});
+    run_result r = run((const char *[]){"render", "mesh.obj", "--size", "64x48", "--camera", "bench", NULL});
     cr_assert_eq(chdir(previous), 0);
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     check_image(frame, mesh, NULL, 64, 48);
@@ -358,8 +358,8 @@ Test(render, every_shader, .timeout = 120)
     write_test_obj(mesh, &m);
     for (size_t i = 0; i < sizeof shaders / sizeof shaders[0]; i++) {
         snprintf(out, sizeof out, "%s/%s.png", dir, shaders[i]);
-        run_result r =
-            run((const char *[]){"render", mesh, "--shader", shaders[i], "--out", out, "--size", "80x60", NULL});
+        run_result r = run((const char *[]){"render", mesh, "--camera", "bench", "--shader", shaders[i], "--out", out,
+                                            "--size", "80x60", NULL});
         cr_assert(r.exited && r.code == 0, "--shader %s: exit %d: %s", shaders[i], r.code, r.err);
         check_image(out, mesh, shaders[i], 80, 60);
     }
@@ -377,8 +377,8 @@ Test(render, depth_and_ids_agree_with_ray_casting, .timeout = 120)
     snprintf(ids_path, sizeof ids_path, "%s/ids.u32", dir);
     test_mesh m;
     write_test_obj(mesh, &m);
-    run_result r = run((const char *[]){"render", mesh, "--out", out, "--size", "160x120", "--depth", depth_path,
-                                        "--ids", ids_path, NULL});
+    run_result r = run((const char *[]){"render", mesh, "--camera", "bench", "--out", out, "--size", "160x120",
+                                        "--depth", depth_path, "--ids", ids_path, NULL});
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     long size = (long)width * height * 4;
     float *depth = read_raw(depth_path, size);

@@ -341,3 +341,53 @@ Test(golden, overlays_of_the_demo_scene)
     free_frame(&f);
     sr_scene_destroy(scene);
 }
+
+/* The HUD's text: the frame time once, a rate only when one is given, instances and triangles as
+ * the frame counted them, the pick once (as sr_scene_pick reports it), a long name cut short, the
+ * caller's lines last; and the text scale for a few frame sizes. */
+Test(hud, the_text_says_each_fact_once)
+{
+    sr_scene *scene = demo();
+    frame f = render(scene, 192, 108, NULL, NULL);
+    sr_pick_hit hit;
+    cr_assert_eq(sr_scene_pick(scene, &f.view, 192, 108, 96.5f, 70.5f, &hit, NULL), SR_OK);
+    cr_assert(hit.hit);
+    sr_overlay_desc desc = {.items = SR_OVERLAY_HUD | SR_OVERLAY_PICK, .frame_ms = 12.5, .hud_text = "H: help"};
+    char text[2048];
+    size_t length = sr_overlay_hud_text(scene, f.frame, &desc, &hit, text, sizeof text);
+    cr_assert_eq(length, strlen(text));
+    sr_scene_stats stats = sr_scene_frame_stats(f.frame);
+    sr_node_info info;
+    sr_scene_node(scene, hit.node, &info, NULL);
+    char expected[512];
+    snprintf(expected, sizeof expected,
+             "demo\nframe 12.5 ms\ninstances %u of %u\ntriangles %llu of %llu\nfragments %llu\ndraw calls %u\n"
+             "pick: %s #%u\n triangle %u, t %.4g\n",
+             stats.instances_drawn, stats.instances_total, (unsigned long long)stats.triangles_drawn,
+             (unsigned long long)stats.triangles_submitted, (unsigned long long)stats.fragments_shaded,
+             stats.draw_calls, info.name, hit.node.index, hit.triangle, (double)hit.t);
+    cr_assert(strncmp(text, expected, strlen(expected)) == 0, "got:\n%s\nexpected to start with:\n%s", text, expected);
+    cr_assert(strstr(text, "BVH nodes visited\nH: help") && !strstr(text, "fps"), "%s", text);
+    desc.fps = 33.3;
+    sr_overlay_hud_text(scene, f.frame, &desc, NULL, text, sizeof text);
+    cr_assert(strstr(text, "\nframe 12.5 ms, 33 fps\n") && !strstr(text, "pick"), "%s", text);
+    // Cut to the size given, NUL-terminated.
+    char small[16];
+    sr_overlay_hud_text(scene, f.frame, &desc, NULL, small, sizeof small);
+    cr_assert_str_eq(small, "demo\nframe 12.5");
+    free_frame(&f);
+    sr_scene_destroy(scene);
+    sr_scene *named = NULL;
+    cr_assert_eq(sr_scene_create(&(sr_scene_desc){.name = "a scene with a very long name indeed"}, &named, NULL),
+                 SR_OK);
+    sr_scene_frame *empty = NULL;
+    cr_assert_eq(sr_scene_frame_create(&empty, NULL), SR_OK);
+    sr_overlay_hud_text(named, empty, &(sr_overlay_desc){0}, NULL, text, sizeof text);
+    cr_assert(strncmp(text, "a scene with a very l...\n", 25) == 0, "%s", text);
+    sr_scene_frame_destroy(empty);
+    sr_scene_destroy(named);
+    const int sizes[][3] = {{0, 0, 1},      {100, 100, 1},   {640, 360, 1},   {1279, 720, 1},  {1280, 719, 1},
+                            {1280, 720, 2}, {1920, 1080, 3}, {2560, 1440, 4}, {7680, 4320, 4}, {4000, 400, 1}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        cr_assert_eq(sr_overlay_text_scale(sizes[i][0], sizes[i][1]), sizes[i][2], "%dx%d", sizes[i][0], sizes[i][1]);
+}

@@ -314,7 +314,10 @@ Test(scene_file, a_mesh_path_gives_the_canonical_scene)
     write_file(dir, "Tri.OBJ", obj, strlen(obj));
     char path[600];
     snprintf(path, sizeof path, "%s/Tri.OBJ", dir);
-    sr_scene *scene = load_file(path);
+    sr_scene *scene = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = path, .mesh_view = SR_MESH_VIEW_BENCH}, &scene, &err),
+                 SR_OK, "%s", err.message);
     cr_assert_eq(sr_scene_node_count(scene), 1u);
     sr_node_info info = node_named(scene, "Tri");
     const sr_mesh *mesh = sr_scene_mesh(scene, info.mesh);

@@ -297,7 +297,8 @@ Test(picking, a_textured_obj_with_groups_and_materials_agrees_with_its_picture)
     snprintf(path, sizeof path, "%s/parts.obj", dir);
     sr_scene *scene = NULL;
     sr_error err = {0};
-    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = path}, &scene, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_scene_load(&(sr_scene_load_desc){.path = path, .mesh_view = SR_MESH_VIEW_BENCH}, &scene, &err),
+                 SR_OK, "%s", err.message);
     sr_node_id node = sr_scene_find_node(scene, "parts");
     cr_assert(node.generation != 0);
     sr_node_info info;

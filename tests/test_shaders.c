@@ -96,8 +96,8 @@ static void dtransform(const sr_mat4 *m, dvec3 p, double out[4])
 
 Test(catalogue, every_name_is_found_and_unknown_names_are_not)
 {
-    const char *expected[] = {"flat",    "vertex_color", "lambert",   "blinn_phong", "textured",
-                              "normals", "depth",        "wireframe", "triangle_id"};
+    const char *expected[] = {"flat",     "vertex_color", "lambert", "vertex_color_lit", "blinn_phong",
+                              "textured", "normals",      "depth",   "wireframe",        "triangle_id"};
     size_t count = sizeof expected / sizeof expected[0];
     cr_assert_eq(sr_shader_count(), count);
     char names[512] = "";
@@ -437,6 +437,8 @@ Test(opacity, every_program_writes_the_documented_alpha)
                 double want = opacities[o];
                 if (strcmp(shader->name, "vertex_color") == 0)
                     want = 0.35f;
+                else if (strcmp(shader->name, "vertex_color_lit") == 0)
+                    want = 0.35f * opacities[o];
                 else if (strcmp(shader->name, "triangle_id") == 0)
                     want = 1.0;
                 else if (strcmp(shader->name, "textured") == 0 && textured)
@@ -452,7 +454,7 @@ Test(opacity, every_program_writes_the_documented_alpha)
             }
         }
     }
-    cr_assert_eq(checked, 9 * 4 * 2);
+    cr_assert_eq(checked, 10 * 4 * 2);
     sr_texture_destroy(texture);
 }
 

@@ -9,6 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
+bool sr_args_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
 bool sr_args_parse_int(const char *option, const char *text, long min, long max, long *value,
                        char error[SR_ARGS_ERROR_SIZE])
 {

@@ -12,6 +12,16 @@
 /// message may name a file and its folder), so that no message is ever cut short.
 #define SR_ARGS_ERROR_SIZE (2 * SR_ARGS_PATH_SIZE + 256)
 
+/// The exit statuses of every command, one rule: 0 success, SR_EXIT_FAILURE when the work or a
+/// file failed (a missing or malformed input, an output that cannot be written), SR_EXIT_USAGE
+/// when the command line is wrong (an unknown option, a bad or missing value, options that
+/// exclude each other, a --camera or --up that does not fit the scene), before any output.
+#define SR_EXIT_FAILURE 1
+#define SR_EXIT_USAGE 2
+
+/// True for "--help" and "-h".
+bool sr_args_is_help(const char *arg);
+
 /// "WxH" with 1 <= W, H <= max_side, e.g. "1280x720".
 bool sr_args_parse_size(const char *option, const char *text, int max_side, int *width, int *height,
                         char error[SR_ARGS_ERROR_SIZE]);

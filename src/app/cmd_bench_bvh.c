@@ -1,5 +1,5 @@
 /* cmd_bench_bvh.c — `softrast bench bvh`: BVH build time and quality and primary-ray throughput
- * on BENCH_SCENE.md's scene, printed as one JSON line. Single-threaded. */
+ * on the benchmark scene (app_scene.c describes it), printed as one JSON line. Single-threaded. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include <softrast/bvh.h>
 #include <softrast/scene.h>
 
+#include "app_scene.h"
 #include "args.h"
 #include "commands.h"
 
@@ -21,16 +22,22 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: softrast bench bvh MESH.obj [--runs N]\n"
             "\n"
-            "Loads MESH.obj, normalises it to [-1,1]^3 (BENCH_SCENE.md), builds its BVH once to warm up\n"
-            "and then N times, and casts the %dx%d primary rays (closest hit, one thread) once per run.\n"
-            "Prints one JSON line: build_ms (median, min, max), the tree's nodes, leaves, max_depth and\n"
-            "SAH cost, rays, rays_per_s (median), hits, mean_t (unit-length directions) and the sum of the\n"
-            "hit triangle indices (file order after fan triangulation).\n"
+            "Loads MESH.obj, normalises it to [-1,1]^3 as the benchmark scene does, builds its BVH once\n"
+            "to warm up and then N times, and casts the scene's %dx%d primary rays (closest hit, one\n"
+            "thread) once per run. Prints one JSON line: build_ms (median, min, max), the tree's nodes,\n"
+            "leaves, max_depth and SAH cost (the sum over interior nodes of SA(node) / SA(root) plus the\n"
+            "sum over leaves of SA(leaf) / SA(root) times its triangles), rays, rays_per_s (median),\n"
+            "hits, mean_t (unit-length directions) and the sum of the hit triangle indices (file order\n"
+            "after fan triangulation).\n"
             "\n"
             "options:\n"
             "  --runs N   timed runs, 1 to %d (default %d)\n"
-            "  --help     this text\n",
+            "  --help     this text\n"
+            "\n"
+            "Exit status: 0 done, 1 the mesh or the work failed, 2 a usage error.\n"
+            "\n",
             WIDTH, HEIGHT, MAX_RUNS, DEFAULT_RUNS);
+    sr_app_print_bench_scene(out);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -67,7 +74,7 @@ int sr_cmd_bench_bvh(int argc, char **argv)
     char error[SR_ARGS_ERROR_SIZE] = "";
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        if (sr_args_is_help(argv[i])) {
             print_usage(stdout);
             return 0;
         } else if (strcmp(argv[i], "--runs") == 0) {
@@ -89,7 +96,7 @@ int sr_cmd_bench_bvh(int argc, char **argv)
         goto usage_error;
     }
 
-    int exit_status = 1;
+    int exit_status = SR_EXIT_FAILURE;
     sr_error err = {0};
     sr_mesh *mesh = NULL;
     sr_bvh *bvh = NULL;
@@ -154,8 +161,9 @@ int sr_cmd_bench_bvh(int argc, char **argv)
            "\"hits\": %zu, \"mean_t\": %.6f, \"triangle_index_sum\": %llu, \"isa\": \"%s\"}\n",
            mesh->triangle_count, median_sorted(build_ms, (int)runs), build_ms[0], build_ms[runs - 1], stats->node_count,
            stats->leaf_count, stats->max_depth, stats->sah_cost, stats->wide_node_count, stats->pack_count,
-           mesh->triangle_count > 0 ? (double)stats->bytes / (double)mesh->triangle_count : 0.0, ray_count, median_sorted(rays_per_s, (int)runs), hits,
-           hits > 0 ? t_sum / (double)hits : 0.0, index_sum, sr_isa_name(sr_isa_active()));
+           mesh->triangle_count > 0 ? (double)stats->bytes / (double)mesh->triangle_count : 0.0, ray_count,
+           median_sorted(rays_per_s, (int)runs), hits, hits > 0 ? t_sum / (double)hits : 0.0, index_sum,
+           sr_isa_name(sr_isa_active()));
     exit_status = 0;
 done:
     free(rays);
@@ -166,5 +174,5 @@ done:
     return exit_status;
 usage_error:
     fprintf(stderr, "softrast bench bvh: %s\n", error);
-    return 2;
+    return SR_EXIT_USAGE;
 }

@@ -1,8 +1,8 @@
-/* cmd_bench_raster.c — `softrast bench raster`: the frame time of BENCH_SCENE.md's lambert render
- * of a mesh, printed as one JSON line. A frame is clear + draw (sr_renderer_clear and
- * sr_draw_triangles, both with --threads); vertex normals and the vertex array are made once at
- * load. One warm-up frame, then --runs timed frames (median, min, max). Timing uses
- * CLOCK_MONOTONIC. */
+/* cmd_bench_raster.c — `softrast bench raster`: the frame time of the benchmark scene's lambert
+ * render of a mesh (app_scene.c describes the scene), printed as one JSON line. A frame is clear
+ * + draw (sr_renderer_clear and sr_draw_triangles, both with --threads); vertex normals and the
+ * vertex array are made once at load. One warm-up frame, then --runs timed frames (median, min,
+ * max). Timing uses CLOCK_MONOTONIC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +11,11 @@
 #include <softrast/raster.h>
 #include <softrast/scene.h>
 
+#include <softrast/shaders.h>
+
+#include "app_scene.h"
 #include "args.h"
 #include "commands.h"
-#include <softrast/shaders.h>
 
 #define MAX_RUNS 10000
 
@@ -22,7 +24,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: softrast bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
             "\n"
-            "Times BENCH_SCENE.md's lambert render of MESH.obj (frame = clear + draw, after one\n"
+            "Times the benchmark scene's lambert render of MESH.obj (frame = clear + draw, after one\n"
             "warm-up frame) and prints one JSON line:\n"
             "  {\"mesh\": PATH, \"triangles\": N, \"size\": [W, H], \"threads\": N, \"load_ms\": X,\n"
             "   \"frame_ms\": {\"median\": X, \"min\": X, \"max\": X}, \"isa\": NAME}\n"
@@ -31,9 +33,14 @@ static void print_usage(FILE *out)
             "\n"
             "options:\n"
             "  --runs N      timed frames, 1 to %d (default 10)\n"
-            "  --size WxH    image size (default 1280x720)\n"
-            "  --threads N   rendering threads, 1 to 64 (default 1); the image does not depend on N\n",
-            MAX_RUNS);
+            "  --size WxH    image size, each side 1 to %d (default 1280x720)\n"
+            "  --threads N   rendering threads, 1 to %d (default 1); the image does not depend on N\n"
+            "  --help        this text\n"
+            "\n"
+            "Exit status: 0 done, 1 the mesh or the work failed, 2 a usage error.\n"
+            "\n",
+            MAX_RUNS, SR_MAX_IMAGE_SIDE, SR_MAX_THREADS);
+    sr_app_print_bench_scene(out);
 }
 
 static double now_ms(void)
@@ -74,7 +81,7 @@ int sr_cmd_bench_raster(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (sr_args_is_help(arg)) {
             print_usage(stdout);
             return 0;
         } else if (strcmp(arg, "--runs") == 0) {
@@ -165,9 +172,9 @@ int sr_cmd_bench_raster(int argc, char **argv)
     sr_free(vertices);
     sr_mesh_destroy(mesh);
     free(frame_ms);
-    return status == SR_OK ? 0 : 1;
+    return status == SR_OK ? 0 : SR_EXIT_FAILURE;
 
 usage_error:
     fprintf(stderr, "softrast bench raster: %s\n", error);
-    return 2;
+    return SR_EXIT_USAGE;
 }

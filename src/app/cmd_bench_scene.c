@@ -15,29 +15,36 @@
 
 static void print_usage(FILE *out)
 {
-    fputs("usage: softrast bench scene [SCENE.json | MESH.obj] [--runs N] [--size WxH] [--threads N]\n"
-          "                            [--camera SPEC]\n"
+    fprintf(out,
+            "usage: softrast bench scene [SCENE.json | MESH.obj] [--runs N] [--size WxH] [--threads N]\n"
+            "                            [--camera SPEC] [--up y|z]\n"
+            "\n"
+            "Times a scene (the demo scene when none is given; a mesh as the benchmark scene unless\n"
+            "--camera fit) stage by stage, N runs (default 5) after one warm-up, and prints one JSON\n"
+            "line with the median, min and max of each:\n"
+            "  load_ms    reading the file(s) and making the scene, BVH builds included\n"
+            "  build_ms   building all mesh BVHs (part of load_ms)\n"
+            "  update_ms  a full update: every top-level node marked as moved, then sr_scene_update\n"
+            "  cull_ms    frustum culling through the instance tree\n"
+            "  frame_ms   sr_scene_render: clear, cull, draw (1280x720 by default)\n"
+            "  frame_unculled_ms  the same frame with culling off (every instance drawn; same picture)\n"
+            "  pick_us    one pick, the median over 10,000 random pixels of the frame\n"
+            "  pick_hit_us  the same over 10,000 random pixels whose pick hits something (of at most\n"
+            "             1,000,000 tried; 0 when none hits)\n"
+            "plus the scene's sizes and the instances drawn and culled.\n"
+            "\n"
+            "options:\n"
+            "  --runs N       1 to %d (default 5)\n"
+            "  --size WxH     frame size, each side 1 to %d (default 1280x720)\n"
+            "  --threads N    rendering threads, 1 to %d (default 1); picks run on one thread\n",
+            MAX_RUNS, SR_MAX_IMAGE_SIDE, SR_MAX_THREADS);
+    sr_app_print_view_help(out, true);
+    fputs("  --help         this text\n"
           "\n"
-          "Times a scene (the demo scene when none is given) stage by stage, N runs (default 5) after\n"
-          "one warm-up, and prints one JSON line with the median, min and max of each:\n"
-          "  load_ms    reading the file(s) and making the scene, BVH builds included\n"
-          "  build_ms   building all mesh BVHs (part of load_ms)\n"
-          "  update_ms  a full update: every top-level node marked as moved, then sr_scene_update\n"
-          "  cull_ms    frustum culling through the instance tree\n"
-          "  frame_ms   sr_scene_render: clear, cull, draw (1280x720 by default)\n"
-          "  frame_unculled_ms  the same frame with culling off (every instance drawn; same picture)\n"
-          "  pick_us    one pick, the median over 10,000 random pixels of the frame\n"
-          "  pick_hit_us  the same over 10,000 random pixels whose pick hits something (of at most\n"
-          "             1,000,000 tried; 0 when none hits)\n"
-          "plus the scene's sizes and the instances drawn and culled.\n"
-          "\n"
-          "options:\n"
-          "  --runs N       1 to 1000 (default 5)\n"
-          "  --size WxH     frame size (default 1280x720)\n"
-          "  --threads N    rendering threads, 1 to 64 (default 1); picks run on one thread\n"
-          "  --camera SPEC  as for softrast render\n"
-          "  --help         this text\n",
+          "Exit status: 0 done, 1 a file or the work failed, 2 a usage error.\n"
+          "\n",
           out);
+    sr_app_print_bench_scene(out);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -83,18 +90,19 @@ enum {
 
 int sr_cmd_bench_scene(int argc, char **argv)
 {
-    const char *scene_path = NULL, *camera_spec = NULL;
+    const char *scene_path = NULL;
+    sr_app_view_options view = {0};
     long runs = 5, threads = 1;
     int width = 1280, height = 720;
     char error[SR_ARGS_ERROR_SIZE] = "";
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (sr_args_is_help(arg)) {
             print_usage(stdout);
             return 0;
         } else if (strcmp(arg, "--runs") == 0 || strcmp(arg, "--threads") == 0 || strcmp(arg, "--size") == 0 ||
-                   strcmp(arg, "--camera") == 0) {
+                   strcmp(arg, "--camera") == 0 || strcmp(arg, "--up") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto usage_error;
             if (strcmp(arg, "--runs") == 0) {
@@ -104,7 +112,11 @@ int sr_cmd_bench_scene(int argc, char **argv)
                 if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &threads, error))
                     goto usage_error;
             } else if (strcmp(arg, "--camera") == 0) {
-                camera_spec = value;
+                if (!sr_app_parse_camera_option(value, &view, error))
+                    goto usage_error;
+            } else if (strcmp(arg, "--up") == 0) {
+                if (!sr_app_parse_up_option(value, &view, error))
+                    goto usage_error;
             } else if (!sr_args_parse_size("--size", value, SR_MAX_IMAGE_SIDE, &width, &height, error)) {
                 goto usage_error;
             }
@@ -124,6 +136,7 @@ int sr_cmd_bench_scene(int argc, char **argv)
     sr_framebuffer *fb = NULL;
     sr_scene_frame *frame = NULL;
     sr_scene *scene = NULL;
+    bool usage = false;
     double *series = calloc((size_t)runs * STAGE_COUNT, sizeof *series);
     double *picks = calloc(PICKS, sizeof *picks);
     sr_status status =
@@ -143,22 +156,21 @@ int sr_cmd_bench_scene(int argc, char **argv)
         double *row = run >= 0 ? &series[run * STAGE_COUNT] : NULL;
         sr_scene_destroy(scene);
         scene = NULL;
-        sr_app_input input;
+        sr_app_scene loaded;
         double start = sr_app_now_ms();
-        status = sr_app_load_scene("softrast bench scene", scene_path, &scene, &input, &err);
+        status = sr_app_load_scene(&(sr_app_scene_desc){.command = "softrast bench scene",
+                                                        .path = scene_path,
+                                                        .view = view,
+                                                        .bench_by_default = true,
+                                                        .width = width,
+                                                        .height = height},
+                                   &loaded, &usage, &err);
         double load = sr_app_now_ms() - start;
         if (status != SR_OK)
             break;
+        scene = loaded.scene;
         totals = sr_scene_get_totals(scene);
-        sr_camera camera = sr_scene_camera(scene);
-        if (camera_spec) {
-            sr_camera base = camera;
-            sr_error camera_error = {0};
-            if (sr_camera_parse(camera_spec, &base, &camera, &camera_error) != SR_OK) {
-                status = sr_error_set(&err, camera_error.status, "--camera: %.400s", camera_error.message);
-                break;
-            }
-        }
+        sr_camera camera = loaded.camera;
         status = touch_all(scene, &err);
         start = sr_app_now_ms();
         if (status == SR_OK)
@@ -252,9 +264,9 @@ int sr_cmd_bench_scene(int argc, char **argv)
     sr_framebuffer_destroy(fb);
     free(series);
     free(picks);
-    return status == SR_OK ? 0 : 1;
+    return status == SR_OK ? 0 : usage ? SR_EXIT_USAGE : SR_EXIT_FAILURE;
 
 usage_error:
     fprintf(stderr, "softrast bench scene: %s\n", error);
-    return 2;
+    return SR_EXIT_USAGE;
 }

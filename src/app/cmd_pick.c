@@ -20,31 +20,37 @@
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "usage: softrast pick [SCENE.json | MESH.obj] [--size WxH] [--camera SPEC]\n"
+            "usage: softrast pick [SCENE.json | MESH.obj] [--size WxH] [--camera SPEC] [--up y|z]\n"
             "                     (--at X,Y [--at X,Y ...] | --points FILE) [--threads N]\n"
             "\n"
             "Prints what is under each point of the picture that 'softrast render' makes with the same\n"
-            "scene (or mesh, or the demo scene when neither is given), --size and --camera: one JSON\n"
-            "object per point, one per line, in the order given. X, Y are window coordinates in pixels\n"
-            "(origin top left, y down; the centre of pixel (i, j) is (i + 0.5, j + 0.5); fractions\n"
-            "allowed). The ray is the one the rasteriser's pixel convention defines, so the triangle\n"
-            "hit through a pixel centre is the one drawn there.\n"
+            "scene (or mesh, or the demo scene when neither is given), --size, --camera and --up: one\n"
+            "JSON object per point, one per line, in the order given. X, Y are window coordinates in\n"
+            "pixels (origin top left, y down; the centre of pixel (i, j) is (i + 0.5, j + 0.5);\n"
+            "fractions allowed). The ray is the one the rasteriser's pixel convention defines, so the\n"
+            "triangle hit through a pixel centre is the one drawn there. A mesh is seen as render sees\n"
+            "it: normalised to [-1,1]^3, from the three-quarter view that fits it (--camera fit), or as\n"
+            "the benchmark scene with --camera bench (below).\n"
             "\n"
             "options:\n"
             "  --at X,Y       a point; repeat for more\n"
             "  --points FILE  points from a file, one 'X Y' per line (blank lines and # comments skipped)\n"
-            "  --size WxH     image size, each side 1 to %d (default %dx%d)\n"
-            "  --camera SPEC  as for softrast render: eye=X,Y,Z:target=X,Y,Z[:up=..][:fov=..][:near=..]\n"
-            "                 [:far=..][:ortho=H]\n"
-            "  --threads N    pick on N threads, 1 to 64 (default 1); the output does not depend on N\n"
+            "  --size WxH     image size, each side 1 to %d (default %dx%d)\n",
+            SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+    sr_app_print_view_help(out, false);
+    fprintf(out,
+            "  --threads N    pick on N threads, 1 to %d (default 1); the output does not depend on N\n"
             "  --help         this text\n"
             "\n"
             "Each line: {\"x\", \"y\", \"hit\": true|false, and on a hit \"node\": {\"index\", \"name\"},\n"
             "\"triangle\" (index in the node's mesh, file order after triangulation), \"t\" (distance\n"
             "from the eye in world units), \"position\" and \"normal\" (world space; the geometric\n"
             "normal, facing the ray), \"u\", \"v\" (barycentric weights of the triangle's second and\n"
-            "third vertex); always \"nodes_visited\" (instance and mesh BVH nodes tested)}.\n",
-            SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+            "third vertex); always \"nodes_visited\" (instance and mesh BVH nodes tested)}.\n"
+            "Exit status: 0 done, 1 a file failed (the scene, the points), 2 a usage error.\n"
+            "\n",
+            SR_MAX_THREADS);
+    sr_app_print_bench_scene(out);
 }
 
 typedef struct point_list {
@@ -145,7 +151,8 @@ static void print_hit(const sr_scene *scene, sr_vec2 point, const sr_pick_hit *h
 
 int sr_cmd_pick(int argc, char **argv)
 {
-    const char *scene_path = NULL, *points_path = NULL, *camera_spec = NULL;
+    const char *scene_path = NULL, *points_path = NULL;
+    sr_app_view_options view = {0};
     int width = DEFAULT_WIDTH, height = DEFAULT_HEIGHT;
     long threads = 1;
     point_list list = {0};
@@ -153,12 +160,12 @@ int sr_cmd_pick(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (sr_args_is_help(arg)) {
             print_usage(stdout);
             free(list.points);
             return 0;
         } else if (strcmp(arg, "--at") == 0 || strcmp(arg, "--points") == 0 || strcmp(arg, "--size") == 0 ||
-                   strcmp(arg, "--camera") == 0 || strcmp(arg, "--threads") == 0) {
+                   strcmp(arg, "--camera") == 0 || strcmp(arg, "--threads") == 0 || strcmp(arg, "--up") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto usage_error;
             if (strcmp(arg, "--at") == 0) {
@@ -172,9 +179,13 @@ int sr_cmd_pick(int argc, char **argv)
             } else if (strcmp(arg, "--points") == 0) {
                 points_path = value;
             } else if (strcmp(arg, "--camera") == 0) {
-                camera_spec = value;
+                if (!sr_app_parse_camera_option(value, &view, error))
+                    goto usage_error;
+            } else if (strcmp(arg, "--up") == 0) {
+                if (!sr_app_parse_up_option(value, &view, error))
+                    goto usage_error;
             } else if (strcmp(arg, "--threads") == 0) {
-                if (!sr_args_parse_int("--threads", value, 1, 64, &threads, error))
+                if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &threads, error))
                     goto usage_error;
             } else if (!sr_args_parse_size("--size", value, SR_MAX_IMAGE_SIDE, &width, &height, error)) {
                 goto usage_error;
@@ -199,27 +210,27 @@ int sr_cmd_pick(int argc, char **argv)
     }
 
     sr_error err = {0};
-    sr_scene *scene = NULL;
-    sr_app_input input;
+    sr_app_scene loaded = {0};
+    bool usage = false;
     sr_pick_hit *hits = NULL;
     sr_status status = points_path ? read_points(points_path, &list, &err) : SR_OK;
     if (status == SR_OK && list.count == 0)
         status = sr_error_set(&err, SR_ERROR_PARSE, "%s: no points in the file", points_path);
     for (size_t i = 0; status == SR_OK && i < list.count; i++) {
         sr_vec2 p = list.points[i];
-        if (!(p.x >= 0.0f && p.x <= (float)width && p.y >= 0.0f && p.y <= (float)height))
-            status = sr_error_set(&err, SR_ERROR_INVALID_ARGUMENT, "point %zu (%g, %g) is outside the %dx%d image",
-                                  i + 1, (double)p.x, (double)p.y, width, height);
+        if (!(p.x >= 0.0f && p.x <= (float)width && p.y >= 0.0f && p.y <= (float)height)) {
+            status = sr_error_set(&err, SR_ERROR_INVALID_ARGUMENT, "%s: point %zu (%g, %g) is outside the %dx%d image",
+                                  points_path ? points_path : "--at", i + 1, (double)p.x, (double)p.y, width, height);
+            usage = !points_path; // --at's value is the command line's; a file's points are the file's
+        }
     }
     if (status == SR_OK)
-        status = sr_app_load_scene("softrast pick", scene_path, &scene, &input, &err);
-    sr_camera camera = sr_scene_camera(scene);
-    if (status == SR_OK && camera_spec) {
-        sr_camera base = camera;
-        sr_error camera_error = {0};
-        if (sr_camera_parse(camera_spec, &base, &camera, &camera_error) != SR_OK)
-            status = sr_error_set(&err, camera_error.status, "--camera: %.400s", camera_error.message);
-    }
+        status = sr_app_load_scene(
+            &(sr_app_scene_desc){
+                .command = "softrast pick", .path = scene_path, .view = view, .width = width, .height = height},
+            &loaded, &usage, &err);
+    sr_scene *scene = loaded.scene;
+    sr_camera camera = loaded.camera;
     if (status == SR_OK && !(hits = calloc(list.count, sizeof *hits)))
         status = sr_error_set(&err, SR_ERROR_OUT_OF_MEMORY, "out of memory for %zu picks", list.count);
     if (status == SR_OK)
@@ -232,10 +243,10 @@ int sr_cmd_pick(int argc, char **argv)
     free(hits);
     free(list.points);
     sr_scene_destroy(scene);
-    return status == SR_OK ? 0 : 1;
+    return status == SR_OK ? 0 : usage ? SR_EXIT_USAGE : SR_EXIT_FAILURE;
 
 usage_error:
     fprintf(stderr, "softrast pick: %s\n", error);
     free(list.points);
-    return 2;
+    return SR_EXIT_USAGE;
 }

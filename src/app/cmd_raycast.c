@@ -1,5 +1,5 @@
-/* cmd_raycast.c — `softrast raycast`: casts a batch of rays (from a file, or BENCH_SCENE.md's
- * primary rays) against a mesh through the static BVH and writes one hit record per ray.
+/* cmd_raycast.c — `softrast raycast`: casts a batch of rays (from a file, or the benchmark
+ * scene's primary rays) against a mesh through the static BVH and writes one hit record per ray.
  * Also home of the primary-ray generator shared with `softrast bench bvh` (commands.h).
  * Every failure prints one message naming the argument or file and leaves no output file. */
 #include <errno.h>
@@ -20,7 +20,6 @@
 
 #define RAY_RECORD_BYTES 32 /* origin xyz, direction xyz, tmin, tmax: little-endian float32 */
 #define HIT_RECORD_BYTES 16 /* t, triangle index (uint32), u, v */
-#define MAX_THREADS 256
 
 typedef struct raycast_options {
     const char *mesh_path;
@@ -33,28 +32,31 @@ typedef struct raycast_options {
 
 static void print_usage(FILE *out)
 {
-    fputs("usage: softrast raycast MESH.obj --rays RAYS --out HITS [--any-hit] [--threads N]\n"
-          "       softrast raycast MESH.obj --primary WxH --out HITS [--any-hit] [--threads N]\n"
-          "\n"
-          "Casts rays against the triangles of MESH.obj (fan-triangulated, file order) through a BVH.\n"
-          "\n"
-          "options:\n"
-          "  --rays RAYS     rays to cast against the mesh as it is in the file: 32 bytes per ray,\n"
-          "                  little-endian float32 origin xyz, direction xyz (any non-zero length;\n"
-          "                  t is in units of it), tmin, tmax\n"
-          "  --primary WxH   instead of --rays: BENCH_SCENE.md's primary rays (eye (0,0,3), fov_y 45,\n"
-          "                  one ray per pixel centre, rows top first, unit-length directions, tmin 0,\n"
-          "                  tmax infinity) against the mesh normalised to [-1,1]^3\n"
-          "  --out HITS      16 bytes per ray: little-endian float32 t (+infinity on a miss), uint32\n"
-          "                  triangle index (0xffffffff on a miss), float32 u, float32 v (barycentric\n"
-          "                  weights of the triangle's second and third vertex; 0 on a miss)\n"
-          "  --any-hit       report any hit within [tmin, tmax] instead of the closest\n"
-          "  --threads N     split the rays into N chunks cast in parallel, 1 to 256 (default 1);\n"
-          "                  the output does not depend on N\n"
-          "  --help          this text\n"
-          "\n"
-          "Prints one line: rays, hits, seconds and rays per second of the casting alone.\n",
-          out);
+    fprintf(out,
+            "usage: softrast raycast MESH.obj --rays RAYS --out HITS [--any-hit] [--threads N]\n"
+            "       softrast raycast MESH.obj --primary WxH --out HITS [--any-hit] [--threads N]\n"
+            "\n"
+            "Casts rays against the triangles of MESH.obj (fan-triangulated, file order) through a BVH.\n"
+            "\n"
+            "options:\n"
+            "  --rays RAYS     rays to cast against the mesh as it is in the file: 32 bytes per ray,\n"
+            "                  little-endian float32 origin xyz, direction xyz (any non-zero length;\n"
+            "                  t is in units of it), tmin, tmax\n"
+            "  --primary WxH   instead of --rays: the benchmark scene's primary rays (eye (0,0,3),\n"
+            "                  fov_y 45, one ray per pixel centre, rows top first, unit-length\n"
+            "                  directions, tmin 0, tmax infinity) against the mesh normalised to\n"
+            "                  [-1,1]^3 (box centre at the origin, largest extent 2)\n"
+            "  --out HITS      16 bytes per ray: little-endian float32 t (+infinity on a miss), uint32\n"
+            "                  triangle index (0xffffffff on a miss), float32 u, float32 v (barycentric\n"
+            "                  weights of the triangle's second and third vertex; 0 on a miss)\n"
+            "  --any-hit       report any hit within [tmin, tmax] instead of the closest\n"
+            "  --threads N     split the rays into N chunks cast in parallel, 1 to %d (default 1);\n"
+            "                  the output does not depend on N\n"
+            "  --help          this text\n"
+            "\n"
+            "Prints one line: rays, hits, seconds and rays per second of the casting alone.\n"
+            "Exit status: 0 done, 1 a file or the work failed, 2 a usage error.\n",
+            SR_MAX_THREADS);
 }
 
 /* Returns -1 to go on, otherwise the exit status (0 after --help). */
@@ -65,7 +67,7 @@ static int parse_options(int argc, char **argv, raycast_options *o)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (sr_args_is_help(arg)) {
             print_usage(stdout);
             return 0;
         } else if (strcmp(arg, "--any-hit") == 0) {
@@ -83,7 +85,7 @@ static int parse_options(int argc, char **argv, raycast_options *o)
                     goto fail;
             } else {
                 long threads = 0;
-                if (!sr_args_parse_int("--threads", value, 1, MAX_THREADS, &threads, error))
+                if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &threads, error))
                     goto fail;
                 o->threads = (int)threads;
             }
@@ -120,10 +122,10 @@ static int parse_options(int argc, char **argv, raycast_options *o)
     return -1;
 fail:
     fprintf(stderr, "softrast raycast: %s\n", error);
-    return 2;
+    return SR_EXIT_USAGE;
 }
 
-/* ---- primary rays (BENCH_SCENE.md) ---- */
+/* ---- timing ---- */
 
 double sr_cmd_seconds(void)
 {
@@ -256,8 +258,8 @@ static void *cast_chunk(void *argument)
 static size_t cast_rays(const sr_bvh *bvh, const sr_ray *rays, size_t count, bool any_hit, int threads,
                         unsigned char *hits)
 {
-    cast_job jobs[MAX_THREADS];
-    pthread_t ids[MAX_THREADS];
+    cast_job jobs[SR_MAX_THREADS];
+    pthread_t ids[SR_MAX_THREADS];
     size_t chunk = (count + (size_t)threads - 1) / (size_t)threads;
     int started = 0;
     bool failed = false;
@@ -300,7 +302,7 @@ int sr_cmd_raycast(int argc, char **argv)
     sr_ray *rays = NULL;
     unsigned char *hits = NULL;
     size_t ray_count = 0;
-    exit_status = 1;
+    exit_status = SR_EXIT_FAILURE;
 
     /* The rays first: a malformed rays file is reported before a large mesh is loaded. */
     if (o.rays_path) {

@@ -1,8 +1,9 @@
-/* cmd_render.c — `softrast render`: one frame of a scene file, a mesh (BENCH_SCENE.md's canonical
- * scene) or the built-in demo scene, written to an image file, optionally with the depth and id
- * buffers as raw files and the frame's statistics as JSON. Everything the user gives is checked
- * before any work starts; every failure prints one message naming the argument or file and
- * leaves no output file behind. */
+/* cmd_render.c — `softrast render`: one frame of a scene file, a mesh (as a model viewer opens
+ * it, or as the benchmark scene) or the built-in demo scene, written to an image file,
+ * optionally with the depth and id buffers as raw files and the frame's statistics as JSON.
+ * Everything the user gives is checked before any work starts; every failure prints one
+ * message naming the argument or file and leaves no output file behind. A frame that draws
+ * nothing says why on stderr. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,77 +27,84 @@ typedef struct render_options {
     const char *out_path;
     const char *depth_path;   ///< NULL: not written
     const char *ids_path;     ///< NULL: not written
-    const char *camera;       ///< --camera SPEC, NULL: the scene's camera
+    sr_app_view_options view; ///< --camera, --up
     const char *debug_camera; ///< --debug-camera SPEC: view from here, cull with the scene camera
     const char *overlay;      ///< --overlay LIST
     int width, height;
     long threads;
     bool stats;
     bool no_culling;
-    const sr_shader *shader; ///< NULL: the materials' shaders (lambert for a mesh)
+    const sr_shader *shader; ///< NULL: the materials' shaders
 } render_options;
 
 static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: softrast render [SCENE.json | MESH.obj] [--out FILE] [--size WxH] [--shader NAME]\n"
-            "                       [--camera SPEC] [--overlay LIST] [--debug-camera SPEC] [--depth FILE]\n"
-            "                       [--ids FILE] [--stats] [--no-culling] [--threads N]\n"
+            "                       [--camera SPEC] [--up y|z] [--overlay LIST] [--debug-camera SPEC]\n"
+            "                       [--depth FILE] [--ids FILE] [--stats] [--no-culling] [--threads N]\n"
             "\n"
             "Renders one frame of a scene file (the format is in the README), of a mesh, or of the\n"
-            "built-in demo scene (ground, sphere, box, torus) when neither is given. A mesh is drawn as\n"
-            "BENCH_SCENE.md's canonical scene: normalised to [-1,1]^3 with area-weighted vertex normals,\n"
-            "eye (0,0,3) looking at the origin, fov_y 45 degrees, near 0.1, far 100, background 0.1\n"
-            "grey, depth LESS, no culling, lambert with albedo 0.8. Instances outside the camera's\n"
-            "frustum are culled (the picture is the same without culling).\n"
+            "built-in demo scene (ground, sphere, box, torus) when neither is given. A mesh is shown as\n"
+            "a model viewer opens it: normalised to [-1,1]^3, seen from a three-quarter view that fits\n"
+            "it (--camera fit), lit by a two-sided light that turns with the camera (slightly above and\n"
+            "to the right of the eye), its vertex colours shown when the file has them (OBJ 'v x y z r\n"
+            "g b') and its materials when it has them; --camera bench draws it as the benchmark scene\n"
+            "instead (below). Instances outside the camera's frustum are culled (the picture is the\n"
+            "same without culling).\n"
             "\n"
             "options:\n"
             "  --out FILE     colour image, .bmp or .png (default " DEFAULT_OUT " in the current folder)\n"
-            "  --size WxH     image size in pixels, each side 1 to %d (default %dx%d)\n"
-            "  --camera SPEC  eye=X,Y,Z:target=X,Y,Z[:up=X,Y,Z][:fov=DEG][:near=N][:far=F][:ortho=H]\n"
-            "                 replaces the scene's camera (keys not given keep the scene's values;\n"
-            "                 ortho=H: orthographic, H world units high)\n"
-            "  --shader NAME  draw everything with one shader instead of the materials' shaders:\n",
+            "  --size WxH     image size in pixels, each side 1 to %d (default %dx%d)\n",
             SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+    sr_app_print_view_help(out, false);
+    fputs("  --shader NAME  draw everything with one shader instead of the materials' shaders:\n", out);
     for (size_t i = 0; i < sr_shader_count(); i++)
-        fprintf(out, "                   %-12s %s\n", sr_shader_get(i)->name, sr_shader_get(i)->summary);
-    fputs("                 OBJ files without uvs or colours: textured maps an 8x8 checker texture by\n"
-          "                 the planar projection u = (x+1)/2, v = (1-y)/2 of the normalised mesh, and\n"
-          "                 vertex_color shows the normalised position as colour (p * 0.5 + 0.5).\n"
-          "  --overlay LIST what the queries did, drawn over the frame; comma-separated items:\n"
-          "                   bvh[:A-B]       the instance BVH's boxes (depths A to B), coloured by depth\n"
-          "                   mesh-bvh[:A-B]  the triangle BVHs of drawn instances (default depths 0-5)\n"
-          "                   bounds          each drawn instance's world box (green)\n"
-          "                   normals         vertex normals as short lines (light blue)\n"
-          "                   wire            triangle edges (near black)\n"
-          "                   pick:X,Y        the pick at window point X,Y: ray (cyan), hit and triangle\n"
-          "                                   (magenta), normal (yellow), instance box (white)\n"
-          "                   frustum         the culling camera's frustum (yellow), culled instances grey\n"
-          "                   heat            BVH nodes visited by each pixel's pick, with a legend\n"
-          "                   axes, grid      world axes at the origin, a ground grid at y = 0\n"
-          "                   hud             statistics at the top left\n"
-          "  --debug-camera SPEC  draw from this camera (same syntax as --camera) while culling still\n"
-          "                 uses the scene's: its frustum and the culled instances (grey boxes) are\n"
-          "                 drawn too; without far= its far plane reaches past the whole scene\n"
-          "  --depth FILE   window depth in [0,1] per pixel: raw little-endian float32, top row first,\n"
-          "                 1.0 where nothing was drawn\n"
-          "  --ids FILE     what was drawn per pixel, raw little-endian uint32, top row first:\n"
-          "                 for a mesh one value, the triangle's index in file order after\n"
-          "                 triangulation; for a scene (or the demo scene) two values, the node's\n"
-          "                 index and the triangle's index in that node's mesh; 0xffffffff where\n"
-          "                 nothing was drawn\n"
-          "  --stats        print the frame's statistics as one JSON line instead of the summary:\n"
-          "                 instances (total, culled, drawn), triangles (submitted, back-face\n"
-          "                 culled, clipped, drawn), fragments shaded, draw calls, milliseconds per\n"
-          "                 stage (load, update, cull, draw)\n"
-          "  --no-culling   draw every instance, also those outside the frustum (the same picture,\n"
-          "                 slower: for measuring what culling saves)\n"
-          "  --threads N    rendering threads, 1 to 64 (default 1); the image does not depend on N\n"
-          "  --help         this text\n"
-          "\n"
-          "Files are written under a temporary name and renamed; when one output fails, the ones\n"
-          "already written by this run are removed. Prints one line on success.\n",
-          out);
+        fprintf(out, "                   %-16s %s\n", sr_shader_get(i)->name, sr_shader_get(i)->summary);
+    fprintf(out,
+            "                 OBJ files without uvs or colours: textured maps an 8x8 checker texture by\n"
+            "                 the planar projection u = (x+1)/2, v = (1-y)/2 of the normalised mesh, and\n"
+            "                 the vertex colour shaders show the normalised position as colour\n"
+            "                 (p * 0.5 + 0.5).\n"
+            "  --overlay LIST what the queries did, drawn over the frame; comma-separated items:\n"
+            "                   bvh[:A-B]       the instance BVH's boxes (depths A to B), coloured by depth\n"
+            "                   mesh-bvh[:A-B]  the triangle BVHs of drawn instances (default depths 0-5)\n"
+            "                   bounds          each drawn instance's world box (green)\n"
+            "                   normals         vertex normals as short lines (light blue)\n"
+            "                   wire            triangle edges (near black)\n"
+            "                   pick:X,Y        the pick at window point X,Y: ray (cyan), hit and triangle\n"
+            "                                   (magenta), normal (yellow), instance box (white)\n"
+            "                   frustum         the culling camera's frustum (yellow), culled instances grey\n"
+            "                   heat            BVH nodes visited by each pixel's pick, with a legend\n"
+            "                   axes, grid      world axes at the origin, a ground grid at y = 0\n"
+            "                   hud             statistics at the top left (text scaled with the image)\n"
+            "  --debug-camera SPEC  draw from this camera (same syntax as --camera) while culling still\n"
+            "                 uses the --camera one: its frustum and the culled instances (grey boxes)\n"
+            "                 are drawn too; without far= its far plane reaches past the whole scene\n"
+            "  --depth FILE   window depth in [0,1] per pixel: raw little-endian float32, top row first,\n"
+            "                 1.0 where nothing was drawn\n"
+            "  --ids FILE     what was drawn per pixel, raw little-endian uint32, top row first:\n"
+            "                 for a mesh one value, the triangle's index in file order after\n"
+            "                 triangulation; for a scene (or the demo scene) two values, the node's\n"
+            "                 index and the triangle's index in that node's mesh; 0xffffffff where\n"
+            "                 nothing was drawn\n"
+            "  --stats        print the frame's statistics as one JSON line instead of the summary:\n"
+            "                 instances (total, culled, drawn), triangles (submitted, back-face\n"
+            "                 culled, clipped, drawn), fragments shaded, draw calls, milliseconds per\n"
+            "                 stage (load, update, cull, draw)\n"
+            "  --no-culling   draw every instance, also those outside the frustum (the same picture,\n"
+            "                 slower: for measuring what culling saves)\n"
+            "  --threads N    rendering threads, 1 to %d (default 1); the image does not depend on N\n"
+            "  --help         this text\n"
+            "\n"
+            "Files are written under a temporary name and renamed; when one output fails, the ones\n"
+            "already written by this run are removed. Prints one line on success. A frame in which\n"
+            "no triangle covers a pixel is still written (exit 0), with a warning on stderr saying\n"
+            "why (nothing to draw, everything outside the view, every triangle culled, too small).\n"
+            "Exit status: 0 written, 1 a file or the rendering failed, 2 a usage error.\n"
+            "\n",
+            SR_MAX_THREADS);
+    sr_app_print_bench_scene(out);
 }
 
 /* Returns -1 to go on rendering, otherwise the exit status (0 after --help). */
@@ -108,7 +116,7 @@ static int parse_options(int argc, char **argv, render_options *o)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (sr_args_is_help(arg)) {
             print_usage(stdout);
             return 0;
         } else if (strcmp(arg, "--stats") == 0) {
@@ -118,7 +126,7 @@ static int parse_options(int argc, char **argv, render_options *o)
         } else if (strcmp(arg, "--out") == 0 || strcmp(arg, "--depth") == 0 || strcmp(arg, "--ids") == 0 ||
                    strcmp(arg, "--size") == 0 || strcmp(arg, "--shader") == 0 || strcmp(arg, "--camera") == 0 ||
                    strcmp(arg, "--threads") == 0 || strcmp(arg, "--overlay") == 0 ||
-                   strcmp(arg, "--debug-camera") == 0) {
+                   strcmp(arg, "--debug-camera") == 0 || strcmp(arg, "--up") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto fail;
             if (strcmp(arg, "--out") == 0)
@@ -129,9 +137,13 @@ static int parse_options(int argc, char **argv, render_options *o)
                 o->ids_path = value;
             else if (strcmp(arg, "--shader") == 0)
                 shader_name = value;
-            else if (strcmp(arg, "--camera") == 0)
-                o->camera = value;
-            else if (strcmp(arg, "--debug-camera") == 0)
+            else if (strcmp(arg, "--camera") == 0) {
+                if (!sr_app_parse_camera_option(value, &o->view, error))
+                    goto fail;
+            } else if (strcmp(arg, "--up") == 0) {
+                if (!sr_app_parse_up_option(value, &o->view, error))
+                    goto fail;
+            } else if (strcmp(arg, "--debug-camera") == 0)
                 o->debug_camera = value;
             else if (strcmp(arg, "--overlay") == 0)
                 o->overlay = value;
@@ -188,10 +200,24 @@ static int parse_options(int argc, char **argv, render_options *o)
                 goto fail;
             }
     }
+    if (o->debug_camera) {
+        sr_app_view_options debug = {0};
+        char debug_error[SR_ARGS_ERROR_SIZE];
+        if (!sr_app_parse_camera_option(o->debug_camera, &debug, debug_error)) {
+            snprintf(error, sizeof error, "--debug-camera%.4000s", debug_error + strlen("--camera"));
+            goto fail;
+        }
+        if (debug.kind != SR_APP_CAMERA_DEFAULT) {
+            snprintf(error, sizeof error,
+                     "--debug-camera: '%s': give KEY=VALUE pairs (fit and bench are --camera's cameras)",
+                     o->debug_camera);
+            goto fail;
+        }
+    }
     return -1;
 fail:
     fprintf(stderr, "softrast render: %s\n", error);
-    return 2;
+    return SR_EXIT_USAGE;
 }
 
 /* The id file: per pixel the triangle (mesh) or the node and the triangle (scene). */
@@ -278,8 +304,9 @@ static float far_enough(const sr_scene *scene, const sr_camera *view, const sr_c
     sr_camera_matrices(cull, width, height, &v, &p);
     if (sr_mat4_inverse(sr_mat4_mul(p, v), &inverse))
         for (int i = 0; i < 8; i++)
-            box = sr_aabb_grow(box, sr_mat4_transform_point_projective(
-                                        inverse, sr_vec3_make(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, (float)(i >> 2))));
+            box = sr_aabb_grow(box,
+                               sr_mat4_transform_point_projective(
+                                   inverse, sr_vec3_make(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, (float)(i >> 2))));
     float farthest = 0.0f;
     for (int i = 0; i < 8 && !sr_aabb_is_empty(box); i++) {
         sr_vec3 corner = {i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z};
@@ -337,27 +364,33 @@ int sr_cmd_render(int argc, char **argv)
         return exit_status;
 
     sr_error err = {0};
-    sr_scene *scene = NULL;
     sr_renderer *renderer = NULL;
     sr_framebuffer *fb = NULL;
     sr_scene_frame *frame = NULL;
     sr_texture *checker = NULL;
-    sr_app_input input = SR_APP_INPUT_DEMO;
+    sr_app_scene loaded = {0};
+    bool usage_error = false;
 
     double start = sr_app_now_ms();
-    sr_status status = sr_app_load_scene("softrast render", options.scene_path, &scene, &input, &err);
+    sr_status status = sr_app_load_scene(
+        &(sr_app_scene_desc){.command = "softrast render",
+                             .path = options.scene_path,
+                             .view = options.view,
+                             .width = options.width,
+                             .height = options.height,
+                             .position_colors = options.shader && (options.shader->inputs & SR_SHADER_INPUT_COLOR)},
+        &loaded, &usage_error, &err);
     double load_ms = sr_app_now_ms() - start;
-    sr_camera camera = sr_scene_camera(scene), view = camera;
-    if (status == SR_OK && options.camera)
-        status = parse_camera("--camera", options.camera, camera, &camera, &err);
-    view = camera;
+    sr_scene *scene = loaded.scene;
+    sr_camera camera = loaded.camera, view = camera;
     if (status == SR_OK && options.debug_camera) {
         status = parse_camera("--debug-camera", options.debug_camera, camera, &view, &err);
+        usage_error = status != SR_OK;
         // Unless the spec sets far=, the debug camera sees the whole scene and the culling
         // camera's frustum, however far out it stands.
         if (status == SR_OK && !strstr(options.debug_camera, "far="))
-            view.far_z = fmaxf(sr_camera_resolve(&view).far_z, far_enough(scene, &view, &camera, options.width,
-                                                                          options.height));
+            view.far_z =
+                fmaxf(sr_camera_resolve(&view).far_z, far_enough(scene, &view, &camera, options.width, options.height));
     }
     if (status == SR_OK)
         status = sr_framebuffer_create(
@@ -382,20 +415,24 @@ int sr_cmd_render(int argc, char **argv)
             status = draw_overlays(&options, scene, frame, &view, &camera, frame_ms, renderer, fb, &err);
     }
     if (status == SR_OK)
-        status = save_outputs(&options, input, fb, frame, &err);
+        status = save_outputs(&options, loaded.input, fb, frame, &err);
 
     if (status == SR_OK) {
         sr_scene_stats stats = sr_scene_frame_stats(frame);
+        char why[512];
+        if (sr_app_why_nothing_drawn(scene, frame, &view, options.width, options.height, why, sizeof why))
+            fprintf(stderr, "softrast render: warning: nothing was drawn, the image is only the background: %s\n", why);
         if (options.stats) {
             print_stats(&options, &stats, load_ms);
         } else {
-            printf("softrast render: wrote %s (%dx%d, %s, %s, %llu triangles, %u of %u instances drawn, load %.1f ms, "
-                   "render %.1f ms)",
+            char shading[256];
+            sr_app_describe_shading(scene, options.shader, shading, sizeof shading);
+            printf("softrast render: wrote %s (%dx%d, %s, %s%s, %llu triangles, %u of %u instances drawn, load %.1f "
+                   "ms, render %.1f ms)",
                    options.out_path, options.width, options.height,
-                   options.scene_path ? options.scene_path : "demo scene",
-                   options.shader ? options.shader->name : "materials' shaders",
-                   (unsigned long long)stats.triangles_submitted, stats.instances_drawn, stats.instances_total, load_ms,
-                   stats.update_ms + stats.cull_ms + stats.draw_ms);
+                   options.scene_path ? options.scene_path : "demo scene", loaded.bench ? "benchmark scene, " : "",
+                   shading, (unsigned long long)stats.triangles_submitted, stats.instances_drawn, stats.instances_total,
+                   load_ms, stats.update_ms + stats.cull_ms + stats.draw_ms);
             if (options.depth_path)
                 printf(", depth %s", options.depth_path);
             if (options.ids_path)
@@ -410,5 +447,5 @@ int sr_cmd_render(int argc, char **argv)
     sr_renderer_destroy(renderer);
     sr_framebuffer_destroy(fb);
     sr_scene_destroy(scene);
-    return status == SR_OK ? 0 : 1;
+    return status == SR_OK ? 0 : usage_error ? SR_EXIT_USAGE : SR_EXIT_FAILURE;
 }

@@ -19,23 +19,28 @@
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "usage: softrast view [SCENE.json | MESH.obj] [--size WxH] [--threads N] [--script FILE]\n"
-            "                     [--benchmark FRAMES] [--hidden] [--probe]\n"
+            "usage: softrast view [SCENE.json | MESH.obj] [--size WxH] [--up y|z] [--threads N]\n"
+            "                     [--script FILE] [--benchmark FRAMES] [--hidden] [--probe]\n"
             "\n"
-            "Opens a window showing the scene (a scene file, a mesh as BENCH_SCENE.md's canonical\n"
-            "scene, or the built-in demo scene when neither is given), rendered by softrast on the\n"
-            "CPU. Orbit with the mouse, click things to see what the ray hit, turn the debug\n"
-            "overlays on and off with the keys below. The window can be resized; a big file loads\n"
-            "on a worker thread with its progress shown. The scene file is reloaded when it changes\n"
-            "on disk (or with R); if it fails to load, the last scene that loaded stays on screen\n"
-            "with the error.\n"
+            "Opens a window showing the scene (a scene file, a mesh, or the built-in demo scene when\n"
+            "neither is given), rendered by softrast on the CPU. A mesh opens as 'softrast render'\n"
+            "shows it: normalised to [-1,1]^3, from a three-quarter view that fits it, lit by a light\n"
+            "that turns with the camera, with its vertex colours. Orbit with the mouse, click things\n"
+            "to see what the ray hit, turn the debug overlays on and off with the keys below. The\n"
+            "window can be resized; a big file loads on a worker thread with its progress shown. The\n"
+            "scene file is reloaded when it changes on disk (or with R); if it fails to load, the last\n"
+            "scene that loaded stays on screen with the error.\n"
             "\n"
             "%s"
             "\n"
             "options:\n"
             "  --size WxH          window size in pixels, each side 1 to %d (default %dx%d)\n"
-            "  --threads N         rendering threads, 1 to 64 (default: one per core)\n"
-            "  --script FILE       replay FILE's input, then exit (no window needed with\n"
+            "  --up y|z            a mesh's up axis (default y; z for Z-up files such as CAD and\n"
+            "                      Blender exports): the view orbits about it and keeps it up\n"
+            "  --threads N         rendering threads, 1 to %d (default: one per core)\n",
+            sr_viewer_help_text(), SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT, SR_MAX_THREADS);
+    // Two calls: ISO C limits one string literal to 4095 characters.
+    fputs("  --script FILE       replay FILE's input, then exit (no window needed with\n"
             "                      SDL_VIDEODRIVER=offscreen or dummy). One command per line,\n"
             "                      # comments; X Y are pixels of the rendered frame (origin top\n"
             "                      left), a click at X Y picks through the centre of pixel (X, Y),\n"
@@ -53,6 +58,8 @@ static void print_usage(FILE *out)
             "                        print-state            JSON: scene, size, camera and cull_camera\n"
             "                                               (--camera syntax), overlays (--overlay\n"
             "                                               syntax), keys' states, message, load_error,\n"
+            "                                               the window's title, the HUD's text, the\n"
+            "                                               last 'computing ...' notice of a slow frame,\n"
             "                                               lists (an embedding program's: count,\n"
             "                                               items, dropped)\n"
             "                        print-stats            JSON: frames, frame times, fps\n"
@@ -71,12 +78,16 @@ static void print_usage(FILE *out)
             "  --help              this text\n"
             "\n"
             "S saves into the scene file's folder (the current folder for the demo scene), named\n"
-            "softrast-YYYYMMDD-HHMMSS.bmp, and prints the path.\n",
-            sr_viewer_help_text(), SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+            "softrast-YYYYMMDD-HHMMSS.bmp, and prints the path. The HUD (U) shows the scene, the\n"
+            "frame's time (and the frame rate while frames follow each other), what was drawn and the\n"
+            "last pick; its text grows with the window. The title shows the scene and what the\n"
+            "viewer is doing (loading, computing the heat map).\n"
+            "Exit status: 0 closed, 1 a file or the window failed, 2 a usage error.\n",
+          out);
 }
 
 /* --benchmark: FRAMES redraws of a turning camera; medians of frame and render times. */
-static int benchmark(sr_viewer *viewer, long frames, const char *scene_path)
+static int benchmark(sr_viewer *viewer, long frames, const char *scene_path, int width, int height)
 {
     sr_error err = {0};
     // The first frame (and a load) before timing.
@@ -85,26 +96,30 @@ static int benchmark(sr_viewer *viewer, long frames, const char *scene_path)
             break;
     if (!sr_viewer_scene(viewer)) {
         fprintf(stderr, "softrast view: %s\n", sr_viewer_load_error(viewer));
-        return 1;
+        return SR_EXIT_FAILURE;
     }
     char script_path[] = "/tmp/softrast_benchmark_XXXXXX";
     int fd = mkstemp(script_path);
     FILE *script = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!script) {
         fprintf(stderr, "softrast view: cannot write the benchmark's script in /tmp\n");
-        return 1;
+        return SR_EXIT_FAILURE;
     }
-    // A drag of one pixel a frame is 0.4 degrees; 3 pixels a frame keeps every frame new.
+    // A drag of one pixel a frame is 0.4 degrees; 3 pixels a frame keeps every frame new. From
+    // (100, 100), 10 pixels either way, unless the window is too small for that.
+    int x = width / 2 < 100 ? width / 2 : 100, y = height / 2 < 100 ? height / 2 : 100;
+    int swing = x < 10 ? x : 10;
+    swing = width - 1 - x < swing ? width - 1 - x : swing;
     fprintf(script, "wait 1\n");
     for (long i = 0; i < frames; i++)
-        fprintf(script, "drag 100 100 %d 100\n", i % 2 ? 90 : 110);
+        fprintf(script, "drag %d %d %d %d\n", x, y, i % 2 ? x - swing : x + swing, y);
     fprintf(script, "print-stats\n");
     fclose(script);
     sr_status status = sr_viewer_run_script(viewer, script_path, stdout, &err);
     remove(script_path);
     if (status != SR_OK) {
         fprintf(stderr, "softrast view: %s\n", err.message);
-        return 1;
+        return SR_EXIT_FAILURE;
     }
     (void)scene_path;
     return 0;
@@ -123,11 +138,12 @@ int sr_cmd_view(int argc, char **argv)
     int width = DEFAULT_WIDTH, height = DEFAULT_HEIGHT;
     long threads = 0, frames = 0;
     bool hidden = false;
+    sr_app_view_options view = {0};
     char error[SR_ARGS_ERROR_SIZE] = "";
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (sr_args_is_help(arg)) {
             print_usage(stdout);
             return 0;
         } else if (strcmp(arg, "--probe") == 0) {
@@ -138,14 +154,17 @@ int sr_cmd_view(int argc, char **argv)
         } else if (strcmp(arg, "--hidden") == 0) {
             hidden = true;
         } else if (strcmp(arg, "--size") == 0 || strcmp(arg, "--threads") == 0 || strcmp(arg, "--script") == 0 ||
-                   strcmp(arg, "--benchmark") == 0) {
+                   strcmp(arg, "--benchmark") == 0 || strcmp(arg, "--up") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto fail;
             if (strcmp(arg, "--size") == 0) {
                 if (!sr_args_parse_size("--size", value, SR_MAX_IMAGE_SIDE, &width, &height, error))
                     goto fail;
             } else if (strcmp(arg, "--threads") == 0) {
-                if (!sr_args_parse_int("--threads", value, 1, 64, &threads, error))
+                if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &threads, error))
+                    goto fail;
+            } else if (strcmp(arg, "--up") == 0) {
+                if (!sr_app_parse_up_option(value, &view, error))
                     goto fail;
             } else if (strcmp(arg, "--benchmark") == 0) {
                 if (!sr_args_parse_int("--benchmark", value, 1, 1000000, &frames, error))
@@ -167,17 +186,22 @@ int sr_cmd_view(int argc, char **argv)
         snprintf(error, sizeof error, "give --script or --benchmark, not both");
         goto fail;
     }
-    // Files that cannot be read are refused before a window opens.
-    struct stat info;
-    if (scene_path && (stat(scene_path, &info) != 0 || !S_ISREG(info.st_mode))) {
-        snprintf(error, sizeof error, "%s: %s", scene_path,
-                 stat(scene_path, &info) != 0 ? "no such file" : "not a regular file");
+    if (view.up && (!scene_path || sr_args_has_extension(scene_path, ".json"))) {
+        snprintf(error, sizeof error, "--up %c: a scene keeps its own camera; --up applies to meshes", view.up);
         goto fail;
     }
+    // Files that cannot be read are refused before a window opens (a failure, not a usage error:
+    // exit 1 as render and pick give for the same file).
+    struct stat info;
+    if (scene_path && (stat(scene_path, &info) != 0 || !S_ISREG(info.st_mode))) {
+        fprintf(stderr, "softrast view: %s: %s\n", scene_path,
+                stat(scene_path, &info) != 0 ? "no such file" : "not a regular file");
+        return SR_EXIT_FAILURE;
+    }
     if (script_path && (stat(script_path, &info) != 0 || !S_ISREG(info.st_mode))) {
-        snprintf(error, sizeof error, "--script: %s: %s", script_path,
-                 stat(script_path, &info) != 0 ? "no such file" : "not a regular file");
-        goto fail;
+        fprintf(stderr, "softrast view: --script: %s: %s\n", script_path,
+                stat(script_path, &info) != 0 ? "no such file" : "not a regular file");
+        return SR_EXIT_FAILURE;
     }
 
     // Where no window can open, SDL falls back to a driver that shows nothing (offscreen,
@@ -190,7 +214,7 @@ int sr_cmd_view(int argc, char **argv)
                 "  'softrast render%s%s --out frame.png' draws the picture into a file; 'softrast view "
                 "--script FILE' (or --hidden) runs the viewer without a window.\n",
                 reason, scene_path ? " " : "", scene_path ? scene_path : "");
-        return 1;
+        return SR_EXIT_FAILURE;
     }
 
     sr_error err = {0};
@@ -199,14 +223,16 @@ int sr_cmd_view(int argc, char **argv)
     sr_scene *demo = NULL;
     if (!scene_path && sr_scene_create_demo(&demo, &err) != SR_OK) {
         fprintf(stderr, "softrast view: %s\n", err.message);
-        return 1;
+        return SR_EXIT_FAILURE;
     }
     sr_viewer *viewer = NULL;
+    const sr_vec3 up = view.up == 'z' ? sr_vec3_make(0.0f, 0.0f, 1.0f) : sr_vec3_make(0.0f, 0.0f, 0.0f);
     sr_status status = sr_viewer_create(&(sr_viewer_desc){.title = "softrast view",
                                                           .width = width,
                                                           .height = height,
                                                           .threads = (int)threads,
                                                           .scene_path = scene_path,
+                                                          .up = up,
                                                           .hidden = hidden,
                                                           .terminal_progress = true,
                                                           .message = script_path || frames ? message_to_stderr : NULL},
@@ -214,16 +240,16 @@ int sr_cmd_view(int argc, char **argv)
     if (status != SR_OK) {
         fprintf(stderr, "softrast view: %s\n", err.message);
         sr_scene_destroy(demo);
-        return 1;
+        return SR_EXIT_FAILURE;
     }
     int exit_status = 0;
     if (frames) {
-        exit_status = benchmark(viewer, frames, scene_path);
+        exit_status = benchmark(viewer, frames, scene_path, width, height);
     } else {
         status = script_path ? sr_viewer_run_script(viewer, script_path, stdout, &err) : sr_viewer_run(viewer, &err);
         if (status != SR_OK) {
             fprintf(stderr, "softrast view: %s\n", err.message[0] ? err.message : sr_status_name(status));
-            exit_status = 1;
+            exit_status = SR_EXIT_FAILURE;
         }
     }
     sr_viewer_destroy(viewer); // before the demo scene it shows
@@ -232,5 +258,5 @@ int sr_cmd_view(int argc, char **argv)
 
 fail:
     fprintf(stderr, "softrast view: %s\n", error);
-    return 2;
+    return SR_EXIT_USAGE;
 }

@@ -8,6 +8,7 @@
 #include <softrast/bvh.h>
 #include <softrast/bvh_dynamic.h>
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,12 +252,11 @@ static void draw_wire(sr_debug_list *list, const sr_mesh *mesh, const sr_node_in
     }
 }
 
-static void draw_pick(sr_debug_list *list, const sr_scene *scene, const sr_pick_hit *hit, char *hud, size_t size)
+static void draw_pick(sr_debug_list *list, const sr_scene *scene, const sr_pick_hit *hit)
 {
     if (!hit->hit) {
         // A miss: the ray to the far plane.
         sr_debug_ray(list, &hit->ray, 0.0f, (sr_debug_style){.color = SR_OVERLAY_COLOR_RAY, .on_top = true});
-        snprintf(hud, size, "pick: miss, %u nodes visited", hit->nodes_visited);
         return;
     }
     sr_node_info info;
@@ -278,41 +278,41 @@ static void draw_pick(sr_debug_list *list, const sr_scene *scene, const sr_pick_
                    (sr_debug_style){.color = SR_OVERLAY_COLOR_HIT_NORMAL, .width = 2, .on_top = true});
     sr_debug_point(list, hit->position, 12.0f,
                    (sr_debug_style){.color = SR_OVERLAY_COLOR_HIT, .width = 2, .on_top = true});
-    snprintf(hud, size, "pick: %s, triangle %u, t %.4g, %u nodes visited", info.name, hit->triangle, (double)hit->t,
-             hit->nodes_visited);
 }
 
-/* The legend of the BVH levels: a coloured square and the depth per level. */
-static void draw_level_legend(sr_debug_list *list, const char *title, int first, int last, float x, float *y)
+/* The legend of the BVH levels: a coloured square and the depth per level, at text scale `scale`. */
+static void draw_level_legend(sr_debug_list *list, const char *title, int first, int last, float x, float *y, int scale)
 {
-    sr_debug_style text = {.color = SR_DEBUG_WHITE};
+    const float s = (float)scale;
+    sr_debug_style text = {.color = SR_DEBUG_WHITE, .width = scale};
     sr_debug_text_2d(list, x, *y, title, text);
-    *y += (float)sr_font_cell_height(1) + 2.0f;
+    *y += (float)sr_font_cell_height(scale) + 2.0f * s;
     int shown = last - first + 1 > 16 ? 16 : last - first + 1;
     for (int i = 0; i < shown; i++) {
         int depth = first + (int)((long)i * (last - first) / (shown > 1 ? shown - 1 : 1));
         char label[16];
         snprintf(label, sizeof label, "%d", depth);
-        float cx = x + (float)i * 22.0f;
-        sr_debug_rect_2d(list, cx, *y, 10.0f, 10.0f, true,
+        float cx = x + (float)i * 22.0f * s;
+        sr_debug_rect_2d(list, cx, *y, 10.0f * s, 10.0f * s, true,
                          (sr_debug_style){.color = sr_overlay_level_color(depth, first, last)});
-        sr_debug_text_2d(list, cx, *y + 12.0f, label, text);
+        sr_debug_text_2d(list, cx, *y + 12.0f * s, label, text);
     }
-    *y += 12.0f + (float)sr_font_cell_height(1) + 6.0f;
+    *y += 12.0f * s + (float)sr_font_cell_height(scale) + 6.0f * s;
 }
 
-static void draw_heat_legend(sr_debug_list *list, uint32_t max, int width, int height)
+/* The heat map's legend at the bottom right, at text scale `scale`. */
+static void draw_heat_legend(sr_debug_list *list, uint32_t max, int width, int height, int scale)
 {
-    const float bar_width = 200.0f, bar_height = 12.0f;
-    float x = (float)width - bar_width - 16.0f,
-          y = (float)height - bar_height - 2.0f * (float)sr_font_cell_height(1) - 14.0f;
+    const float s = (float)scale, cell = (float)sr_font_cell_height(scale);
+    const float bar_width = 200.0f * s, bar_height = 12.0f * s;
+    float x = (float)width - bar_width - 16.0f * s, y = (float)height - bar_height - 2.0f * cell - 14.0f * s;
     if (x < 4.0f)
         x = 4.0f;
-    sr_debug_rect_2d(list, x - 6.0f, y - (float)sr_font_cell_height(1) - 8.0f, bar_width + 12.0f,
-                     bar_height + 2.0f * (float)sr_font_cell_height(1) + 20.0f, true,
+    sr_debug_rect_2d(list, x - 6.0f * s, y - cell - 8.0f * s, bar_width + 12.0f * s,
+                     bar_height + 2.0f * cell + 20.0f * s, true,
                      (sr_debug_style){.color = sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f)});
-    sr_debug_text_2d(list, x, y - (float)sr_font_cell_height(1) - 3.0f, "BVH nodes visited per pixel",
-                     (sr_debug_style){.color = SR_DEBUG_WHITE});
+    sr_debug_text_2d(list, x, y - cell - 3.0f * s, "BVH nodes visited per pixel",
+                     (sr_debug_style){.color = SR_DEBUG_WHITE, .width = scale});
     for (int i = 0; i < (int)bar_width; i++) {
         uint32_t value = (uint32_t)((double)max * i / (bar_width - 1.0f) + 0.5);
         sr_debug_rect_2d(list, x + (float)i, y, 1.0f, bar_height, true,
@@ -325,12 +325,81 @@ static void draw_heat_legend(sr_debug_list *list, uint32_t max, int width, int h
         uint32_t value = (uint32_t)((double)max * k / (ticks - 1) + 0.5);
         snprintf(label, sizeof label, "%u", value);
         int label_width, label_height;
-        sr_font_measure(label, 1, &label_width, &label_height);
+        sr_font_measure(label, scale, &label_width, &label_height);
         float tx = x + bar_width * (float)k / (float)(ticks - 1) - (float)label_width * 0.5f;
-        sr_debug_rect_2d(list, x + bar_width * (float)k / (float)(ticks - 1) - 0.5f, y + bar_height, 1.0f, 3.0f, true,
-                         (sr_debug_style){.color = SR_DEBUG_WHITE});
-        sr_debug_text_2d(list, tx, y + bar_height + 4.0f, label, (sr_debug_style){.color = SR_DEBUG_WHITE});
+        sr_debug_rect_2d(list, x + bar_width * (float)k / (float)(ticks - 1) - 0.5f * s, y + bar_height, s, 3.0f * s,
+                         true, (sr_debug_style){.color = SR_DEBUG_WHITE});
+        sr_debug_text_2d(list, tx, y + bar_height + 4.0f * s, label, (sr_debug_style){.color = SR_DEBUG_WHITE, .width = scale});
     }
+}
+
+int sr_overlay_text_scale(int width, int height)
+{
+    int scale = width / 640 < height / 360 ? width / 640 : height / 360;
+    return scale < 1 ? 1 : scale > 4 ? 4 : scale;
+}
+
+void sr_overlay_text_size(const char *text, int scale, int *width, int *height)
+{
+    sr_font_measure(text, scale, width, height);
+}
+
+/* Appends printf output to `out` (size bytes, *used filled); keeps it NUL-terminated. */
+static void append(char *out, size_t size, size_t *used, const char *format, ...) __attribute__((format(printf, 4, 5)));
+static void append(char *out, size_t size, size_t *used, const char *format, ...)
+{
+    if (*used + 1 >= size)
+        return;
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(out + *used, size - *used, format, args);
+    va_end(args);
+    if (n > 0)
+        *used = (size_t)n < size - *used ? *used + (size_t)n : size - 1;
+}
+
+/* The name on the HUD's first line, cut to keep the box narrow. */
+#define HUD_NAME_MAX 24
+
+size_t sr_overlay_hud_text(const sr_scene *scene, const sr_scene_frame *frame, const sr_overlay_desc *desc,
+                           const sr_pick_hit *pick, char *out, size_t size)
+{
+    if (!out || size == 0)
+        return 0;
+    out[0] = '\0';
+    if (!scene || !frame || !desc)
+        return 0;
+    size_t used = 0;
+    sr_scene_stats stats = sr_scene_frame_stats(frame);
+    const char *name = sr_scene_name(scene);
+    if (strlen(name) > HUD_NAME_MAX)
+        append(out, size, &used, "%.*s...\n", HUD_NAME_MAX - 3, name);
+    else
+        append(out, size, &used, "%s\n", name);
+    double ms = desc->frame_ms > 0.0 ? desc->frame_ms : stats.update_ms + stats.cull_ms + stats.draw_ms;
+    append(out, size, &used, "frame %.*f ms", ms < 10.0 ? 2 : 1, ms);
+    if (desc->fps > 0.0)
+        append(out, size, &used, ", %.0f fps", desc->fps);
+    append(out, size, &used, "\ninstances %u of %u\ntriangles %llu of %llu\nfragments %llu\ndraw calls %u",
+           stats.instances_drawn, stats.instances_total, (unsigned long long)stats.triangles_drawn,
+           (unsigned long long)stats.triangles_submitted, (unsigned long long)stats.fragments_shaded, stats.draw_calls);
+    if (pick) {
+        sr_node_info info;
+        if (!pick->hit) {
+            append(out, size, &used, "\npick: nothing");
+        } else {
+            bool named = sr_scene_node(scene, pick->node, &info, NULL) == SR_OK;
+            append(out, size, &used, "\npick: %.*s #%u\n triangle %u, t %.4g", HUD_NAME_MAX - 8,
+                   named ? info.name : "?", pick->node.index, pick->triangle, (double)pick->t);
+            append(out, size, &used, "\n at %.3g %.3g %.3g\n normal %.2f %.2f %.2f", (double)pick->position.x,
+                   (double)pick->position.y, (double)pick->position.z, (double)pick->normal.x, (double)pick->normal.y,
+                   (double)pick->normal.z);
+        }
+        append(out, size, &used, "\n %u BVH nodes visited", pick->nodes_visited);
+    }
+    if (desc->hud_text && desc->hud_text[0])
+        append(out, size, &used, "\n%s", desc->hud_text);
+    return used;
 }
 
 sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, const sr_camera *camera, int width,
@@ -414,9 +483,10 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
                 sr_debug_aabb(list, info.world_aabb, (sr_debug_style){.color = SR_OVERLAY_COLOR_CULLED});
         }
     }
-    char pick_line[256] = "";
+    const int scale =
+        desc->text_scale >= 1 && desc->text_scale <= 4 ? desc->text_scale : sr_overlay_text_scale(width, height);
+    sr_pick_hit hit = {0};
     if (items & SR_OVERLAY_PICK) {
-        sr_pick_hit hit;
         if (desc->pick_hit)
             hit = *desc->pick_hit;
         else
@@ -424,36 +494,30 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
                                    desc->pick_y, &hit, err);
         if (status != SR_OK)
             return status;
-        draw_pick(list, scene, &hit, pick_line, sizeof pick_line);
+        draw_pick(list, scene, &hit);
     }
     sr_debug_list *hud = desc->hud_list ? desc->hud_list : list;
     if (items & SR_OVERLAY_HEAT)
-        draw_heat_legend(hud, desc->heat_max, width, height);
+        draw_heat_legend(hud, desc->heat_max, width, height, scale);
     if (items & SR_OVERLAY_HUD) {
-        sr_scene_stats stats = sr_scene_frame_stats(frame);
-        double ms = desc->frame_ms > 0.0 ? desc->frame_ms : stats.update_ms + stats.cull_ms + stats.draw_ms;
         char text[2048];
-        int n = snprintf(text, sizeof text,
-                         "%s\nframe %.2f ms\ninstances %u drawn, %u culled of %u\ntriangles %llu drawn of %llu\n"
-                         "fragments %llu, draw calls %u",
-                         sr_scene_name(scene), ms, stats.instances_drawn, stats.instances_culled, stats.instances_total,
-                         (unsigned long long)stats.triangles_drawn, (unsigned long long)stats.triangles_submitted,
-                         (unsigned long long)stats.fragments_shaded, stats.draw_calls);
-        if (pick_line[0] && n > 0 && (size_t)n < sizeof text)
-            n += snprintf(text + n, sizeof text - (size_t)n, "\n%s", pick_line);
-        if (desc->hud_text && desc->hud_text[0] && n > 0 && (size_t)n < sizeof text)
-            snprintf(text + n, sizeof text - (size_t)n, "\n%s", desc->hud_text);
+        sr_overlay_hud_text(scene, frame, desc, (items & SR_OVERLAY_PICK) ? &hit : NULL, text, sizeof text);
+        // A box of the text's size plus a margin of a cell's third, all in proportion to the scale.
+        const float s = (float)scale, margin = 6.0f * s;
         int text_width, text_height;
-        sr_font_measure(text, 1, &text_width, &text_height);
-        sr_debug_rect_2d(hud, 4.0f, 4.0f, (float)text_width + 12.0f, (float)text_height + 10.0f, true,
+        sr_font_measure(text, scale, &text_width, &text_height);
+        sr_debug_rect_2d(hud, 4.0f * s, 4.0f * s, (float)text_width + 2.0f * margin,
+                         (float)text_height + 2.0f * margin, true,
                          (sr_debug_style){.color = sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f)});
-        sr_debug_text_2d(hud, 10.0f, 9.0f, text, (sr_debug_style){.color = SR_DEBUG_WHITE});
-        float y = (float)text_height + 22.0f;
+        sr_debug_text_2d(hud, 4.0f * s + margin, 4.0f * s + margin, text,
+                         (sr_debug_style){.color = SR_DEBUG_WHITE, .width = scale});
+        float y = 4.0f * s + (float)text_height + 2.0f * margin + 8.0f * s;
         if (items & SR_OVERLAY_BVH)
-            draw_level_legend(hud, "instance BVH depth", tree_first, tree_last, 10.0f, &y);
+            draw_level_legend(hud, "instance BVH depth", tree_first, tree_last, 4.0f * s + margin, &y, scale);
         if (items & SR_OVERLAY_MESH_BVH)
             draw_level_legend(hud, "mesh BVH depth", desc->mesh_bvh_range ? desc->mesh_bvh_min : 0,
-                              desc->mesh_bvh_range ? desc->mesh_bvh_max : DEFAULT_MESH_BVH_LEVELS, 10.0f, &y);
+                              desc->mesh_bvh_range ? desc->mesh_bvh_max : DEFAULT_MESH_BVH_LEVELS, 4.0f * s + margin,
+                              &y, scale);
     }
     return SR_OK;
 }

@@ -69,6 +69,40 @@ static bool camera_basis(const sr_camera *c, double s[3], double u[3], double f[
     return true;
 }
 
+sr_light sr_light_headlight(void)
+{
+    // BENCH_SCENE.md's direction, in camera space: for its camera (looking down -Z, up +Y) the
+    // two lights are the same.
+    return (sr_light){.direction = sr_vec3_normalize(sr_vec3_make(0.3f, 0.5f, 1.0f)),
+                      .ambient = 0.2f,
+                      .diffuse = 0.8f,
+                      .space = SR_LIGHT_CAMERA,
+                      .two_sided = true};
+}
+
+sr_vec3 sr_light_world_direction(const sr_light *light, const sr_camera *camera)
+{
+    if (!light)
+        return sr_vec3_make(0.0f, 0.0f, 1.0f);
+    if (light->space != SR_LIGHT_CAMERA)
+        return light->direction;
+    sr_camera c = sr_camera_resolve(camera);
+    double s[3], u[3], f[3];
+    if (!camera_basis(&c, s, u, f))
+        return light->direction; // an invalid camera draws nothing anyway
+    // Camera space to world: x along s, y along u, z along -f (towards the viewer).
+    const sr_vec3 l = light->direction;
+    double w[3], length = 0.0;
+    for (int k = 0; k < 3; k++) {
+        w[k] = s[k] * l.x + u[k] * l.y - f[k] * l.z;
+        length += w[k] * w[k];
+    }
+    length = sqrt(length);
+    if (!(length > 0.0))
+        return light->direction;
+    return sr_vec3_make((float)(w[0] / length), (float)(w[1] / length), (float)(w[2] / length));
+}
+
 sr_status sr_camera_check(const sr_camera *camera, sr_error *err)
 {
     if (!camera)
@@ -289,16 +323,51 @@ static float wrap_degrees(float angle)
     return wrapped < 0.0f ? wrapped + 360.0f : wrapped;
 }
 
+/* The orbit's frame: `up` normalised (+Y when zero or not finite), and the directions of yaw 0
+ * (`front`, R(+Z)) and yaw 90 (`right`, R(+X)) where R is the shortest rotation taking +Y to up
+ * (Rodrigues' formula about k = (+Y x up) / |+Y x up|; half a turn about +X for -Y). Exact for
+ * the axes: up +Z gives front -Y and right +X. False for +Y itself, whose frame the callers
+ * write out so that Y-up orbits keep their bits. */
+static bool orbit_frame(sr_vec3 up, double u[3], double front[3], double right[3])
+{
+    double x = up.x, y = up.y, z = up.z, length = sqrt(x * x + y * y + z * z);
+    if (!(length > 0.0) || !isfinite(length) || (x == 0.0 && z == 0.0 && y > 0.0))
+        return false;
+    u[0] = x / length, u[1] = y / length, u[2] = z / length;
+    double c = u[1], s = sqrt(u[0] * u[0] + u[2] * u[2]);
+    if (!(s > 0.0)) { // straight down: half a turn about +X
+        front[0] = 0.0, front[1] = 0.0, front[2] = -1.0;
+        right[0] = 1.0, right[1] = 0.0, right[2] = 0.0;
+        return true;
+    }
+    double kx = u[2] / s, kz = -u[0] / s; // k = (+Y x up) / s, whose y is 0
+    right[0] = c + kx * kx * (1.0 - c), right[1] = kz * s, right[2] = kx * kz * (1.0 - c);
+    front[0] = kx * kz * (1.0 - c), front[1] = -kx * s, front[2] = c + kz * kz * (1.0 - c);
+    return true;
+}
+
 sr_orbit sr_orbit_from_camera(const sr_camera *camera)
 {
     sr_camera c = sr_camera_resolve(camera);
     sr_vec3 offset = sr_vec3_sub(c.eye, c.target);
     float distance = sr_vec3_length(offset);
+    double u[3], front[3], right[3];
+    bool turned = orbit_frame(c.up, u, front, right);
+    sr_vec3 up = turned ? sr_vec3_make((float)u[0], (float)u[1], (float)u[2]) : sr_vec3_make(0.0f, 1.0f, 0.0f);
     if (!(distance > 0.0f) || !isfinite(distance))
-        return (sr_orbit){c.target, 1.0f, 0.0f, 0.0f};
-    float pitch = asinf(fmaxf(-1.0f, fminf(1.0f, offset.y / distance))) * 180.0f / SR_PI;
-    float yaw = atan2f(offset.x, offset.z) * 180.0f / SR_PI;
-    return (sr_orbit){c.target, distance, wrap_degrees(yaw), clamp_pitch(pitch)};
+        return (sr_orbit){c.target, 1.0f, 0.0f, 0.0f, up};
+    if (!turned) {
+        float pitch = asinf(fmaxf(-1.0f, fminf(1.0f, offset.y / distance))) * 180.0f / SR_PI;
+        float yaw = atan2f(offset.x, offset.z) * 180.0f / SR_PI;
+        return (sr_orbit){c.target, distance, wrap_degrees(yaw), clamp_pitch(pitch), up};
+    }
+    double o[3] = {offset.x, offset.y, offset.z};
+    double along_up = o[0] * u[0] + o[1] * u[1] + o[2] * u[2];
+    double along_front = o[0] * front[0] + o[1] * front[1] + o[2] * front[2];
+    double along_right = o[0] * right[0] + o[1] * right[1] + o[2] * right[2];
+    double pitch = asin(fmax(-1.0, fmin(1.0, along_up / distance))) * 180.0 / M_PI;
+    double yaw = atan2(along_right, along_front) * 180.0 / M_PI;
+    return (sr_orbit){c.target, distance, wrap_degrees((float)yaw), clamp_pitch((float)pitch), up};
 }
 
 sr_camera sr_orbit_camera(const sr_orbit *orbit, const sr_camera *base)
@@ -310,10 +379,21 @@ sr_camera sr_orbit_camera(const sr_orbit *orbit, const sr_camera *base)
            pitch = (double)clamp_pitch(orbit->pitch_degrees) * M_PI / 180.0;
     double d = orbit->distance;
     c.target = orbit->target;
-    c.eye =
-        sr_vec3_make((float)(orbit->target.x + d * cos(pitch) * sin(yaw)), (float)(orbit->target.y + d * sin(pitch)),
-                     (float)(orbit->target.z + d * cos(pitch) * cos(yaw)));
-    c.up = sr_vec3_make(0.0f, 1.0f, 0.0f);
+    double u[3], front[3], right[3];
+    if (!orbit_frame(orbit->up, u, front, right)) {
+        c.eye = sr_vec3_make((float)(orbit->target.x + d * cos(pitch) * sin(yaw)),
+                             (float)(orbit->target.y + d * sin(pitch)),
+                             (float)(orbit->target.z + d * cos(pitch) * cos(yaw)));
+        c.up = sr_vec3_make(0.0f, 1.0f, 0.0f);
+        return c;
+    }
+    double along_right = d * cos(pitch) * sin(yaw), along_up = d * sin(pitch), along_front = d * cos(pitch) * cos(yaw);
+    const float target[3] = {orbit->target.x, orbit->target.y, orbit->target.z};
+    float eye[3];
+    for (int k = 0; k < 3; k++)
+        eye[k] = (float)(target[k] + along_right * right[k] + along_up * u[k] + along_front * front[k]);
+    c.eye = sr_vec3_make(eye[0], eye[1], eye[2]);
+    c.up = sr_vec3_make((float)u[0], (float)u[1], (float)u[2]);
     return c;
 }
 
@@ -373,4 +453,23 @@ void sr_orbit_frame(sr_orbit *orbit, sr_aabb box, const sr_camera *base, float a
     orbit->target = sr_aabb_centre(box);
     // The sphere touches the narrower pair of frustum planes, with 5% to spare.
     orbit->distance = (float)(1.05 * radius / sin(narrowest));
+}
+
+sr_camera sr_camera_fit_box(sr_aabb box, sr_vec3 up, float aspect)
+{
+    if (sr_aabb_is_empty(box) || !sr_vec3_is_finite(box.min) || !sr_vec3_is_finite(box.max))
+        box = (sr_aabb){{-1.0f, -1.0f, -1.0f}, {1.0f, 1.0f, 1.0f}};
+    if (!(aspect > 0.0f) || !isfinite(aspect))
+        aspect = 1.0f;
+    sr_camera base = sr_camera_resolve(&(sr_camera){.fov_y_degrees = DEFAULT_FOV_DEGREES});
+    sr_orbit orbit = {.yaw_degrees = SR_FIT_YAW_DEGREES, .pitch_degrees = SR_FIT_PITCH_DEGREES, .up = up};
+    sr_orbit_frame(&orbit, box, &base, aspect);
+    double radius = 0.5 * sr_vec3_length(sr_aabb_extent(box)), distance = orbit.distance;
+    // The defaults suit boxes of a few units (a normalised mesh); others get planes of their own
+    // size, so that nothing of the box is clipped and zooming out has room.
+    double far_z = fmax(DEFAULT_FAR, 10.0 * (distance + radius));
+    double near_z = fmin(DEFAULT_NEAR, 0.5 * (distance - radius));
+    base.near_z = (float)fmax(near_z, far_z * 1e-6);
+    base.far_z = (float)far_z;
+    return sr_orbit_camera(&orbit, &base);
 }

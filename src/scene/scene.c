@@ -57,7 +57,8 @@ sr_status sr_scene_create(const sr_scene_desc *desc, sr_scene **out, sr_error *e
     scene->name = sr_scene_copy_string(d.name ? d.name : "scene");
     scene->camera = sr_bench_camera();
     sr_shader_uniforms defaults = sr_shader_uniforms_default();
-    scene->light = (sr_light){defaults.light_direction, defaults.ambient, defaults.diffuse};
+    scene->light =
+        (sr_light){.direction = defaults.light_direction, .ambient = defaults.ambient, .diffuse = defaults.diffuse};
     scene->background = SR_BENCH_SCENE_BACKGROUND;
     scene->default_material = (scene_material){.name = NULL, .desc = default_material_desc};
     scene->first_root = scene->last_root = scene->free_head = SCENE_NONE;
@@ -135,6 +136,9 @@ sr_status sr_scene_set_light(sr_scene *scene, sr_light light, sr_error *err)
     if (!isfinite(light.ambient) || !isfinite(light.diffuse))
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "light ambient %g / diffuse %g must be finite",
                             (double)light.ambient, (double)light.diffuse);
+    if ((unsigned)light.space > SR_LIGHT_CAMERA)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "light space %d is not an sr_light_space",
+                            (int)light.space);
     light.direction = direction;
     scene->light = light;
     return SR_OK;
@@ -142,7 +146,7 @@ sr_status sr_scene_set_light(sr_scene *scene, sr_light light, sr_error *err)
 
 sr_light sr_scene_light(const sr_scene *scene)
 {
-    return scene ? scene->light : (sr_light){{0.0f, 0.0f, 1.0f}, 0.2f, 0.8f};
+    return scene ? scene->light : (sr_light){.direction = {0.0f, 0.0f, 1.0f}, .ambient = 0.2f, .diffuse = 0.8f};
 }
 
 void sr_scene_set_background(sr_scene *scene, uint32_t rgba)

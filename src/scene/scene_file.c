@@ -54,7 +54,7 @@ static sr_status read_camera(loader *l, const cJSON *item, const char *at, sr_ca
 
 static sr_status read_light(loader *l, const cJSON *item, const char *at)
 {
-    static const char *const keys[] = {"direction", "ambient", "diffuse", NULL};
+    static const char *const keys[] = {"direction", "ambient", "diffuse", "space", "two_sided", NULL};
     sr_status status = sr_json_expect_object(l, item, at);
     if (status == SR_OK)
         status = sr_json_check_keys(l, item, at, keys);
@@ -62,12 +62,28 @@ static sr_status read_light(loader *l, const cJSON *item, const char *at)
     for (const cJSON *field = item->child; status == SR_OK && field; field = field->next) {
         char here[PATH_SIZE];
         sr_json_path_key(here, at, field->string);
-        if (strcmp(field->string, "direction") == 0)
+        if (strcmp(field->string, "direction") == 0) {
             status = sr_json_read_vec3(l, field, here, &light.direction);
-        else if (strcmp(field->string, "ambient") == 0)
+        } else if (strcmp(field->string, "ambient") == 0) {
             status = sr_json_read_ranged(l, field, here, 0.0, 16.0, &light.ambient);
-        else
+        } else if (strcmp(field->string, "diffuse") == 0) {
             status = sr_json_read_ranged(l, field, here, 0.0, 16.0, &light.diffuse);
+        } else if (strcmp(field->string, "two_sided") == 0) {
+            status = sr_json_read_bool(l, field, here, &light.two_sided);
+        } else {
+            // "camera": the direction is in the view camera's space, a headlight.
+            const char *space = NULL;
+            status = sr_json_read_string(l, field, here, &space);
+            if (status == SR_OK && strcmp(space, "world") == 0)
+                light.space = SR_LIGHT_WORLD;
+            else if (status == SR_OK && strcmp(space, "camera") == 0)
+                light.space = SR_LIGHT_CAMERA;
+            else if (status == SR_OK)
+                status = sr_json_fail(l, SR_ERROR_PARSE, here,
+                                      "unknown light space \"%s\" (expected \"world\" or "
+                                      "\"camera\")",
+                                      space);
+        }
     }
     if (status != SR_OK)
         return status;
@@ -745,6 +761,13 @@ sr_status sr_scene_load(const sr_scene_load_desc *desc, sr_scene **out, sr_error
         if (status == SR_OK) {
             sr_mesh_normalize(mesh);
             status = sr_scene_create_from_mesh_reporting(mesh, name, desc->progress, desc->user, out, err);
+        }
+        if (status == SR_OK && desc->mesh_view != SR_MESH_VIEW_BENCH) {
+            status = sr_scene_set_model_view(*out, &desc->model_view, err);
+            if (status != SR_OK) {
+                sr_scene_destroy(*out);
+                *out = NULL;
+            }
         }
         return status;
     }

@@ -236,6 +236,7 @@ typedef struct draw_setup {
     sr_framebuffer *fb;
     sr_mat4 view, projection;
     float depth_near, depth_far; ///< for the depth program
+    sr_vec3 light_direction;     ///< world space, for this frame's camera (a headlight turns with it)
     uint32_t draw_calls;
 } draw_setup;
 
@@ -259,9 +260,10 @@ static sr_status draw_part(draw_setup *s, const scene_node *n, uint32_t part_ind
     const sr_shader *shader = part_shader(s, material);
     sr_shader_uniforms uniforms = sr_shader_uniforms_default();
     sr_shader_uniforms_set_transforms(&uniforms, n->world, s->view, s->projection);
-    uniforms.light_direction = s->scene->light.direction;
+    uniforms.light_direction = s->light_direction;
     uniforms.ambient = s->scene->light.ambient;
     uniforms.diffuse = s->scene->light.diffuse;
+    uniforms.two_sided = s->scene->light.two_sided;
     uniforms.albedo =
         sr_vec3_make(material->desc.base_color.x, material->desc.base_color.y, material->desc.base_color.z);
     uniforms.opacity = material->desc.base_color.w;
@@ -421,6 +423,7 @@ sr_status sr_scene_render(sr_scene *scene, const sr_scene_render_desc *desc, sr_
         start = now_ms();
         draw_setup setup = {.scene = scene, .desc = desc, .renderer = renderer, .fb = fb};
         sr_camera_matrices(&camera, fb->width, fb->height, &setup.view, &setup.projection);
+        setup.light_direction = sr_light_world_direction(&scene->light, &camera);
         fit_depth_range(&setup, frame, &camera);
         if (!desc->no_clear)
             sr_renderer_clear(renderer, fb, scene->background, 1.0f);

@@ -270,20 +270,41 @@ static sr_status present(sr_viewer *viewer, sr_error *err)
     return SR_OK;
 }
 
-static void update_title(sr_viewer *viewer, bool force)
+/* The window's title says what is shown and what the viewer is busy with; the frame times are
+ * the HUD's. Set when it changes (not on every frame), so it follows a load that finishes or a
+ * slow frame that starts without waiting for input. `busy` (NULL: none) is what a slow frame
+ * being computed does. */
+static void update_title(sr_viewer *viewer, const char *busy)
 {
-    uint32_t ticks = SDL_GetTicks();
-    if (!force && ticks - viewer->last_title_update < 250)
-        return;
-    viewer->last_title_update = ticks;
     char title[512];
     if (!viewer->scene)
         snprintf(title, sizeof title, "%s - %s - %s", viewer->title, viewer->scene_name,
                  viewer->load.running ? "loading" : "not loaded");
     else
-        snprintf(title, sizeof title, "%s - %s - %.1f ms/frame, %.0f fps%s", viewer->title, viewer->scene_name,
-                 viewer->last_frame_ms, sr_viewer_get_stats(viewer).fps, viewer->frozen ? " - culling frozen" : "");
+        snprintf(title, sizeof title, "%s - %s%s%s%s%s", viewer->title, viewer->scene_name,
+                 viewer->load.running ? " - reloading" : "", viewer->load_error[0] ? " - reload failed" : "",
+                 viewer->frozen ? " - culling frozen" : "", busy ? " - " : "");
+    if (busy)
+        snprintf(title + strlen(title), sizeof title - strlen(title), "%s", busy);
+    if (strcmp(title, viewer->title_shown) == 0)
+        return;
+    snprintf(viewer->title_shown, sizeof viewer->title_shown, "%s", title);
     SDL_SetWindowTitle(viewer->window, title);
+}
+
+/* Before a frame that takes long (the heat map: a pick per pixel), the last frame is shown again
+ * with a notice and the title says so, so that the window does not look frozen meanwhile. */
+static void announce_slow_frame(sr_viewer *viewer)
+{
+    if (!viewer->scene || !(viewer->overlays & SR_OVERLAY_HEAT) || viewer->frames == 0)
+        return;
+    char what[128];
+    snprintf(what, sizeof what, "computing the heat map (%d x %d picks; T turns it off)", viewer->fb->width,
+             viewer->fb->height);
+    update_title(viewer, "computing the heat map");
+    viewer_notice_slow_frame(viewer, what);
+    sr_error ignored = {0};
+    present(viewer, &ignored);
 }
 
 int viewer_program_lists(const sr_viewer *viewer, sr_debug_list **lists)
@@ -335,6 +356,8 @@ bool viewer_draw_if_needed(sr_viewer *viewer, bool force)
     sr_error err = {0};
     sr_status status = fit_framebuffer(viewer, &err);
     double render_ms = 0.0;
+    if (status == SR_OK && viewer->fb->width == viewer->texture_width && viewer->fb->height == viewer->texture_height)
+        announce_slow_frame(viewer); // over the last frame: not after a resize, which has none of this size
     if (status == SR_OK)
         status = viewer_render(viewer, &render_ms, &err);
     if (status == SR_OK)
@@ -357,7 +380,7 @@ bool viewer_draw_if_needed(sr_viewer *viewer, bool force)
     viewer->render_ms[viewer->frames % VIEWER_TIMES] = render_ms;
     viewer->frames++;
     viewer->presents[viewer->present_count++ % VIEWER_PRESENTS] = SDL_GetTicks();
-    update_title(viewer, viewer->frames == 1);
+    update_title(viewer, NULL);
     return true;
 }
 

@@ -1,8 +1,10 @@
 /* viewer_draw.c — what one viewer frame shows: the scene drawn by sr_scene_render with the view
- * camera (and the frozen culling camera), the heat map, the overlays of debug.h with the viewer's
- * lines appended to the HUD (frame rate, pick details, messages), the help panel, load errors,
- * the program's own debug list; or, while the first load runs, the loading screen. The
- * overlays are made exactly as `softrast render --overlay` makes them, so that a saved frame
+ * camera (and the frozen culling camera), the heat map, the overlays of debug.h with the
+ * viewer's state appended to the HUD (one frame time, the rate while frames follow each other,
+ * the pick once), the help panel, messages and load errors at the bottom, the program's own
+ * debug list; or, while the first load runs, the loading screen; and the notice shown while a
+ * slow frame (the heat map) is computed. Text scales with the window (sr_overlay_text_scale).
+ * The overlays are made exactly as `softrast render --overlay` makes them, so that a saved frame
  * equals that command's picture for the same camera and overlay list. */
 #include "viewer_internal.h"
 
@@ -32,96 +34,91 @@ static void append(char *text, size_t size, size_t *used, const char *format, ..
         *used = (size_t)n < size - *used ? *used + (size_t)n : size - 1;
 }
 
-/* The viewer's lines of the HUD. */
+/* The frame rate while frames follow each other (the last one was presented less than
+ * LIVE_GAP_MS before this one started), over the last second; 0 otherwise: a frame drawn after
+ * a pause (the viewer draws only on change) has no rate worth showing. */
+#define LIVE_GAP_MS 250u
+static double live_fps(const sr_viewer *viewer)
+{
+    if (viewer->present_count < 2)
+        return 0.0;
+    uint32_t last = viewer->presents[(viewer->present_count - 1) % VIEWER_PRESENTS];
+    if (SDL_GetTicks() - last > LIVE_GAP_MS)
+        return 0.0;
+    return sr_viewer_get_stats(viewer).fps;
+}
+
+/* The viewer's own lines of the HUD, after the overlay's (scene, frame time, counts, pick):
+ * what state it is in, and the key to its help. Messages go to a panel at the bottom. */
 static void hud_text(const sr_viewer *viewer, char *text, size_t size)
 {
     size_t used = 0;
     text[0] = '\0';
-    sr_viewer_stats stats = sr_viewer_get_stats(viewer);
-    // The last frame's time says how fast the viewer can go; fps how fast it went in the last
-    // second (0 while nothing moves: frames are drawn only on change).
-    append(text, size, &used, "viewer %dx%d, %d threads: last frame %.2f ms (softrast %.2f ms), %.0f fps",
-           viewer->fb->width, viewer->fb->height, viewer->threads, viewer->last_frame_ms, viewer->last_render_ms,
-           stats.fps);
     if (viewer->frozen)
-        append(text, size, &used, "\nculling camera frozen (F): its frustum yellow, culled instances grey");
+        append(text, size, &used, "culling frozen (F)\n");
     // The program's lists, and what they dropped: a list that is too small loses items until its
     // next clear grows it (sr_debug_list_clear), and a program should know.
     size_t items = 0, dropped = 0;
     int count = viewer_lists_summary(viewer, &items, &dropped);
     if (count > 0) {
-        append(text, size, &used, "\nprogram's lists: %d, %zu items", count, items);
+        append(text, size, &used, "lists: %d, %zu items\n", count, items);
         if (dropped)
-            append(text, size, &used, " (%zu dropped past their capacity: the next clear grows it)", dropped);
-    }
-    if (viewer->has_pick) {
-        const sr_pick_hit *hit = &viewer->pick;
-        if (hit->hit) {
-            sr_node_info info;
-            const char *name = sr_scene_node(viewer->scene, hit->node, &info, NULL) == SR_OK ? info.name : "?";
-            append(text, size, &used,
-                   "\npicked at pixel %.1f,%.1f: node '%s' (#%u), triangle %u, t %.5g\n  position (%.4g, %.4g, %.4g)"
-                   "  normal (%.3f, %.3f, %.3f)",
-                   (double)viewer->pick_x, (double)viewer->pick_y, name, hit->node.index, hit->triangle, (double)hit->t,
-                   (double)hit->position.x, (double)hit->position.y, (double)hit->position.z, (double)hit->normal.x,
-                   (double)hit->normal.y, (double)hit->normal.z);
-        } else {
-            append(text, size, &used, "\npicked at pixel %.1f,%.1f: nothing there", (double)viewer->pick_x,
-                   (double)viewer->pick_y);
-        }
+            append(text, size, &used, "%zu dropped (list full)\n", dropped);
     }
     if (viewer->load.running) {
         // The worker writes the stage while the viewer draws: read it under the lock.
         pthread_mutex_t *lock = (pthread_mutex_t *)&viewer->load.lock;
         pthread_mutex_lock(lock);
-        append(text, size, &used, "\nreloading %s: %s %.0f%%", viewer->scene_path, viewer->load.stage,
-               viewer->load.fraction * 100.0);
+        append(text, size, &used, "reloading: %.0f%%\n", viewer->load.fraction * 100.0);
         pthread_mutex_unlock(lock);
     }
     if (viewer->hud_text[0])
-        append(text, size, &used, "\n%s", viewer->hud_text);
-    if (viewer->message[0] && !viewer->message_is_error)
-        append(text, size, &used, "\n%s", viewer->message);
-    append(text, size, &used, "\nH: help");
+        append(text, size, &used, "%s\n", viewer->hud_text);
+    append(text, size, &used, "H: help");
 }
 
-/* Text in a dark box at (x, y); `width` 0 measures it. Returns the box's height. */
-static float text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop)
+/* Text in a dark box at (x, y) at text scale `scale`; returns the box's height. */
+static float text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop,
+                        int scale)
 {
-    int lines = 1, longest = 0, current = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == '\n' && p[1] != '\0') {
-            lines++;
-            current = 0;
-        } else if (++current > longest) {
-            longest = current;
-        }
-    }
-    // The debug font's cell is 6 x 10 pixels at scale 1 (src/debug/font.h), lines one cell apart.
-    float width = (float)longest * 6.0f + 16.0f, height = (float)lines * 10.0f + 14.0f;
-    sr_debug_rect_2d(list, x, y, width, height, true, (sr_debug_style){.color = backdrop});
-    sr_debug_text_2d(list, x + 8.0f, y + 7.0f, text, (sr_debug_style){.color = color});
-    return height;
+    int width, height;
+    sr_overlay_text_size(text, scale, &width, &height);
+    const float margin = 7.0f * (float)scale;
+    float box_height = (float)height + 2.0f * margin;
+    sr_debug_rect_2d(list, x, y, (float)width + 2.0f * margin, box_height, true, (sr_debug_style){.color = backdrop});
+    sr_debug_text_2d(list, x + margin, y + margin, text, (sr_debug_style){.color = color, .width = scale});
+    return box_height;
 }
 
-/* Errors and the help panel, over everything else. */
-static void add_panels(const sr_viewer *viewer, sr_debug_list *list)
+/* Errors, messages (with the HUD) and the help panel, over everything else, at text scale `scale`. */
+static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
 {
-    const float width = (float)viewer->fb->width, height = (float)viewer->fb->height;
+    const float width = (float)viewer->fb->width, height = (float)viewer->fb->height, s = (float)scale;
     const uint32_t backdrop = sr_rgba8(0.0f, 0.0f, 0.0f, 0.75f);
     if (viewer->help) {
         char text[4096];
         snprintf(text, sizeof text, "softrast view: mouse and keys\n\n%s", sr_viewer_help_text());
-        float x = width - 80.0f * 6.0f - 24.0f;
-        text_panel(list, x > 4.0f ? x : 4.0f, 8.0f, text, 0xffffffffu, backdrop);
+        int text_width;
+        sr_overlay_text_size(text, scale, &text_width, NULL);
+        float x = width - (float)text_width - 22.0f * s;
+        text_panel(list, x > 4.0f ? x : 4.0f, 8.0f * s, text, 0xffffffffu, backdrop, scale);
     }
+    char text[1200] = "";
+    uint32_t color = 0xffffffffu;
     if (viewer->load_error[0] || (viewer->message[0] && viewer->message_is_error)) {
-        char text[1200];
         snprintf(text, sizeof text, "%s%s", viewer->load_error[0] ? viewer->load_error : viewer->message,
                  viewer->load_error[0] ? "\nthe scene shown is the last one that loaded; fix the file and press R "
                                          "(or save it: it reloads by itself)"
                                        : "");
-        text_panel(list, 8.0f, height - 44.0f, text, sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f), backdrop);
+        color = sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f);
+    } else if (viewer->message[0] && (viewer->overlays & SR_OVERLAY_HUD)) {
+        // Saved frames, reloads: bottom left, out of the way; part of the HUD (U hides it).
+        snprintf(text, sizeof text, "%s", viewer->message);
+    }
+    if (text[0]) {
+        int text_height;
+        sr_overlay_text_size(text, scale, NULL, &text_height);
+        text_panel(list, 8.0f * s, height - (float)text_height - 22.0f * s, text, color, backdrop, scale);
     }
 }
 
@@ -133,8 +130,10 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
     sr_status status = sr_debug_list_clear(viewer->list, err);
     if (status != SR_OK)
         return status;
+    const int scale = sr_overlay_text_scale(fb->width, fb->height);
+    const float s = (float)scale, bar_width = 400.0f * s;
     char text[1200];
-    float x = (float)fb->width * 0.5f - 200.0f, y = (float)fb->height * 0.5f - 30.0f;
+    float x = (float)fb->width * 0.5f - 0.5f * bar_width, y = (float)fb->height * 0.5f - 30.0f * s;
     x = x < 8.0f ? 8.0f : x;
     y = y < 8.0f ? 8.0f : y;
     if (viewer->load.running) {
@@ -143,18 +142,19 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
         snprintf(text, sizeof text, "loading %s ...\n%s: %.0f%%\n\n(Esc closes the window)", viewer->scene_name,
                  viewer->load.stage, fraction * 100.0);
         pthread_mutex_unlock(&viewer->load.lock);
-        text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f));
-        sr_debug_rect_2d(viewer->list, x, y + 62.0f, 400.0f, 10.0f, false, (sr_debug_style){.color = SR_DEBUG_WHITE});
-        sr_debug_rect_2d(viewer->list, x, y + 62.0f, 400.0f * (float)fraction, 10.0f, true,
+        float height = text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f), scale);
+        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false, sr_debug_style_color(SR_DEBUG_WHITE));
+        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width * (float)fraction, 10.0f * s, true,
                          (sr_debug_style){.color = SR_OVERLAY_COLOR_BOUNDS});
     } else {
         snprintf(text, sizeof text,
                  "%.300s did not load:\n%.500s\n\nfix the file and press R (or save it: it reloads by itself)",
                  viewer->scene_path, viewer->load_error);
-        text_panel(viewer->list, 8.0f, y, text, sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f), sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f));
+        text_panel(viewer->list, 8.0f, y, text, sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f), sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
+                   scale);
     }
     if (viewer->help)
-        add_panels(viewer, viewer->list);
+        add_panels(viewer, viewer->list, scale);
     return sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), err);
 }
 
@@ -176,6 +176,25 @@ static sr_status draw_program_lists(sr_viewer *viewer, sr_mat4 view_projection, 
     return status;
 }
 
+void viewer_notice_slow_frame(sr_viewer *viewer, const char *what)
+{
+    sr_framebuffer *fb = viewer->fb;
+    if (!viewer->scene || sr_debug_list_clear(viewer->list, NULL) != SR_OK)
+        return;
+    const int scale = sr_overlay_text_scale(fb->width, fb->height);
+    char text[256];
+    snprintf(text, sizeof text, "%s ...", what);
+    snprintf(viewer->notice_shown, sizeof viewer->notice_shown, "%s", text);
+    int width, height;
+    sr_overlay_text_size(text, scale, &width, &height);
+    // Centred over the last frame, which stays on screen until the new one is ready.
+    float x = 0.5f * ((float)fb->width - (float)width) - 7.0f * (float)scale;
+    float y = 0.5f * ((float)fb->height - (float)height) - 7.0f * (float)scale;
+    text_panel(viewer->list, x > 0.0f ? x : 0.0f, y > 0.0f ? y : 0.0f, text, 0xffffffffu,
+               sr_rgba8(0.0f, 0.0f, 0.0f, 0.8f), scale);
+    sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), NULL);
+}
+
 sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
 {
     double start = now_ms();
@@ -186,7 +205,6 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
     sr_camera view = viewer_view_camera(viewer);
     sr_scene_render_desc render = {.camera = &view, .cull_camera = viewer->frozen ? &viewer->cull_camera : NULL};
     sr_status status = sr_scene_render(viewer->scene, &render, viewer->renderer, fb, viewer->frame, err);
-    double scene_ms = now_ms() - start;
 
     // The overlays as `softrast render --overlay LIST [--debug-camera]` makes them (cmd_render.c).
     uint32_t items = viewer->overlays | (viewer->frozen ? SR_OVERLAY_FRUSTUM : 0u);
@@ -209,7 +227,7 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
                                .pick_y = viewer->pick_y,
                                .pick_hit = viewer->has_pick ? &viewer->pick : NULL,
                                .cull_camera = viewer->frozen ? &viewer->cull_camera : &view,
-                               .frame_ms = scene_ms,
+                               .fps = live_fps(viewer),
                                .hud_text = (items & SR_OVERLAY_HUD) ? hud : NULL};
     if (status == SR_OK && (items & SR_OVERLAY_HEAT))
         status = sr_overlay_heat(viewer->scene, &view, fb, viewer->threads, NULL, &overlay.heat_max, err);
@@ -217,6 +235,9 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
     // between them, over the overlays (its on-top lines over everything in the world, the grid
     // included) and under the HUD and the help, which stay readable.
     overlay.hud_list = viewer->hud_list;
+    // The HUD's one frame time: this frame's work, the scene and the heat map (the slow part
+    // when it is on), up to the overlays' lines.
+    overlay.frame_ms = now_ms() - start;
     for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
         // Each clear grows a list to what its last fill asked for.
         status = sr_debug_list_clear(viewer->list, err);
@@ -228,13 +249,20 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         if (status == SR_OK && own_hud) {
             char text[4200];
             snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
-            text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f));
+            text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
+                       sr_overlay_text_scale(fb->width, fb->height));
         }
         if (status == SR_OK)
-            add_panels(viewer, viewer->hud_list);
+            add_panels(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
         if (!list_dropped(viewer->list) && !list_dropped(viewer->hud_list))
             break;
     }
+    // What the HUD said, for print-state.
+    if (status == SR_OK && (items & SR_OVERLAY_HUD))
+        sr_overlay_hud_text(viewer->scene, viewer->frame, &overlay, (items & SR_OVERLAY_PICK) ? &viewer->pick : NULL,
+                            viewer->hud_shown, sizeof viewer->hud_shown);
+    else
+        viewer->hud_shown[0] = '\0';
     sr_mat4 view_matrix, projection;
     sr_camera_matrices(&view, fb->width, fb->height, &view_matrix, &projection);
     sr_mat4 view_projection = sr_mat4_mul(projection, view_matrix);

@@ -40,6 +40,7 @@ typedef struct viewer_load {
     int bar_shown; ///< terminal bar: last percentage printed, -1 none
     sr_scene *scene;
     sr_error error;
+    sr_model_view_desc model_view; ///< how a mesh is shown (set before the worker starts)
 } viewer_load;
 
 /// The state of the mouse between a press and its release.
@@ -135,7 +136,9 @@ struct sr_viewer {
     uint32_t presents[VIEWER_PRESENTS]; ///< SDL_GetTicks() of recent presents (ring)
     uint64_t present_count;
     double last_frame_ms, last_render_ms;
-    uint32_t last_title_update;
+    char title_shown[512]; ///< the window's title now (set only when it changes)
+    char hud_shown[2048];  ///< the HUD's text in the last frame ("" with the HUD off; print-state)
+    char notice_shown[256]; ///< the last slow-frame notice (viewer_notice_slow_frame; print-state)
 };
 
 /* viewer.c */
@@ -178,6 +181,9 @@ void viewer_camera_spec(const sr_camera *camera, char *out, size_t size);
 /// Draws the frame into viewer->fb: the scene, the program's lists, the overlays, the HUD, the
 /// help panel and messages; or the loading screen. *render_ms: the time it took.
 sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err);
+/// Draws "WHAT ..." centred over the frame in viewer->fb (the last one shown), for a frame that
+/// will take long (the heat map): the caller presents it before starting that frame.
+void viewer_notice_slow_frame(sr_viewer *viewer, const char *what);
 
 /* viewer_input.c */
 /// One event of SDL's queue (a person's or a script's): shown to the program's input filter

@@ -47,9 +47,12 @@ static void *load_main(void *user)
     viewer_load *load = user;
     sr_scene *scene = NULL;
     sr_error error = {0};
-    sr_status status = sr_scene_load(
-        &(sr_scene_load_desc){.path = load->path, .warning = on_warning, .progress = on_progress, .user = load}, &scene,
-        &error);
+    sr_status status = sr_scene_load(&(sr_scene_load_desc){.path = load->path,
+                                                           .warning = on_warning,
+                                                           .progress = on_progress,
+                                                           .user = load,
+                                                           .model_view = load->model_view},
+                                     &scene, &error);
     pthread_mutex_lock(&load->lock);
     if (load->terminal_progress && load->bar_shown >= 0)
         fputc('\n', stderr);
@@ -85,6 +88,9 @@ bool viewer_load_start(sr_viewer *viewer, bool reload)
     load->bar_shown = -1;
     load->terminal_progress = viewer->desc.terminal_progress && isatty(STDERR_FILENO);
     load->error = (sr_error){0};
+    // A mesh opens framed for the window as it is now (a reload frames it for the window then).
+    load->model_view =
+        (sr_model_view_desc){.up = viewer->desc.up, .aspect = (float)viewer->fb->width / (float)viewer->fb->height};
     viewer->have_mtime = viewer_file_mtime(viewer->scene_path, &viewer->scene_mtime);
     if (pthread_create(&load->thread, NULL, load_main, load) != 0) {
         viewer_say(viewer, true, "%s: cannot start the loading thread", viewer->scene_path);

@@ -209,6 +209,12 @@ static void print_state(const sr_viewer *viewer, FILE *out)
     size_t items, dropped;
     int lists = viewer_lists_summary(viewer, &items, &dropped);
     fprintf(out, ", \"lists\": {\"count\": %d, \"items\": %zu, \"dropped\": %zu}", lists, items, dropped);
+    fputs(", \"title\": ", out);
+    print_json_string(out, viewer->title_shown);
+    fputs(", \"hud\": ", out);
+    print_json_string(out, viewer->hud_shown);
+    fputs(", \"notice\": ", out);
+    print_json_string(out, viewer->notice_shown);
     sr_viewer_stats stats = sr_viewer_get_stats(viewer);
     fprintf(out, ", \"frames\": %llu, \"median_frame_ms\": %.4f, \"fps\": %.2f}\n", (unsigned long long)stats.frames,
             stats.median_frame_ms, stats.fps);

@@ -404,13 +404,35 @@ typedef struct sr_overlay_desc {
     const sr_camera *cull_camera;
     uint32_t heat_max; ///< the heat map's scale (from sr_overlay_heat), for its legend
     double frame_ms;   ///< frame time the HUD shows (0: the frame's update + cull + draw)
-    /// Lines appended to the HUD's text (a viewer's frame rate, pick details, messages); NULL:
-    /// none. Copied into the list.
+    /// The frame rate the HUD shows after the frame time, e.g. a viewer's while frames follow
+    /// each other (0: none; a rate of frames drawn only on change would mean nothing).
+    double fps;
+    /// Lines appended to the HUD's text (a viewer's state: a frozen camera, a reload, the help
+    /// key); NULL: none. Copied into the list.
     const char *hud_text;
     /// Where the HUD and the legends (2D text and boxes) go; NULL: `list` with the rest. A viewer
     /// draws its program's lines between the two lists: over the 3D overlays, under the HUD.
     sr_debug_list *hud_list;
+    /// Scale of the HUD's and the legends' text, 1 to 4 (0: sr_overlay_text_scale of the frame).
+    int text_scale;
 } sr_overlay_desc;
+
+/// The text scale that keeps the HUD readable and in proportion to a `width` x `height` frame:
+/// min(width / 640, height / 360) clamped to [1, 4], so 1 up to 1280x720, 2 from there, 3 from
+/// 1920x1080, 4 from 2560x1440 (the debug font's cell is 6 x 10 pixels at scale 1).
+int sr_overlay_text_scale(int width, int height);
+/// Size in pixels of `text` as sr_debug_text_2d draws it at `scale` (its box, without the
+/// outline around the glyphs): for laying out panels of text. `width` or `height` may be NULL.
+void sr_overlay_text_size(const char *text, int scale, int *width, int *height);
+
+/// The HUD's text (what SR_OVERLAY_HUD draws at the top left) for the frame just rendered, in
+/// short lines that keep the box narrow: the scene's name, the frame time (desc->frame_ms, or the
+/// frame's update + cull + draw) with desc->fps when it is not 0, instances and triangles drawn
+/// of those submitted, fragments and draw calls; then, when `pick` is not NULL, the pick once:
+/// node, triangle, t, position, normal and BVH nodes visited (or that it hit nothing); then
+/// desc->hud_text. Writes at most `size` bytes (NUL included); returns the text's length.
+size_t sr_overlay_hud_text(const sr_scene *scene, const sr_scene_frame *frame, const sr_overlay_desc *desc,
+                           const sr_pick_hit *pick, char *out, size_t size);
 
 /// Parses the --overlay syntax: comma-separated items bvh[:A-B], mesh-bvh[:A-B], bounds, normals,
 /// wire, pick:X,Y, frustum, heat, axes, grid, hud (into desc->items and the ranges; other fields

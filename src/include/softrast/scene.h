@@ -298,21 +298,25 @@ sr_status sr_camera_parse(const char *text, const sr_camera *base, sr_camera *ca
 sr_camera sr_bench_camera(void);
 
 /// An orbit around a target (the viewer's camera): the eye at `distance` from `target`, at
-/// azimuth `yaw_degrees` around +Y (0: the eye on the target's +Z side, growing towards +X) and
-/// elevation `pitch_degrees` (positive: above), up (0, 1, 0).
+/// azimuth `yaw_degrees` around the up axis and elevation `pitch_degrees` (positive: above).
+/// With up +Y, yaw 0 puts the eye on the target's +Z side and yaw 90 on its +X side. Another up
+/// turns that frame by the shortest rotation taking +Y to it: with up +Z (Blender's, CAD's),
+/// yaw 0 is the -Y side (Blender's front view) and yaw 90 the +X side.
 typedef struct sr_orbit {
     sr_vec3 target;
     float distance;      ///< > 0
     float yaw_degrees;
     float pitch_degrees; ///< kept within [-SR_ORBIT_MAX_PITCH, SR_ORBIT_MAX_PITCH]
+    sr_vec3 up;          ///< the world's up, the camera's up; zero: +Y
 } sr_orbit;
 
 /// Steepest elevation of an orbit, so that the view direction never meets the up vector.
 #define SR_ORBIT_MAX_PITCH 89.0f
 
-/// The orbit of a camera's eye around its target (its up is taken as +Y; the pitch is clamped).
+/// The orbit of a camera's eye around its target, about the camera's up (normalised; the pitch
+/// is clamped).
 sr_orbit sr_orbit_from_camera(const sr_camera *camera);
-/// `base` (projection, field of view, clip planes) with the orbit's eye, target and up +Y.
+/// `base` (projection, field of view, clip planes) with the orbit's eye, target and up.
 sr_camera sr_orbit_camera(const sr_orbit *orbit, const sr_camera *base);
 /// Turns the eye around the target by the given angles (pitch clamped, yaw wrapped to [0, 360)).
 void sr_orbit_rotate(sr_orbit *orbit, float yaw_degrees, float pitch_degrees);
@@ -323,8 +327,26 @@ void sr_orbit_pan(sr_orbit *orbit, const sr_camera *base, int width, int height,
 /// eye and target move towards that point, so a point under the cursor stays under it.
 void sr_orbit_zoom(sr_orbit *orbit, float factor, const sr_vec3 *towards);
 /// Aims at the box's centre from a distance at which its bounding sphere fits the view of
-/// `base` for an image of the given aspect (width / height), keeping yaw and pitch.
+/// `base` for an image of the given aspect (width / height), keeping yaw and pitch: the sphere
+/// touches the narrower pair of frustum planes (the vertical ones when aspect < 1, as VTK's
+/// ResetCamera does), with 5% to spare.
 void sr_orbit_frame(sr_orbit *orbit, sr_aabb box, const sr_camera *base, float aspect);
+
+/// The azimuth and elevation of the camera a model is first seen from (sr_camera_fit_box): a
+/// three-quarter view from the front right and above, as model viewers open a model (Blender's
+/// default view looks from about 45 degrees around and 26 above), so that a box shows three
+/// faces and no face is seen edge-on.
+#define SR_FIT_YAW_DEGREES 35.0f
+#define SR_FIT_PITCH_DEGREES 25.0f
+
+/// The camera a model viewer opens a model with (f3d, MeshLab, Blender's "frame all"): looking
+/// at the box's centre from the three-quarter view (SR_FIT_YAW_DEGREES, SR_FIT_PITCH_DEGREES)
+/// about `up` (zero: +Y; normalised), fov_y 45 degrees, from the distance at which the box's
+/// bounding sphere fits an image of `aspect` (width / height; 0 or not finite: 1, which fits any
+/// wider image too) as sr_orbit_frame fits it. Near and far are 0.1 and 100 unless the box needs
+/// more: far at least ten times past the sphere, near at most half-way to it (and at least far /
+/// 1e6). An empty or non-finite box is taken as [-1, 1]^3.
+sr_camera sr_camera_fit_box(sr_aabb box, sr_vec3 up, float aspect);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Scenes: meshes, materials, a node hierarchy, an instance BVH, culling, drawing, picking     */
@@ -396,12 +418,32 @@ const char *sr_scene_name(const sr_scene *scene);
 
 /* ---- settings ---- */
 
+/// Where a light's direction is given.
+typedef enum sr_light_space {
+    SR_LIGHT_WORLD = 0, ///< fixed in the world (BENCH_SCENE.md's light)
+    /// in the view camera's space (x right, y up, z towards the viewer): the light turns with
+    /// the camera, a headlight, so the side the camera sees is always lit
+    SR_LIGHT_CAMERA,
+} sr_light_space;
+
 /// The directional light of the lambert-family shaders.
 typedef struct sr_light {
-    sr_vec3 direction; ///< world space, from the surface towards the light; normalised when set
+    sr_vec3 direction; ///< from the surface towards the light, in `space`; normalised when set
     float ambient;     ///< colour = base * (ambient + diffuse * max(0, N.L))
     float diffuse;
+    sr_light_space space;
+    /// Surfaces seen from behind are lit as fronts (sr_shader_uniforms.two_sided): sheets and
+    /// the insides of open meshes are not left dark.
+    bool two_sided;
 } sr_light;
+
+/// The light of the model view (sr_scene_set_model_view): BENCH_SCENE.md's direction (0.3,
+/// 0.5, 1) normalised, ambient 0.2 and diffuse 0.8, but held in camera space (slightly above,
+/// to the right of and behind the eye) and two-sided.
+sr_light sr_light_headlight(void);
+/// The light's direction in world space for a view through `camera` (SR_LIGHT_CAMERA: turned
+/// with the camera's basis; SR_LIGHT_WORLD: as it is), unit length.
+sr_vec3 sr_light_world_direction(const sr_light *light, const sr_camera *camera);
 
 void sr_scene_set_camera(sr_scene *scene, const sr_camera *camera);
 sr_camera sr_scene_camera(const sr_scene *scene);
@@ -530,6 +572,26 @@ sr_scene_totals sr_scene_get_totals(const sr_scene *scene);
 /// slot index). Read-only, for queries and the debug renderer; current after sr_scene_update.
 const sr_dynamic_tree *sr_scene_instance_tree(const sr_scene *scene);
 
+/// The union of the world boxes of the instances that are drawn (nodes with a mesh, not
+/// hidden), as of the last sr_scene_update; empty when there are none.
+sr_aabb sr_scene_bounds(const sr_scene *scene);
+
+/// What sr_scene_set_model_view makes the view for. Zero fields take their defaults.
+typedef struct sr_model_view_desc {
+    sr_vec3 up;   ///< the world's up (zero: +Y); +Z for Z-up files
+    float aspect; ///< width / height of the images it is for (0: 1, which fits any wider image)
+} sr_model_view_desc;
+
+/// Shows the scene as a model viewer opens a model (f3d, MeshLab, Blender's "frame all"):
+/// updates it, sets its camera to sr_camera_fit_box of sr_scene_bounds (a three-quarter view
+/// fitting everything drawn), its light to sr_light_headlight (a two-sided light that turns
+/// with the camera, so no side the camera sees is dark), and gives every node that draws a mesh
+/// with vertex colours and no material of its own or of its file a material of those colours
+/// lit by the light (shader vertex_color_lit, albedo white), so the colours appear. `desc` may
+/// be NULL. Errors: NULL scene, a non-finite up, those of sr_scene_update and
+/// sr_scene_add_material.
+sr_status sr_scene_set_model_view(sr_scene *scene, const sr_model_view_desc *desc, sr_error *err);
+
 /* ---- update ---- */
 
 /// What an update did.
@@ -643,9 +705,17 @@ sr_status sr_scene_pick_many(const sr_scene *scene, const sr_camera *camera, int
 /// line "file:line: what" or "file: json.path: what". The library never prints.
 typedef void (*sr_warning_fn)(void *user, const char *message);
 
+/// How sr_scene_load shows a lone mesh (.obj).
+typedef enum sr_mesh_view {
+    /// As a model viewer opens it: normalised as BENCH_SCENE.md says, then
+    /// sr_scene_set_model_view (three-quarter view fitting it, headlight, vertex colours).
+    SR_MESH_VIEW_MODEL = 0,
+    /// BENCH_SCENE.md's canonical scene of it (sr_scene_create_from_mesh): the benchmarks' view.
+    SR_MESH_VIEW_BENCH,
+} sr_mesh_view;
+
 typedef struct sr_scene_load_desc {
-    /// A scene file (.json, the format of the README) or a mesh (.obj: BENCH_SCENE.md's
-    /// canonical scene of it, see sr_scene_create_from_mesh).
+    /// A scene file (.json, the format of the README) or a mesh (.obj: shown as `mesh_view` says).
     const char *path;
     /// Instead of `path`: JSON text in memory (`length` bytes) named `name` in messages; paths
     /// in it are relative to the folder of `name` (NULL: the current folder).
@@ -658,6 +728,8 @@ typedef struct sr_scene_load_desc {
     /// from it stops the load with SR_ERROR_CANCELLED. Called on the loading thread.
     sr_progress_fn progress;
     void *user; ///< passed to `warning` and `progress`
+    sr_mesh_view mesh_view;        ///< for a mesh: the model view (default) or the benchmark scene
+    sr_model_view_desc model_view; ///< for a mesh shown as SR_MESH_VIEW_MODEL: up and aspect
 } sr_scene_load_desc;
 
 /// Loads a scene file or a mesh into a new scene (already updated). Errors name the file and,

@@ -29,7 +29,7 @@ typedef struct sr_shader_vertex {
     sr_vec3 position; ///< object space
     sr_vec3 normal;   ///< object space; need not be unit length (renormalised per fragment)
     sr_vec2 uv;       ///< texture coordinates (raster.h: u right, v down)
-    float color[4];   ///< RGBA in [0, 1] (vertex_color program)
+    float color[4];   ///< RGBA in [0, 1] (vertex_color and vertex_color_lit programs)
 } sr_shader_vertex;
 
 /// The uniforms shared by every built-in program. Start from sr_shader_uniforms_default(), set
@@ -54,6 +54,14 @@ typedef struct sr_shader_uniforms {
     float opacity;
     float ambient; ///< colour = albedo * (ambient + diffuse * max(0, N.L))
     float diffuse;
+    /// Two-sided lighting (the lit programs: lambert, vertex_color_lit, blinn_phong, textured,
+    /// wireframe's fill): a surface seen from behind, a back-facing triangle whose interpolated
+    /// world normal faces away from the viewer (negative dot product with the camera's view
+    /// axis, the third row of `view`), is lit with its normal reversed, so a sheet or the inside
+    /// of an open mesh is lit like a front instead of getting the ambient term only. Triangles
+    /// wound the other way under normals that face the camera (common in scans) are lit as they
+    /// are. Off by default (BENCH_SCENE.md's lambert is one-sided).
+    bool two_sided;
     sr_vec3 specular_color; ///< blinn_phong: added specular_color * max(0, N.H)^shininess
     float shininess;        ///< blinn_phong exponent (> 0)
 
@@ -105,6 +113,10 @@ typedef struct sr_shader {
 extern const sr_shader sr_shader_flat;
 /// vertex_color: the interpolated vertex colour (RGBA), unlit. 4 varyings.
 extern const sr_shader sr_shader_vertex_color;
+/// vertex_color_lit: the vertex colour times albedo, lit as lambert: RGB = color * albedo *
+/// (ambient + diffuse * max(0, N.L)), alpha = color alpha * opacity (how meshes with vertex
+/// colours are shown). 7 varyings (normal, colour).
+extern const sr_shader sr_shader_vertex_color_lit;
 /// lambert: BENCH_SCENE.md exactly, colour = albedo * (ambient + diffuse * max(0, N.L)) with N the
 /// interpolated world normal renormalised, alpha = opacity. 3 varyings (the normal).
 extern const sr_shader sr_shader_lambert;

@@ -75,6 +75,9 @@ typedef struct sr_viewer_desc {
     const char *scene_path;
     /// The folder S saves frames into; NULL: scene_path's folder, or the current folder. Copied.
     const char *save_folder;
+    /// For a mesh (.obj) scene_path: the world's up of the model view it opens with (zero: +Y;
+    /// sr_scene_set_model_view), e.g. +Z for Z-up files.
+    sr_vec3 up;
     bool hidden;            ///< do not show the window (tests, benchmarks); everything else works
     bool terminal_progress; ///< print a progress bar on stderr while a scene loads (when it is a terminal)
     /// Receives what the viewer tells the user besides the window ("saved frame.bmp", load errors),
