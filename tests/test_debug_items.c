@@ -2,78 +2,18 @@
  * polygons and triangles, circles with a normal, oriented spheres, two-colour lines, round dots),
  * each drawn and checked against an independent computation of where its pixels go: the defining
  * points projected in double precision by tests/debug_projection.h (not sr_camera_matrices), the
- * pixels there lit and no pixel lit elsewhere. Also the items' read access and replay
- * (sr_debug_list_items, sr_debug_list_append) and the capacities of points and triangles. */
+ * pixels there lit and no pixel lit elsewhere. (The items' read access and replay, the
+ * capacities and bad input: test_debug_list.c.) */
 #include <criterion/criterion.h>
 #include <softrast/debug.h>
 #include <softrast/shaders.h>
 
 #include "../src/debug/debug_internal.h"
 #include "debug_projection.h"
+#include "debug_test_frame.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define W 320
-#define H 240
-
-static const uint32_t BACKGROUND = 0xff302820u;
-
-typedef struct frame {
-    sr_framebuffer *fb;
-    sr_renderer *renderer;
-    sr_mat4 vp;     ///< what a user passes to sr_debug_draw (sr_camera_matrices)
-    test_view view; ///< the independent projection of the same camera
-} frame;
-
-static frame frame_make(int threads, bool ids)
-{
-    frame f;
-    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = W, .height = H, .ids = ids}, &f.fb, NULL), SR_OK);
-    cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = threads}, &f.renderer, NULL), SR_OK);
-    sr_framebuffer_clear(f.fb, BACKGROUND, 1.0f);
-    sr_camera camera = {.eye = {0.5f, 1.5f, 4.0f},
-                        .target = {0.0f, 0.3f, 0.0f},
-                        .up = {0, 1, 0},
-                        .fov_y_degrees = 50.0f,
-                        .near_z = 0.1f,
-                        .far_z = 50.0f};
-    sr_mat4 view, projection;
-    sr_camera_matrices(&camera, W, H, &view, &projection);
-    f.vp = sr_mat4_mul(projection, view);
-    const double eye[3] = {0.5, 1.5, 4.0}, target[3] = {0.0, 0.3, 0.0}, up[3] = {0, 1, 0};
-    f.view = test_view_make(eye, target, up, 50.0, 0.1, 50.0, W, H);
-    return f;
-}
-
-static void frame_free(frame *f)
-{
-    sr_framebuffer_destroy(f->fb);
-    sr_renderer_destroy(f->renderer);
-}
-
-static sr_debug_list *list_make(void)
-{
-    sr_debug_list *list = NULL;
-    cr_assert_eq(sr_debug_list_create(NULL, &list, NULL), SR_OK);
-    return list;
-}
-
-static void draw(frame *f, sr_debug_list *list)
-{
-    sr_error err = {0};
-    cr_assert_eq(sr_debug_draw(list, f->renderer, f->fb, f->vp, &err), SR_OK, "%s", err.message);
-}
-
-static test_pixel project(const frame *f, sr_vec3 p)
-{
-    return test_project(&f->view, p.x, p.y, p.z);
-}
-
-static uint32_t pixel(const frame *f, int x, int y)
-{
-    return f->fb->color[(size_t)y * W + (size_t)x];
-}
 
 /* Whether pixel (x, y) or one of its 8 neighbours has colour `color` (a line within 1 px). */
 static bool lit_near(const frame *f, double x, double y, uint32_t color)
@@ -730,120 +670,3 @@ Test(debug_dot, a_translucent_dot_blends_each_pixel_once)
     frame_free(&f);
 }
 
-/* ---- reading and replaying the items ---- */
-
-/* One item of every kind, to a list. */
-static void fill_every_kind(sr_debug_list *list)
-{
-    sr_debug_style style = sr_debug_style_make(sr_rgba8(0.9f, 0.8f, 0.3f, 0.9f), 2, false);
-    const sr_vec3 points[5] = {{-1, 0, 0}, {-0.5f, 0.8f, 0.2f}, {0, 1, 0}, {0.6f, 0.6f, -0.2f}, {0.8f, 0, 0}};
-    sr_debug_line(list, sr_vec3_make(-2, 0, 0), sr_vec3_make(2, 0.1f, 0), style);
-    sr_debug_line_gradient(list, sr_vec3_make(-2, 1, 0), sr_vec3_make(2, 1.2f, -1), style, SR_DEBUG_BLUE);
-    sr_debug_arrow(list, sr_vec3_make(0, 0, 0), sr_vec3_make(0.5f, 1.5f, 0), style);
-    sr_debug_point(list, sr_vec3_make(0.4f, 0.4f, 0.4f), 9, style);
-    sr_debug_dot(list, sr_vec3_make(-0.4f, 0.4f, 0.4f), 7, style);
-    sr_debug_box(list, (sr_aabb){{-0.3f, -0.2f, -0.1f}, {0.3f, 0.2f, 0.1f}}, sr_mat4_rotation(sr_vec3_make(1, 1, 0), 0.4f),
-                 style);
-    sr_debug_sphere(list, sr_vec3_make(1, 0.5f, 0), 0.4f, style);
-    sr_debug_sphere_oriented(list, sr_vec3_make(-1, 0.5f, 0), sr_quat_from_axis_angle(sr_vec3_make(0, 0, 1), 0.5f),
-                             0.4f, style);
-    sr_debug_capsule(list, sr_vec3_make(0, -0.5f, 1), sr_vec3_make(0.5f, 0.2f, 1), 0.2f, style);
-    sr_debug_cylinder(list, sr_vec3_make(-1, -0.5f, 1), sr_vec3_make(-1, 0.2f, 1), 0.2f, style);
-    sr_debug_cone(list, sr_vec3_make(1.5f, 0.5f, 1), sr_vec3_make(1.5f, -0.3f, 1), 0.3f, style);
-    sr_debug_circle_filled(list, sr_vec3_make(0, 0.3f, -1), sr_vec3_make(0, 0, 1), 0.5f, SR_DEBUG_GREEN & 0x80ffffffu,
-                           style);
-    sr_camera camera = {.eye = {2, 2, 2}, .target = {0, 0, 0}, .near_z = 0.5f, .far_z = 3.0f};
-    sr_debug_camera_frustum(list, &camera, 40, 30, style);
-    sr_debug_axes(list, sr_mat4_translation(sr_vec3_make(0.5f, -0.5f, 0)), 0.4f, style);
-    sr_debug_grid(list, sr_vec3_make(0, -0.6f, 0), 4, 8, style);
-    sr_debug_triangle_filled(list, points[0], points[2], points[4], SR_DEBUG_RED & 0x60ffffffu, style);
-    sr_debug_polyline(list, points, 5, false, style);
-    sr_debug_polygon_filled(list, points, 5, SR_DEBUG_MAGENTA & 0x50ffffffu, sr_debug_style_make(SR_DEBUG_WHITE, 1, true));
-    sr_debug_text(list, sr_vec3_make(0, 1.6f, 0), "label", style);
-    sr_debug_text_2d(list, 4, 4, "2d text", style);
-    sr_debug_rect_2d(list, 4, 20, 40, 12, true, style);
-    sr_debug_rect_2d(list, 4, 40, 40, 12, false, style);
-}
-
-Test(debug_items, every_kind_reads_back_and_replays_to_the_same_items_and_pixels)
-{
-    sr_debug_list *list = list_make(), *copy = list_make();
-    fill_every_kind(list);
-    size_t count = 0;
-    const sr_debug_item *items = sr_debug_list_items(list, &count);
-    cr_assert_eq(count, 22u);
-    bool seen[SR_DEBUG_ITEM_KIND_COUNT] = {0};
-    for (size_t i = 0; i < count; i++) {
-        seen[items[i].kind] = true;
-        sr_debug_list_append(copy, &items[i], sr_debug_list_item_points(list, &items[i]),
-                             sr_debug_list_item_text(list, &items[i]));
-    }
-    for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
-        cr_assert(seen[k], "kind %d", k);
-    // The parameters, not segments: a sphere is its centre and radius, a polyline its points.
-    cr_assert_eq(items[6].kind, SR_DEBUG_ITEM_SPHERE);
-    cr_assert(items[6].sphere.centre.x == 1 && items[6].sphere.radius == 0.4f);
-    cr_assert_eq(items[16].kind, SR_DEBUG_ITEM_POLYLINE);
-    cr_assert_eq(items[16].polyline.count, 5u);
-    cr_assert_eq(sr_debug_list_item_points(list, &items[16])[3].x, 0.6f);
-    cr_assert_str_eq(sr_debug_list_item_text(list, &items[18]), "label");
-    cr_assert_null(sr_debug_list_item_text(list, &items[6]));
-    cr_assert_null(sr_debug_list_item_points(list, &items[6]));
-    // The copy holds the same items, byte for byte (the offsets too: same order), and counts.
-    size_t copied = 0;
-    const sr_debug_item *again = sr_debug_list_items(copy, &copied);
-    cr_assert_eq(copied, count);
-    cr_assert(memcmp(items, again, count * sizeof *items) == 0);
-    sr_debug_list_stats a = sr_debug_list_get_stats(list), b = sr_debug_list_get_stats(copy);
-    cr_assert(memcmp(&a, &b, sizeof a) == 0);
-    cr_assert_eq(a.segments, 1 + 1 + 5 + 2 + 0 + 12 + 96 + 101 + 132 + 68 + 36 + 32 + 12 + 15 + 18 + 3 + 4 + 5 + 4);
-    cr_assert_eq(a.triangles, 32u + 1 + 3);
-    cr_assert_eq(a.points, 10u);
-    // And draws the same pixels.
-    frame f = frame_make(1, false), g = frame_make(1, false);
-    draw(&f, list);
-    draw(&g, copy);
-    cr_assert(memcmp(f.fb->color, g.fb->color, W * H * 4) == 0);
-    frame_free(&f);
-    frame_free(&g);
-    sr_debug_list_destroy(list);
-    sr_debug_list_destroy(copy);
-}
-
-Test(debug_items, points_and_triangles_past_the_capacity_are_dropped_counted_and_grown)
-{
-    sr_debug_list *list = NULL;
-    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.point_capacity = 16, .triangle_capacity = 8}, &list, NULL),
-                 SR_OK);
-    sr_vec3 ring[40];
-    for (int i = 0; i < 40; i++)
-        ring[i] = sr_vec3_make(cosf((float)i * 0.157f), sinf((float)i * 0.157f), 0);
-    sr_debug_polyline(list, ring, 10, false, sr_debug_style_color(SR_DEBUG_WHITE));                           // kept
-    sr_debug_polyline(list, ring, 10, false, sr_debug_style_color(SR_DEBUG_WHITE));                           // no points
-    sr_debug_circle_filled(list, ring[0], sr_vec3_make(0, 0, 1), 1, SR_DEBUG_RED, sr_debug_style_color(0));    // 32 tri
-    sr_debug_triangle_filled(list, ring[0], ring[1], ring[2], SR_DEBUG_RED, sr_debug_style_color(0));          // kept
-    sr_debug_polygon_filled(list, ring, 40, SR_DEBUG_RED, sr_debug_style_color(SR_DEBUG_WHITE));              // both
-    sr_debug_list_stats stats = sr_debug_list_get_stats(list);
-    cr_assert_eq(stats.items, 2u);
-    cr_assert_eq(stats.items_dropped, 3u);
-    cr_assert_eq(stats.points, 10u);
-    cr_assert_eq(stats.triangles, 1u);
-    cr_assert_eq(stats.segments_dropped, 9u + 32 + 40);
-    cr_assert_eq(sr_debug_list_clear(list, NULL), SR_OK);
-    stats = sr_debug_list_get_stats(list);
-    cr_assert_geq(stats.point_capacity, 60u);
-    cr_assert_geq(stats.triangle_capacity, 1u + 32 + 38);
-    sr_debug_polyline(list, ring, 10, false, sr_debug_style_color(SR_DEBUG_WHITE));
-    sr_debug_polyline(list, ring, 10, false, sr_debug_style_color(SR_DEBUG_WHITE));
-    sr_debug_circle_filled(list, ring[0], sr_vec3_make(0, 0, 1), 1, SR_DEBUG_RED, sr_debug_style_color(0));
-    sr_debug_triangle_filled(list, ring[0], ring[1], ring[2], SR_DEBUG_RED, sr_debug_style_color(0));
-    sr_debug_polygon_filled(list, ring, 40, SR_DEBUG_RED, sr_debug_style_color(SR_DEBUG_WHITE));
-    cr_assert_eq(sr_debug_list_get_stats(list).items_dropped, 0u);
-    // Degenerate input adds nothing: fewer than 3 points for a polygon, NULL points, negative radii.
-    sr_debug_polygon_filled(list, ring, 2, SR_DEBUG_RED, sr_debug_style_color(SR_DEBUG_WHITE));
-    sr_debug_polyline(list, NULL, 4, true, sr_debug_style_color(SR_DEBUG_WHITE));
-    sr_debug_circle(list, ring[0], ring[1], -1.0f, sr_debug_style_color(SR_DEBUG_WHITE));
-    sr_debug_sphere_oriented(list, ring[0], sr_quat_identity(), NAN, sr_debug_style_color(SR_DEBUG_WHITE));
-    cr_assert_eq(sr_debug_list_get_stats(list).items, 5u);
-    sr_debug_list_destroy(list);
-}

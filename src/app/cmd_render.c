@@ -343,7 +343,7 @@ static sr_status draw_overlays(const render_options *o, const sr_scene *scene, c
     for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
         status = sr_overlay_add(scene, frame, view, fb->width, fb->height, &desc, list, err);
         sr_debug_list_stats stats = sr_debug_list_get_stats(list);
-        if (status != SR_OK || (stats.segments_dropped == 0 && stats.texts_dropped == 0))
+        if (status != SR_OK || stats.items_dropped == 0)
             break;
         status = sr_debug_list_clear(list, err); // grows to what the overlays asked for
     }

@@ -8,7 +8,9 @@
  *   lines:  20,000 random segments of 1 to 3 pixels width, a quarter on top (a Bullet world's
  *           btIDebugDraw::drawLine stream);
  *   shapes: 400 spheres, 400 boxes, 200 capsules, 200 arrows (a pile of bodies drawn as shapes);
- *   text:   500 world-anchored labels.
+ *   text:   500 world-anchored labels;
+ *   fills:  a Box2D-like pile: 600 solid polygons (6 corners), 300 solid circles with their axis
+ *           lines and 400 contact dots, translucent fills under opaque outlines.
  * Fill times are per item (ns), draw times per frame (ms). Prints one JSON line. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +59,8 @@ static sr_debug_style style_of(uint32_t *state, int i)
     return style;
 }
 
-enum { LINES, SHAPES, TEXT, WORKLOADS };
-static const char *const names[WORKLOADS] = {"lines", "shapes", "text"};
+enum { LINES, SHAPES, TEXT, FILLS, WORKLOADS };
+static const char *const names[WORKLOADS] = {"lines", "shapes", "text", "fills"};
 
 /* Fills `list` with workload `w`; returns the number of items asked for. */
 static size_t fill(sr_debug_list *list, int w)
@@ -88,9 +90,28 @@ static size_t fill(sr_debug_list *list, int w)
                              next_float(&state, 0.1f, 0.3f), style_of(&state, i));
             sr_debug_arrow(list, a, next_point(&state), style_of(&state, i));
         }
-    } else {
+    } else if (w == TEXT) {
         for (int i = 0; i < 500; i++, items++)
             sr_debug_text(list, next_point(&state), "contact 12", style_of(&state, i));
+    } else {
+        for (int i = 0; i < 600; i++, items++) {
+            sr_vec3 c = next_point(&state), corners[6];
+            float r = next_float(&state, 0.1f, 0.4f), turn = next_float(&state, 0, 6);
+            for (int k = 0; k < 6; k++)
+                corners[k] = sr_vec3_add(c, sr_vec3_make(r * cosf(turn + 1.047f * (float)k),
+                                                         r * sinf(turn + 1.047f * (float)k), 0.0f));
+            sr_debug_style s = style_of(&state, i);
+            sr_debug_polygon_filled(list, corners, 6, sr_debug_color_alpha(s.color, 0.5f), s);
+        }
+        for (int i = 0; i < 300; i++, items += 2) {
+            sr_vec3 c = next_point(&state);
+            float r = next_float(&state, 0.1f, 0.4f);
+            sr_debug_style s = style_of(&state, i);
+            sr_debug_circle_filled(list, c, sr_vec3_make(0, 0, 1), r, sr_debug_color_alpha(s.color, 0.5f), s);
+            sr_debug_line(list, c, sr_vec3_add(c, sr_vec3_make(r, 0, 0)), s);
+        }
+        for (int i = 0; i < 400; i++, items++)
+            sr_debug_dot(list, next_point(&state), 6.0f, style_of(&state, i));
     }
     return items;
 }
@@ -149,8 +170,9 @@ int main(int argc, char **argv)
         qsort(fill_ns, (size_t)runs, sizeof *fill_ns, compare_doubles);
         qsort(draw_ms, (size_t)runs, sizeof *draw_ms, compare_doubles);
         sr_debug_list_stats stats = sr_debug_list_get_stats(list);
-        printf(", \"%s\": {\"items\": %zu, \"segments\": %zu, \"fill_ns_per_item\": %.1f, \"draw_ms\": %.3f}",
-               names[w], items, stats.segments, fill_ns[runs / 2], draw_ms[runs / 2]);
+        printf(", \"%s\": {\"items\": %zu, \"segments\": %zu, \"triangles\": %zu, \"fill_ns_per_item\": %.1f, "
+               "\"draw_ms\": %.3f}",
+               names[w], items, stats.segments, stats.triangles, fill_ns[runs / 2], draw_ms[runs / 2]);
     }
     printf("}\n");
     free(fill_ns);

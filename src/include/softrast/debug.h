@@ -113,11 +113,11 @@ static inline sr_debug_style sr_debug_style_color(uint32_t color)
     return sr_debug_style_make(color, 1, false);
 }
 
-/// `color` with its alpha replaced by `alpha` in [0, 1] (a translucent fill from an outline's
-/// colour: sr_debug_color_alpha(SR_DEBUG_GREEN, 0.25f)).
+/// `color` with its alpha replaced by `alpha` in [0, 1], clamped (NaN: 0) (a translucent fill
+/// from an outline's colour: sr_debug_color_alpha(SR_DEBUG_GREEN, 0.25f)).
 static inline uint32_t sr_debug_color_alpha(uint32_t color, float alpha)
 {
-    float a = alpha <= 0.0f ? 0.0f : alpha >= 1.0f ? 255.0f : alpha * 255.0f + 0.5f;
+    float a = !(alpha > 0.0f) ? 0.0f : alpha >= 1.0f ? 255.0f : alpha * 255.0f + 0.5f; // NaN: 0
     return (color & 0x00ffffffu) | (uint32_t)a << 24;
 }
 
