@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(gcc pkg-config meson ninja-build libsdl2-dev libstb-dev libcriterion-dev libcjson-dev)
+packages=(gcc pkg-config meson ninja-build libsdl2-dev libstb-dev zlib1g-dev libcriterion-dev libcjson-dev)
 
 # install_missing PACKAGE...: installs the missing ones as root, else prints the command and stops.
 install_missing() {
