@@ -103,8 +103,9 @@ static int configurations_of(const sr_shader *shader, const sr_texture *texture,
     return count;
 }
 
-/* Draws every built-in program in every configuration the two ways and compares. */
-static void compare_builtins(way a, way b, const char *what)
+/* Draws every built-in program in every configuration `a`'s way once, and each of the `way_count`
+ * ways of `b` (named by `what`), and compares each with `a`'s frame. */
+static void compare_builtins_with(way a, int way_count, const way *b, const char *const *what)
 {
     const int sizes[2][2] = {{203, 149}, {64, 48}};
     geometry scene = build_scene();
@@ -121,20 +122,28 @@ static void compare_builtins(way a, way b, const char *what)
                 program.writes_depth = configurations[c].writes_depth;
                 program.uses_barycentrics = program.uses_barycentrics || configurations[c].uses_barycentrics;
                 frame first = draw_frame(&scene, program, a, width, height);
-                frame second = draw_frame(&scene, program, b, width, height);
-                char name[256];
-                snprintf(name, sizeof name, "%.60s, %.30s, %.95s, %dx%d", what, shader->name, configurations[c].name,
-                         width, height);
-                // Every state drew something (NEVER nothing; the scene is not trivial).
-                cr_assert_gt(first.stats.fragments_written, (uint64_t)(width * height), "%s", name);
-                assert_same_frame(&first, &second, name);
+                for (int k = 0; k < way_count; k++) {
+                    frame second = draw_frame(&scene, program, b[k], width, height);
+                    char name[256];
+                    snprintf(name, sizeof name, "%.60s, %.30s, %.95s, %dx%d", what[k], shader->name,
+                             configurations[c].name, width, height);
+                    // Every state drew something (NEVER nothing; the scene is not trivial).
+                    cr_assert_gt(first.stats.fragments_written, (uint64_t)(width * height), "%s", name);
+                    assert_same_frame(&first, &second, name);
+                    frame_free(&second);
+                }
                 frame_free(&first);
-                frame_free(&second);
             }
         }
     }
     sr_texture_destroy(texture);
     geometry_free(&scene);
+}
+
+/* Draws every built-in program in every configuration the two ways and compares. */
+static void compare_builtins(way a, way b, const char *what)
+{
+    compare_builtins_with(a, 1, &b, &what);
 }
 
 Test(raster_blocks, block_and_one_fragment_forms_agree_for_every_builtin)
@@ -145,30 +154,38 @@ Test(raster_blocks, block_and_one_fragment_forms_agree_for_every_builtin)
 
 Test(raster_blocks, portable_and_native_fills_agree)
 {
-    compare_builtins((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, (way){FORM_BOTH, true, 1, SR_ISA_BUILD},
-                     "native / portable");
-    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_ONE, true, 1, SR_ISA_BUILD},
-                     "native / portable, one fragment");
-    // Builds that dispatch at run time (meson.build): every fill variant this processor runs.
+    // The native frame drawn once, against the portable fill and, in builds that dispatch at run
+    // time (meson.build), every fill variant this processor runs.
+    way others[3] = {{FORM_BOTH, true, 1, SR_ISA_BUILD}};
+    const char *names[3] = {"native / portable"};
+    char isa_names[2][64];
+    int count = 1;
     for (sr_isa isa = SR_ISA_AVX2; isa <= SR_ISA_AVX512; isa++) {
         if (!sr_raster_fill_for(isa) || !sr_isa_available(isa))
             continue;
-        char what[64];
-        snprintf(what, sizeof what, "native / %s", sr_isa_name(isa));
-        compare_builtins((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, (way){FORM_BOTH, false, 1, isa}, what);
+        snprintf(isa_names[count - 1], sizeof isa_names[0], "native / %s", sr_isa_name(isa));
+        names[count] = isa_names[count - 1];
+        others[count++] = (way){FORM_BOTH, false, 1, isa};
     }
+    compare_builtins_with((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, count, others, names);
+    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_ONE, true, 1, SR_ISA_BUILD},
+                     "native / portable, one fragment");
     compare_user_frames(true, 1, "native / portable, user program");
 }
 
 Test(raster_blocks, every_thread_count_gives_the_single_thread_frame)
 {
     const int thread_counts[4] = {2, 3, 5, 7};
+    // the one-thread frame drawn once, against each thread count
+    way threaded[4];
+    char names[4][64];
+    const char *what[4];
     for (int t = 0; t < 4; t++) {
-        char what[64];
-        snprintf(what, sizeof what, "1 / %d threads", thread_counts[t]);
-        compare_builtins((way){FORM_BOTH, false, 1, SR_ISA_BUILD},
-                         (way){FORM_BOTH, t % 2 == 1, thread_counts[t], SR_ISA_BUILD}, what);
+        snprintf(names[t], sizeof names[t], "1 / %d threads", thread_counts[t]);
+        what[t] = names[t];
+        threaded[t] = (way){FORM_BOTH, t % 2 == 1, thread_counts[t], SR_ISA_BUILD};
     }
+    compare_builtins_with((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, 4, threaded, what);
     compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_ONE, false, 3, SR_ISA_BUILD},
                      "1 / 3 threads, one fragment");
     for (int t = 0; t < 4; t++)
