@@ -332,6 +332,12 @@ Test(collide_gjk, trace_records_the_steps_and_ends_at_the_answer)
         sr_collide_distance(&a, &b, &options, &traced);
         sr_collide_distance(&a, &b, NULL, &plain);
         cr_assert(memcmp(&traced, &plain, sizeof plain) == 0, "a trace changed the answer");
+        if (traced.method == SR_COLLIDE_BY_CLOSED_FORM) { /* two segments: no iteration to trace */
+            cr_assert_eq(trace.gjk_count, 0);
+            sr_hull_destroy(ha);
+            sr_hull_destroy(hb);
+            continue;
+        }
         cr_assert(trace.gjk_count >= 1 && trace.gjk_count <= (size_t)traced.iterations + 1);
         cr_assert_eq(trace.dropped, 0);
         const sr_gjk_step *last = &steps[trace.gjk_count - 1];

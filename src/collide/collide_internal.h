@@ -285,6 +285,20 @@ typedef struct sr_gjk_output {
 void sr_gjk_distance(const sr_placed *a, const sr_placed *b, int max_iterations, sr_collide_trace *trace,
                      sr_dvec3 origin, sr_gjk_output *out);
 
+/* What EPA found about overlapping cores (epa.c). */
+typedef struct sr_epa_output {
+    sr_dvec3 normal;           /* unit, from A towards B: moving B by depth * normal makes the cores touch */
+    double depth;              /* the cores' depth along normal (about 0 when they only touch) */
+    sr_dvec3 point_a, point_b; /* the deepest points of each core in the other: point_a - point_b = depth * normal */
+    int iterations;
+    bool capped;     /* the vertices or iterations ran out before the bounds met within 1e-6 */
+    bool degenerate; /* A - B is flat, a segment or a point: the depth across it */
+} sr_epa_output;
+
+/* EPA on the cores from GJK's last simplex (epa.c); records its steps in `trace` (may be NULL). */
+void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_simplex *simplex, int max_iterations,
+                        sr_collide_trace *trace, sr_dvec3 origin, sr_epa_output *out);
+
 /* The point of the simplex `points[0..count)` closest to the origin (gjk.c): fills weights[0..4)
  * (zero for the vertices the closest point does not need) and returns the point. Degenerate
  * simplices (repeated, collinear, coplanar points) are handled. */

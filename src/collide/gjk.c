@@ -1,7 +1,7 @@
 /* src/collide/gjk.c — GJK on the cores of two placed shapes: the distance with closest points
- * (sr_gjk_distance, and the public sr_collide_distance), the boolean intersection with a warm
- * start (sr_collide_intersect), the closest point of a simplex to the origin that both use, and
- * the traces' bookkeeping. Knows nothing of raster, scene or SDL.
+ * (sr_gjk_distance, which sr_collide_distance and the penetration queries of query.c run), the
+ * boolean intersection with a warm start (sr_collide_intersect), the closest point of a simplex to
+ * the origin that both use, and the traces' bookkeeping. Knows nothing of raster, scene or SDL.
  *
  * The iteration is van den Bergen's ("A Fast and Robust GJK Implementation for Collision Detection
  * of Convex Objects", 1999): v, the point of the simplex closest to the origin, is the distance's
@@ -308,55 +308,6 @@ void sr_gjk_distance(const sr_placed *a, const sr_placed *b, int max_iterations,
 }
 
 /* ---- the public GJK queries ---- */
-
-static sr_dvec3 unit_or_z(sr_dvec3 v)
-{
-    double length = dlength(v);
-    return length > 0 && isfinite(length) ? dscale(v, 1.0 / length) : dv(0, 0, 1);
-}
-
-sr_collide_status sr_collide_distance(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
-                                      sr_collide_result *out)
-{
-    sr_collide_result result;
-    memset(&result, 0, sizeof result);
-    sr_collide_trace *trace = options_trace(options);
-    sr_trace_clear(trace);
-    sr_placed pa, pb;
-    sr_dvec3 origin;
-    if (!sr_pair_place(a, b, &pa, &pb, &origin)) {
-        result.status = SR_COLLIDE_INVALID_SHAPE;
-        result.normal = dv(0, 0, 1);
-        if (out)
-            *out = result;
-        return result.status;
-    }
-    sr_gjk_output g;
-    sr_gjk_distance(&pa, &pb, options_iterations(options), trace, origin, &g);
-    result.status = g.capped ? SR_COLLIDE_ITERATION_CAP : SR_COLLIDE_OK;
-    result.method = SR_COLLIDE_BY_GJK;
-    result.iterations = g.iterations;
-    double radius = pa.radius + pb.radius;
-    if (!g.overlap && g.distance > radius) {
-        /* apart: the cores' closest points moved out by their radii along the normal */
-        sr_dvec3 normal = dscale(g.closest, -1.0 / g.distance);
-        result.normal = normal;
-        result.distance = g.distance - radius;
-        result.point_a = dadd(dmadd(g.point_a, pa.radius, normal), origin);
-        result.point_b = dadd(dmadd(g.point_b, -pb.radius, normal), origin);
-    } else {
-        /* overlapping or touching: one point inside both, on the segment between the cores'
-         * closest points where the two radii overlap */
-        result.hit = true;
-        result.normal = unit_or_z(dneg(g.closest));
-        double t = g.overlap ? 0 : 0.5 * (g.distance - pb.radius + pa.radius);
-        t = fmax(0, fmin(g.distance, t));
-        result.point_a = result.point_b = dadd(dmadd(g.point_a, t, result.normal), origin);
-    }
-    if (out)
-        *out = result;
-    return result.status;
-}
 
 sr_collide_status sr_collide_intersect(const sr_shape *a, const sr_shape *b, sr_dvec3 *axis,
                                        const sr_collide_options *options, bool *hit)
