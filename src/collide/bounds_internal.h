@@ -17,4 +17,7 @@ sr_dsphere sr_bounds_welzl(const sr_dvec3 *points, size_t count, uint32_t *links
 /// `function`) when that fails.
 sr_status sr_bounds_sphere(const char *function, const sr_dvec3 *points, size_t count, sr_dsphere *out, sr_error *err);
 
+/// The tight oriented box of a hull's vertices in its local frame (bounds_obb.c).
+sr_status sr_bounds_obb_of_hull(const sr_hull *hull, sr_dobb *out, sr_error *err);
+
 #endif
