@@ -204,6 +204,10 @@ Test(collide_bounds, point_set_errors_name_the_argument)
     cr_assert_eq(sr_bound_kdop_points(points, 3, 26, &dop, &err), SR_ERROR_INVALID_ARGUMENT);
     cr_assert(strstr(err.message, "point 2"), "%s", err.message);
     cr_assert_eq(sr_bound_box_points(points, 2, &box, NULL), SR_OK); /* NULL error: no message wanted */
+    cr_assert_eq(sr_bound_obb_points(points, 2, NULL, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "sr_bound_obb_points: out is NULL"), "%s", err.message);
+    cr_assert_eq(sr_bound_sphere_points(NULL, 2, &sphere, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "points is NULL"), "%s", err.message);
 }
 
 /* ---- Welzl's sphere ---- */

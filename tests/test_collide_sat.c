@@ -632,6 +632,8 @@ Test(collide_sat, statuses_and_traces)
     sr_collide_result result;
     cr_assert_eq(sr_collide_sat(&box, &sphere, NULL, &result), SR_COLLIDE_UNSUPPORTED);
     cr_assert_eq(result.status, SR_COLLIDE_UNSUPPORTED);
+    cr_assert_eq(sr_collide_sat(&box, &box, NULL, NULL), SR_COLLIDE_OK, "no result wanted: only the status");
+    cr_assert_eq(sr_collide_sat(NULL, &box, NULL, &result), SR_COLLIDE_INVALID_SHAPE);
     sr_shape rounded = box;
     rounded.rounding = 0.1;
     cr_assert_eq(sr_collide_sat(&rounded, &box, NULL, &result), SR_COLLIDE_UNSUPPORTED);

@@ -26,6 +26,8 @@ sr_status sr_shape_kdop(const sr_shape *shape, int k, sr_kdop *out, sr_error *er
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_shape_kdop: k is %d (6, 14, 18 or 26)", k);
     if (!shape)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_shape_kdop: shape is NULL");
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_shape_kdop: out is NULL");
     sr_status status = sr_shape_validate(shape, err);
     if (status != SR_OK)
         return status;
@@ -72,6 +74,8 @@ sr_status sr_shape_obb(const sr_shape *shape, sr_dobb *out, sr_error *err)
 {
     if (!shape)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_shape_obb: shape is NULL");
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_shape_obb: out is NULL");
     sr_status status = sr_shape_validate(shape, err);
     if (status != SR_OK)
         return status;
@@ -115,6 +119,8 @@ sr_status sr_shape_bounding_sphere(const sr_shape *shape, sr_dsphere *out, sr_er
 {
     if (!shape)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_shape_bounding_sphere: shape is NULL");
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_shape_bounding_sphere: out is NULL");
     sr_status status = sr_shape_validate(shape, err);
     if (status != SR_OK)
         return status;

@@ -5,9 +5,10 @@
 
 #include <softrast/collide.h>
 
-/// SR_OK when count >= 1 and every coordinate is finite; otherwise SR_ERROR_INVALID_ARGUMENT
-/// naming `function` and the first bad point.
-sr_status sr_bounds_check_points(const char *function, const sr_dvec3 *points, size_t count, sr_error *err);
+/// SR_OK when `out` is not NULL, count >= 1 and every coordinate is finite; otherwise
+/// SR_ERROR_INVALID_ARGUMENT naming `function` and the first bad point.
+sr_status sr_bounds_check_points(const char *function, const sr_dvec3 *points, size_t count, const void *out,
+                                 sr_error *err);
 
 /// Welzl's minimal enclosing sphere of points[0 .. count) (count >= 1, finite), with `links`
 /// scratch space of 2 * count entries (the move-to-front list). Deterministic.

@@ -454,7 +454,7 @@ sr_status sr_bounds_obb_of_hull(const sr_hull *hull, sr_dobb *out, sr_error *err
 
 sr_status sr_bound_obb_points(const sr_dvec3 *points, size_t count, sr_dobb *out, sr_error *err)
 {
-    sr_status status = sr_bounds_check_points("sr_bound_obb_points", points, count, err);
+    sr_status status = sr_bounds_check_points("sr_bound_obb_points", points, count, out, err);
     if (status != SR_OK)
         return status;
     sr_hull *hull;

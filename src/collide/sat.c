@@ -182,6 +182,9 @@ static void low_dimensional(const sat_poly *a, const sat_poly *b, const sat_rela
 sr_collide_status sr_collide_sat(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                  sr_collide_result *out)
 {
+    sr_collide_result unused;
+    if (!out) /* the caller wants only the status */
+        out = &unused;
     memset(out, 0, sizeof *out);
     out->method = SR_COLLIDE_BY_SAT;
     out->normal = dv(1, 0, 0);
