@@ -539,6 +539,59 @@ Test(collide_sat, touching_identical_nested_and_aligned_boxes)
     }
 }
 
+/* Ridges crossing at a small angle: two wedges (sharp triangular prisms, as hulls) or two boxes
+ * turned 45 degrees, one edge up and one edge down, crossing at angle theta in the top view and
+ * overlapping by 1e-3 where they cross. The minimum translation is along the cross product of the
+ * two edges (a face of A - B as thin as theta) as long as the ridges' lengths times theta exceed
+ * the overlap; then the faces would need ~ length * theta. Edge pairs below 1e-9 rad stand for
+ * faces so thin that skipping them costs less than the tolerance; above it they must be found. */
+Test(collide_sat, ridges_crossing_at_small_angles)
+{
+    const double thetas[8] = {0.0, 1e-12, 1e-9, 1e-7, 1e-5, 1e-3, 0.02, 0.3};
+    check_stats stats = {0};
+    int index = 0;
+    for (int t = 0; t < 8; t++)
+        for (int boxes = 0; boxes < 2; boxes++)
+            for (int shift = 0; shift < 3; shift++, index++) {
+                double theta = thetas[t];
+                poly pa, pb;
+                poly *a = &pa, *b = &pb;
+                sr_dquat turn_up, turn_down;
+                double reach; /* from the centre to the ridge */
+                if (boxes) {
+                    make_box(a, sr_dvec3_make(1.5, 0.5, 0.5));
+                    make_box(b, sr_dvec3_make(1.5, 0.5, 0.5));
+                    turn_up = sr_dquat_from_axis_angle(sr_dvec3_make(1, 0, 0), M_PI / 4); /* an edge up */
+                    reach = 0.5 * sqrt(2.0);
+                } else {
+                    /* a wedge: its ridge along x at z = 1, its base 0.2 wide at z = 0 */
+                    sr_dvec3 wedge[6] = {{-1.5, 0, 1},   {1.5, 0, 1},    {-1.5, -0.1, 0},
+                                         {1.5, -0.1, 0}, {-1.5, 0.1, 0}, {1.5, 0.1, 0}};
+                    for (int i = 0; i < 6; i++)
+                        wedge[i].z -= 0.5;
+                    make_hull(a, wedge, 6);
+                    make_hull(b, wedge, 6);
+                    turn_up = sr_dquat_identity();
+                    reach = 0.5;
+                }
+                /* B upside down (half a turn about x), then turned by theta about z */
+                turn_down = sr_dquat_mul(sr_dquat_from_axis_angle(sr_dvec3_make(0, 0, 1), theta),
+                                         sr_dquat_mul(sr_dquat_from_axis_angle(sr_dvec3_make(1, 0, 0), M_PI), turn_up));
+                double x = 0.3 * (shift - 1); /* where along the ridges they cross */
+                poly_place(a, (sr_pose){{0, 0, 0}, turn_up});
+                poly_place(b, (sr_pose){{x, 0, 2 * reach - 1e-3}, turn_down});
+                check_pair(a, b, index, &stats);
+                sr_collide_result result;
+                sr_collide_sat(&a->shape, &b->shape, NULL, &result);
+                if (theta >= 1e-3) /* the crossing's cross product: straight up, 1e-3 deep */
+                    cr_assert(result.hit && fabs(result.distance + 1e-3) < 1e-9 && result.normal.z > 0.999,
+                              "theta %g %s: distance %.17g normal (%g, %g, %g)", theta, boxes ? "boxes" : "wedges",
+                              result.distance, result.normal.x, result.normal.y, result.normal.z);
+                poly_free(a);
+                poly_free(b);
+            }
+}
+
 /* The same boxes and triangles as hulls of their corners: the generic test must agree with the
  * specialised ones. */
 Test(collide_sat, box_box_and_triangle_box_agree_with_the_generic_test)

@@ -351,20 +351,17 @@ static prepared_edge prepare(sat_edge edge, bool negate)
     return out;
 }
 
-/* Whether the arcs of an edge of A and an edge of B (negated) cross: then the two edges form a
- * face of A - B, whose normal is their cross product. Gregorius's test: each arc's ends lie on
- * either side of the other's great circle, and the crossing is on the same half of both. A
- * segment's arc is its whole great circle: only the other's ends must straddle it. Arcs that only
- * touch (a product of 0) cross at a face normal, tested already. */
-static bool arcs_cross(const prepared_edge *ea, const prepared_edge *eb)
+/* Whether the arcs of an edge of A and an edge of B (negated) cross when one of them is a
+ * segment's, whose arc is its whole great circle: then the two edges form a face of A - B
+ * exactly when the other arc's ends lie on either side of that circle. (Two full arcs are never
+ * asked: points and segments are answered by their closest points. The general case is
+ * screen() below.) Arcs that only touch it (a product of 0) cross at a face normal, tested
+ * already. */
+static bool segment_arcs_cross(const prepared_edge *ea, const prepared_edge *eb)
 {
     if (ea->full_circle)
         return ddot(eb->arc_a, ea->circle) * ddot(eb->arc_b, ea->circle) < 0.0;
-    if (eb->full_circle)
-        return ddot(ea->arc_a, eb->circle) * ddot(ea->arc_b, eb->circle) < 0.0;
-    double cba = ddot(eb->arc_a, ea->circle), dba = ddot(eb->arc_b, ea->circle);
-    double adc = ddot(ea->arc_a, eb->circle), bdc = ddot(ea->arc_b, eb->circle);
-    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+    return ddot(ea->arc_a, eb->circle) * ddot(ea->arc_b, eb->circle) < 0.0;
 }
 
 enum { EDGE_CHUNK = 64 };
@@ -378,8 +375,12 @@ typedef struct edge_chunk {
     unsigned char crossing[EDGE_CHUNK];
 } edge_chunk;
 
-/* Gregorius's test on every edge of the chunk at once (the loop vectorises): crossing[k] is
- * arcs_cross for A's edge `ea` (not a full circle) and B's edge k (none a full circle). */
+/* Whether the arcs of A's edge `ea` and of each B edge of the chunk (negated) cross, so that the
+ * two edges form a face of A - B, whose normal is their cross product: Gregorius's test, each
+ * arc's ends on either side of the other's great circle (cba dba < 0, adc bdc < 0) and the
+ * crossing on the same half of both (cba bdc > 0); arcs that only touch (a product of 0) cross
+ * at a face normal, tested already. Every edge of the chunk at once: the loop vectorises. None
+ * is a segment's full circle (segment_arcs_cross). */
 static void screen(const prepared_edge *ea, edge_chunk *c, uint32_t count)
 {
     const double ax = ea->arc_a.x, ay = ea->arc_a.y, az = ea->arc_a.z;
@@ -499,7 +500,7 @@ void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
                     }
                 }
                 const prepared_edge *eb = &chunk[k];
-                if (screened ? !soa.crossing[k] : !arcs_cross(&ea, eb))
+                if (screened ? !soa.crossing[k] : !segment_arcs_cross(&ea, eb))
                     continue;
                 sr_dvec3 axis = dcross(ea.direction, eb->direction);
                 double length_squared = dlength_squared(axis);
