@@ -41,6 +41,12 @@ struct sr_hull {
      * adjacency[adjacency_first[v] .. adjacency_first[v + 1]). */
     const uint32_t *adjacency_first;
     const uint32_t *adjacency;
+    /* The edge of each adjacency entry: vertex v and adjacency[k] are joined by edge
+     * adjacency_edges[k]. */
+    const uint32_t *adjacency_edges;
+    /* The two faces each edge joins: edge_faces[2 e] and edge_faces[2 e + 1] (for a flat hull,
+     * its two sides); the separating-axis test's Gauss map (sat_poly.c) reads them. */
+    const uint32_t *edge_faces;
     /* The vertex extreme along +x, -x, +y, -y, +z, -z: where hill climbing starts. */
     uint32_t extreme[6];
     /* Structure of arrays copy of the vertices, for the linear scan. */
