@@ -384,10 +384,16 @@ Test(collide_epa, trace_records_the_polytope_and_ends_at_the_answer)
     drng r = {7};
     int traced_cases = 0;
     for (int k = 0; k < COUNT(300); k++) {
-        sr_hull *ha, *hb;
-        sr_shape a = random_solid(&r, &ha, 1), b = random_solid(&r, &hb, 1);
+        /* a curved shape against a polytope: EPA (two polytopes go to SAT, whose axes are traced) */
+        sr_hull *ha = NULL, *hb;
+        sr_shape a = k % 2 ? sr_shape_cylinder(drng_range(&r, 0.2, 1), drng_range(&r, 0.2, 1))
+                           : sr_shape_cone(drng_range(&r, 0.2, 1), drng_range(&r, 0.2, 1));
+        sr_shape b = random_solid(&r, &hb, 1);
+        if (k % 5 == 0)
+            a = random_solid(&r, &ha, 1);
         a.pose = sr_pose_make(drng_vec(&r, -0.3, 0.3), drng_rotation(&r));
         b.pose = sr_pose_make(drng_vec(&r, -0.3, 0.3), drng_rotation(&r));
+        sr_sat_axis axes[512];
         sr_collide_trace trace;
         memset(&trace, 0, sizeof trace);
         trace.gjk = gjk;
@@ -398,11 +404,15 @@ Test(collide_epa, trace_records_the_polytope_and_ends_at_the_answer)
         trace.epa_vertex_capacity = VERTICES;
         trace.epa_faces = faces;
         trace.epa_face_capacity = FACES;
+        trace.sat = axes;
+        trace.sat_capacity = 512;
         sr_collide_options options = {.trace = &trace};
         sr_collide_result traced, plain;
         sr_collide_penetration(&a, &b, &options, &traced);
         sr_collide_penetration(&a, &b, NULL, &plain);
         cr_assert(memcmp(&traced, &plain, sizeof plain) == 0, "a trace changed the answer");
+        if (traced.method == SR_COLLIDE_BY_SAT) /* GJK's steps, then the axes */
+            cr_assert(trace.gjk_count >= 1 && trace.sat_count >= 1 && trace.epa_count == 0);
         if (traced.method == SR_COLLIDE_BY_EPA) {
             traced_cases++;
             cr_assert(trace.epa_count >= 1 && trace.epa_vertex_count >= 4 && trace.dropped == 0);

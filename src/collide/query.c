@@ -1,8 +1,10 @@
 /* src/collide/query.c — the pair queries that choose a method: sr_collide_distance,
  * sr_collide_penetration and sr_collide_signed_distance. Points, spheres, segments and capsules
  * (cores that are points or segments) are answered in closed form; every other pair by GJK on the
- * cores, then, when the cores overlap, EPA; rounded shapes whose cores are apart get their depth
- * from the cores' closest points, which is exact. Knows nothing of raster, scene or SDL. */
+ * cores; rounded shapes whose cores are apart get their depth from the cores' closest points,
+ * which is exact. When the cores overlap: polytope cores by the separating-axis test (exact, no
+ * iteration: sr_collide_sat), coaxial solids of revolution by a 1-D minimisation, the rest by EPA.
+ * The radii are added along the normal. Knows nothing of raster, scene or SDL. */
 #include "collide_internal.h"
 
 #include <string.h>
@@ -220,6 +222,66 @@ static bool coaxial_depth(const sr_placed *a, const sr_placed *b, double scale, 
     return true;
 }
 
+/* ---- polytope cores: SAT ---- */
+
+/* The core of a shape as an unrounded polytope shape, when it is one (a sphere's point, a
+ * capsule's segment, a rounded box's box...). */
+static bool polytope_core(const sr_shape *s, sr_shape *core)
+{
+    *core = *s;
+    core->rounding = 0;
+    switch (s->type) {
+    case SR_SHAPE_SPHERE:
+        core->type = SR_SHAPE_POINT;
+        core->radius = 0;
+        return true;
+    case SR_SHAPE_CAPSULE:
+        *core = sr_shape_with_pose(sr_shape_segment(dv(0, 0, -s->half_height), dv(0, 0, s->half_height)), s->pose);
+        return true;
+    case SR_SHAPE_POINT:
+    case SR_SHAPE_SEGMENT:
+    case SR_SHAPE_TRIANGLE:
+    case SR_SHAPE_BOX:
+    case SR_SHAPE_HULL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The separating-axis test on overlapping polytope cores (sat.c): exact, without iterations. Its
+ * axes go to the caller's trace after GJK's steps. False when a core is curved. */
+static bool sat_depth(const sr_shape *a, const sr_shape *b, sr_collide_trace *trace, sr_dvec3 origin,
+                      sr_epa_output *out)
+{
+    sr_shape core_a, core_b;
+    if (!polytope_core(a, &core_a) || !polytope_core(b, &core_b))
+        return false;
+    sr_collide_trace axes;
+    memset(&axes, 0, sizeof axes);
+    if (trace) {
+        axes.sat = trace->sat;
+        axes.sat_capacity = trace->sat_capacity;
+    }
+    sr_collide_options options = {.trace = trace ? &axes : NULL};
+    sr_collide_result r;
+    if (sr_collide_sat(&core_a, &core_b, &options, &r) != SR_COLLIDE_OK)
+        return false;
+    if (trace) {
+        trace->sat_count = axes.sat_count;
+        trace->dropped += axes.dropped;
+    }
+    memset(out, 0, sizeof *out);
+    out->normal = r.normal;
+    out->depth = -r.distance; /* a touching pair may come out a hair apart: depth about 0 */
+    out->point_a = dsub(r.point_a, origin);
+    out->point_b = dsub(r.point_b, origin);
+    out->iterations = r.iterations;
+    if (r.distance > 0) /* touching within the rounding: one point */
+        out->point_b = dmadd(out->point_a, -out->depth, out->normal);
+    return true;
+}
+
 /* ---- results ---- */
 
 static void result_invalid(sr_collide_result *out)
@@ -303,7 +365,9 @@ static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_co
     } else {
         /* the cores overlap (or touch): EPA on them, the radii added along its normal */
         sr_epa_output e;
-        if (coaxial_depth(&pa, &pb, scale, &e))
+        if (sat_depth(a, b, trace, origin, &e))
+            result.method = SR_COLLIDE_BY_SAT;
+        else if (coaxial_depth(&pa, &pb, scale, &e))
             result.method = SR_COLLIDE_BY_CLOSED_FORM;
         else {
             sr_epa_penetration(&pa, &pb, &g.simplex, max_iterations, trace, origin, &e);
