@@ -201,24 +201,72 @@ static bool coaxial_depth(const sr_placed *a, const sr_placed *b, double scale, 
             best = fmin(f1, f2);
         }
     }
-    sr_dvec3 n = dadd(dscale(axis, cos(best_angle)), dscale(u, sin(best_angle)));
-    /* witnesses: where the direction's support sets of A and B (segments along the axis when it is
-     * a side's direction) share an axial coordinate, at the middle of that overlap */
-    const double tilt = 1e-9;
-    sr_dvec3 a0 = placed_support(a, dsub(n, dscale(axis, tilt))), a1 = placed_support(a, dadd(n, dscale(axis, tilt)));
-    sr_dvec3 b0 = placed_support(b, dneg(dsub(n, dscale(axis, tilt)))),
-             b1 = placed_support(b, dneg(dadd(n, dscale(axis, tilt))));
-    double za0 = ddot(a0, axis), za1 = ddot(a1, axis), zb0 = ddot(b0, axis), zb1 = ddot(b1, axis);
-    double low = fmax(fmin(za0, za1), fmin(zb0, zb1)), high = fmin(fmax(za0, za1), fmax(zb0, zb1));
-    double z = low <= high ? 0.5 * (low + high) : 0.5 * (za0 + za1);
-    sr_dvec3 pa = fabs(za1 - za0) > 0 ? dadd(a0, dscale(dsub(a1, a0), (z - za0) / (za1 - za0))) : a0;
+    /* the axis itself exactly (sin(pi) is not 0 in double): its support is a disc's centre */
+    sr_dvec3 n = best_angle == 0      ? axis
+                 : best_angle == M_PI ? dneg(axis)
+                                      : dadd(dscale(axis, cos(best_angle)), dscale(u, sin(best_angle)));
     out->normal = n;
     out->depth = best;
-    out->point_a = pa;
-    out->point_b = dmadd(pa, -best, n);
+    sr_witness_along(a, b, n, best, &out->point_a, &out->point_b);
     out->iterations = COAXIAL_SCAN + 3 + 80;
     out->capped = false;
     out->degenerate = false;
+    return true;
+}
+
+/* ---- a point core inside a cylinder or cone ---- */
+
+/* A sphere (a point core) inside a cylinder or cone: the depth is the distance from the point to
+ * the core's boundary, in closed form in the core's frame — the side (radially, or across the
+ * cone's slanted side in the axial half-plane) or a cap or the base, whichever is nearest. Exact,
+ * where EPA would need many faces (a point near the axis has a ring of nearly deepest directions).
+ * False for other pairs, or when the point is outside (GJK and the cores' closest points answer
+ * then). */
+static bool point_in_axial(const sr_placed *a, const sr_placed *b, double scale, sr_epa_output *out)
+{
+    bool point_first = a->core == CORE_POINT;
+    const sr_placed *point = point_first ? a : b, *solid = point_first ? b : a;
+    if (point->core != CORE_POINT || (solid->core != CORE_CYLINDER && solid->core != CORE_CONE))
+        return false;
+    sr_dvec3 offset = dsub(point->p[0], solid->position);
+    sr_dvec3 q = solid->rotated ? placed_to_local(solid, offset) : offset;
+    double r = solid->core_radius, h = solid->half_height;
+    double rho = sqrt(q.x * q.x + q.y * q.y);
+    sr_dvec3 radial = rho > 0 ? dv(q.x / rho, q.y / rho, 0) : dv(1, 0, 0);
+    double depth;
+    sr_dvec3 outward; /* local, unit: the outward normal at the nearest boundary point */
+    /* GJK calls the cores overlapping within its touching distance: a point that far outside (on
+     * a flat disc, a cylinder or cone of height 0) is answered here too, with a depth about 0 */
+    double touch = 1e-10 * scale;
+    if (solid->core == CORE_CYLINDER || !(h > 0)) {
+        if (!(rho <= r + touch && fabs(q.z) <= h + touch))
+            return false;
+        depth = r - rho;
+        outward = radial;
+        if (h - fabs(q.z) < depth) {
+            depth = h - fabs(q.z);
+            outward = dv(0, 0, q.z >= 0 ? 1 : -1);
+        }
+    } else {
+        if (!(fabs(q.z) <= h + touch) || !(rho <= r * (h - q.z) / (2 * h) + touch))
+            return false;
+        double k = r / (2 * h), across = sqrt(1 + k * k);
+        depth = (k * (h - q.z) - rho) / across;
+        outward = dscale(dadd(radial, dv(0, 0, k)), 1.0 / across);
+        if (q.z + h < depth) {
+            depth = q.z + h;
+            outward = dv(0, 0, -1);
+        }
+    }
+    sr_dvec3 m = solid->rotated ? placed_to_world(solid, outward) : outward;
+    sr_dvec3 boundary = dmadd(point->p[0], depth, m);
+    /* B moves to let the point out: along -m when the point is A, along m when it is B */
+    out->normal = point_first ? dneg(m) : m;
+    out->depth = depth;
+    out->point_a = point_first ? point->p[0] : boundary;
+    out->point_b = point_first ? boundary : point->p[0];
+    out->iterations = 0;
+    out->capped = out->degenerate = false;
     return true;
 }
 
@@ -367,7 +415,7 @@ static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_co
         sr_epa_output e;
         if (sat_depth(a, b, trace, origin, &e))
             result.method = SR_COLLIDE_BY_SAT;
-        else if (coaxial_depth(&pa, &pb, scale, &e))
+        else if (point_in_axial(&pa, &pb, scale, &e) || coaxial_depth(&pa, &pb, scale, &e))
             result.method = SR_COLLIDE_BY_CLOSED_FORM;
         else {
             sr_epa_penetration(&pa, &pb, &g.simplex, max_iterations, trace, origin, &e);
