@@ -21,6 +21,9 @@
  * CAST_STALL * scale of it. */
 #define CAST_TOLERANCE 1e-10
 #define CAST_STALL 1e-6
+/* ... and x crawling towards C (v shrinking by less than a tenth a step, x not moving) counts as on
+ * it within CAST_CRAWL * scale. */
+#define CAST_CRAWL 1e-9
 
 /* ---- closed forms (local frames) ---- */
 
@@ -123,7 +126,7 @@ static void ray_cylinder(sr_dvec3 o, sr_dvec3 d, double radius, double h, double
     double t;
     if (entering_root(d.x * d.x + d.y * d.y, o.x * d.x + o.y * d.y, o.x * o.x + o.y * o.y - radius * radius, &t)) {
         sr_dvec3 p = dmadd(o, t, d);
-        if (fabs(p.z) <= h)
+        if (fabs(p.z) <= h && (p.x != 0 || p.y != 0))
             consider(best, t, sr_dvec3_normalize(dv(p.x, p.y, 0)), max_t);
     }
 }
@@ -214,9 +217,16 @@ static bool ray_hull(const sr_hull *hull, sr_dvec3 o, sr_dvec3 d, double max_t, 
 /* Triangle abc (two-sided): false when the ray runs in its plane (the GJK cast answers then). */
 static bool ray_triangle(sr_dvec3 o, sr_dvec3 d, const sr_dvec3 p[3], double max_t, ray_answer *best)
 {
-    sr_dvec3 n = dcross(dsub(p[1], p[0]), dsub(p[2], p[0]));
+    /* the normal from the two edges at the vertex facing the longest edge (a sliver's most
+     * accurate cross product); a triangle that is a segment within the rounding (its area below
+     * 1e-12 of its longest edge squared) has no plane to hit: the GJK cast answers then */
+    double e0 = dlength_squared(dsub(p[1], p[0])), e1 = dlength_squared(dsub(p[2], p[1]));
+    double e2 = dlength_squared(dsub(p[0], p[2]));
+    int apex = e0 >= e1 && e0 >= e2 ? 2 : e1 >= e2 ? 0 : 1;
+    sr_dvec3 a = p[apex], b = p[(apex + 1) % 3], c = p[(apex + 2) % 3];
+    sr_dvec3 n = dcross(dsub(b, a), dsub(c, a));
     double along = ddot(n, d);
-    if (along == 0 || dlength_squared(n) == 0)
+    if (along == 0 || !(dlength(n) > 1e-12 * fmax(e0, fmax(e1, e2))))
         return false;
     double t = ddot(n, dsub(p[0], o)) / along;
     sr_dvec3 x = dmadd(o, t, d);
@@ -261,7 +271,7 @@ static void gjk_cast(const sr_placed *a, const sr_placed *b, sr_dvec3 s, sr_dvec
     simplex.weights[0] = 1;
     simplex.count = 1;
     sr_dvec3 v = dsub(x, first.w);
-    int iteration = 0;
+    int iteration = 0, crawling = 0;
     for (;;) {
         double length = dlength(v);
         if (length <= radius + tolerance) {
@@ -308,12 +318,16 @@ static void gjk_cast(const sr_placed *a, const sr_placed *b, sr_dvec3 s, sr_dvec
             points[k] = dsub(x, simplex.v[k].w);
         double weights[4];
         sr_dvec3 next_v = sr_simplex_closest(points, simplex.count, weights);
-        if (!advanced && dlength(next_v) >= length) {
+        double next_length = dlength(next_v);
+        if (!advanced && next_length >= length) {
             /* no progress: keep the previous simplex; within the stall tolerance x is on it */
             simplex = previous;
             out->hit = length <= radius + CAST_STALL * scale;
             break;
         }
+        /* crawling: x within CAST_CRAWL of C and v shrinking by less than a tenth a step for three
+         * steps without x moving (a point against a curved surface it nearly touches) */
+        crawling = !advanced && next_length > 0.9 * length && length <= radius + CAST_CRAWL * scale ? crawling + 1 : 0;
         v = next_v;
         int kept = 0;
         for (int k = 0; k < simplex.count; k++)
@@ -328,6 +342,10 @@ static void gjk_cast(const sr_placed *a, const sr_placed *b, sr_dvec3 s, sr_dvec
             out->hit = true;
             break;
         }
+        if (crawling >= 3) {
+            out->hit = true;
+            break;
+        }
     }
     out->iterations = iteration;
     if (!out->hit)
@@ -335,10 +353,13 @@ static void gjk_cast(const sr_placed *a, const sr_placed *b, sr_dvec3 s, sr_dvec
     out->t = t;
     /* the surface normal: the direction from C to x when x is off the core (a radius), else the
      * last plane x advanced to */
+    /* the surface normal: the direction from C to x when x is well off the core (a radius: x stops
+     * that far from it); otherwise the plane x last advanced to, which touches C there (a direction
+     * from C to a point within the rounding of it means nothing) */
     double length = dlength(v);
-    out->normal = length > tolerance ? dscale(v, 1.0 / length) : sr_dvec3_normalize(normal);
+    out->normal = length > 0.5 * radius && length > tolerance ? dscale(v, 1.0 / length) : sr_dvec3_normalize(normal);
     if (dlength_squared(out->normal) == 0)
-        out->normal = dv(0, 0, 1);
+        out->normal = dlength_squared(r) > 0 ? sr_dvec3_normalize(dneg(r)) : dv(0, 0, 1);
     out->point_a = dv(0, 0, 0);
     out->point_b = dv(0, 0, 0);
     for (int k = 0; k < simplex.count; k++) {
@@ -401,14 +422,22 @@ sr_collide_status sr_collide_ray_cast(const sr_shape *shape, sr_dvec3 origin, sr
             ray_box(lo, ld, placed.half_extents, max_t, &answer);
         break;
     case CORE_CYLINDER:
+    case CORE_CONE:
+        /* a cylinder or cone of radius or height 0 (a segment, a disc, a point) has no closed form
+         * here: the GJK cast answers */
+        if (!(placed.core_radius > 0 && placed.half_height > 0)) {
+            closed = false;
+            break;
+        }
+        if (placed.core == CORE_CONE) {
+            inside = inside_cone(lo, placed.core_radius, placed.half_height);
+            if (!inside)
+                ray_cone(lo, ld, placed.core_radius, placed.half_height, max_t, &answer);
+            break;
+        }
         inside = inside_cylinder(lo, placed.core_radius, placed.half_height);
         if (!inside)
             ray_cylinder(lo, ld, placed.core_radius, placed.half_height, max_t, &answer);
-        break;
-    case CORE_CONE:
-        inside = inside_cone(lo, placed.core_radius, placed.half_height);
-        if (!inside)
-            ray_cone(lo, ld, placed.core_radius, placed.half_height, max_t, &answer);
         break;
     case CORE_TRIANGLE:
         closed = ray_triangle(o, direction, placed.p, max_t, &answer);
@@ -506,6 +535,24 @@ sr_collide_status sr_collide_shape_cast(const sr_shape *a, sr_dvec3 translation,
         hit.normal = dneg(c.normal);
         sr_dvec3 moved_a = dmadd(c.point_a, c.t, translation);
         hit.point = dadd(dmadd(moved_a, pa.radius, hit.normal), origin);
+        if (radius == 0) {
+            /* Bare cores touch at t, and the plane the cast last advanced to may lean on a curved
+             * surface (a point that starts 1e-8 off a cylinder advances there in one step): the
+             * contact normal is the penetration normal a hair after t, where the cores overlap by
+             * 1e-9 of the scale or, when the cast stopped a little short, up to 1e-6 of it (a
+             * closed form, SAT or EPA: exact there). */
+            double speed = dlength(translation);
+            sr_shape moved = *a;
+            for (double ahead = 1e-9; ahead <= 1.1e-6; ahead *= 10) { /* until they overlap */
+                moved.pose.position = dadd(a->pose.position, dscale(translation, c.t + ahead * scale / speed));
+                sr_collide_result p;
+                if (sr_collide_penetration(&moved, b, NULL, &p) == SR_COLLIDE_OK && p.hit && p.distance < 0) {
+                    hit.normal = p.normal;
+                    hit.iterations += p.iterations;
+                    break;
+                }
+            }
+        }
     }
     if (out)
         *out = hit;

@@ -38,6 +38,10 @@
 #define EPA_ACCEPTABLE 1e-3
 /* A difference flatter than this fraction of the scale is flat (or a segment, or a point). */
 #define EPA_FLAT 1e-10
+/* Depths below this fraction of the scale, when the polytope runs out before its bounds meet (a
+ * curved pair nearly touching: its faces must get very fine to resolve the curvature), take
+ * GJK's common point as their witness points. */
+#define EPA_SHALLOW 1e-6
 
 typedef struct epa_face {
     int32_t v[3];        /* vertices, counter-clockwise seen from outside */
@@ -613,7 +617,12 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         normal = refine_normal(a, b, upper_normal, &refined);
         upper = fmin(upper, refined);
     }
-    if (!(converged && best[0] >= 0)) {
+    if (!converged && upper <= EPA_SHALLOW * scale) {
+        /* a near-touching curved pair whose polytope ran out: the depth is within the tolerance of
+         * touching; GJK's common point serves as the witness, as for a flat difference */
+        answer_degenerate(a, b, normal, simplex, out);
+        out->degenerate = false;
+    } else if (!(converged && best[0] >= 0)) {
         answer_along(a, b, normal, out);
     } else {
         out->normal = normal;

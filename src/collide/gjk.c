@@ -37,6 +37,12 @@
 
 /* ---- the closest point of a simplex ---- */
 
+/* A triangle or tetrahedron whose area or volume is below this fraction of the product of its
+ * edges' lengths is flat (its sign is rounding noise): its faces or edges are searched instead.
+ * Montanari's sub-algorithm needs no tolerance for the closest point itself, but the weights of a
+ * noise-signed "inside" are meaningless, and the witness points are made from them. */
+#define FLAT_SIMPLEX 1e-12
+
 static bool same_sign(double a, double b)
 {
     return (a > 0 && b > 0) || (a < 0 && b < 0);
@@ -83,7 +89,10 @@ static void closest_on_triangle(const sr_dvec3 *points, int i, int j, int k, dou
     sr_dvec3 a = points[i], b = points[j], c = points[k];
     sr_dvec3 n = dcross(dsub(b, a), dsub(c, a));
     double nn = ddot(n, n), mu = 0, area[3] = {0, 0, 0};
-    if (nn > 0) {
+    /* a triangle whose area is at the rounding's level of its edges' (collinear points) is treated
+     * as its edges: the signs of noise would otherwise call the origin inside, with weights that
+     * mean nothing (and witness points far from the shapes) */
+    if (nn > FLAT_SIMPLEX * FLAT_SIMPLEX * dlength_squared(dsub(b, a)) * dlength_squared(dsub(c, a))) {
         sr_dvec3 p0 = dscale(n, ddot(a, n) / nn); /* the origin's projection on the plane */
         double ax = fabs(n.x), ay = fabs(n.y), az = fabs(n.z);
         int axis = ax >= ay && ax >= az ? 0 : ay >= az ? 1 : 2;
@@ -104,8 +113,9 @@ static void closest_on_triangle(const sr_dvec3 *points, int i, int j, int k, dou
     /* outside (or a degenerate triangle): the best edge among those the projection is beyond */
     const int index[3] = {i, j, k};
     double best = INFINITY, best_weights[4] = {0, 0, 0, 0};
+    bool solid = mu != 0;
     for (int m = 0; m < 3; m++) {
-        if (nn > 0 && same_sign(mu, area[m]))
+        if (solid && same_sign(mu, area[m]))
             continue;
         double w[4] = {0, 0, 0, 0};
         closest_on_segment(points, index[(m + 1) % 3], index[(m + 2) % 3], w);
@@ -132,6 +142,9 @@ static void closest_on_tetrahedron(const sr_dvec3 *points, double weights[4])
         -ddot(ab, dcross(a, ad)),
         -ddot(ab, dcross(ac, a)),
     };
+    /* a flat tetrahedron (its volume at the rounding's level of its edges'): every face is tried */
+    if (fabs(volume) <= FLAT_SIMPLEX * dlength(ab) * dlength(ac) * dlength(ad))
+        volume = 0;
     if (same_sign(volume, cofactor[0]) && same_sign(volume, cofactor[1]) && same_sign(volume, cofactor[2]) &&
         same_sign(volume, cofactor[3])) {
         /* divided by their sum (see closest_on_triangle): always a convex combination */
@@ -143,7 +156,7 @@ static void closest_on_tetrahedron(const sr_dvec3 *points, double weights[4])
     static const int faces[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}}; /* opposite vertex m */
     double best = INFINITY, best_weights[4] = {0, 0, 0, 0};
     for (int m = 0; m < 4; m++) {
-        if (same_sign(volume, cofactor[m]))
+        if (volume != 0 && same_sign(volume, cofactor[m]))
             continue;
         double w[4] = {0, 0, 0, 0};
         closest_on_triangle(points, faces[m][0], faces[m][1], faces[m][2], w);
