@@ -28,6 +28,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_VERTICES = 16 };
@@ -454,6 +455,9 @@ Test(collide_sat, random_pairs_of_every_kind_against_the_brute_force)
     check_stats stats = {0};
     const double scales[3] = {1.0, 1e-3, 1e3};
     int pairs = BRUTE_COUNT(8000, 800);
+    const char *stress = getenv("SOFTRAST_SAT_PAIRS"); /* a longer run by hand: SOFTRAST_SAT_PAIRS=200000 */
+    if (stress && atoi(stress) > 0)
+        pairs = atoi(stress);
     for (int index = 0; index < pairs; index++) {
         poly pa, pb;
         poly *a = &pa, *b = &pb;
