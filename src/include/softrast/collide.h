@@ -65,7 +65,8 @@ typedef struct sr_hull_view {
 /// Builds the convex hull of `count` points (quickhull in double, with tolerances relative to
 /// the points' extent; duplicates, coplanar and interior points allowed; the result may be flat,
 /// a segment or a point). Errors: SR_ERROR_INVALID_ARGUMENT (count 0, a NaN or infinite
-/// coordinate: the message names the point's index), SR_ERROR_OUT_OF_MEMORY.
+/// coordinate or one beyond 1e30 in magnitude: the message names the point's index),
+/// SR_ERROR_OUT_OF_MEMORY.
 sr_status sr_hull_create(const sr_dvec3 *points, size_t count, sr_hull **out, sr_error *err);
 void sr_hull_destroy(sr_hull *hull);
 sr_hull_view sr_hull_get_view(const sr_hull *hull);
@@ -129,8 +130,9 @@ sr_dvec3 sr_pose_apply_inverse(sr_pose pose, sr_dvec3 world);
 /// "unknown" for other values.
 const char *sr_shape_type_name(sr_shape_type type);
 
-/// SR_OK when `shape` is well formed: a known type, finite fields, sizes >= 0, a unit (or zero)
-/// rotation, a hull where the type needs one. Otherwise SR_ERROR_INVALID_ARGUMENT with a message
+/// SR_OK when `shape` is well formed: a known type, finite fields at most 1e30 in magnitude (so
+/// that no query can overflow), sizes >= 0, a unit (or zero) rotation, a hull where the type needs
+/// one. Otherwise SR_ERROR_INVALID_ARGUMENT with a message
 /// naming the field ("radius is -1", "rotation is not a unit quaternion (length 0.5)").
 sr_status sr_shape_validate(const sr_shape *shape, sr_error *err);
 
@@ -269,9 +271,10 @@ typedef struct sr_collide_result {
     int iterations;    ///< iterations of every stage together
 } sr_collide_result;
 
-/// GJK distance (Johnson's sub-algorithm with van den Bergen's backup and termination tests):
-/// the distance between the shapes and their closest points; on overlap, hit = true, distance 0
-/// and a common point.
+/// GJK distance (Montanari et al.'s signed-volume sub-algorithm with van den Bergen's backup and
+/// termination tests; closed forms for pairs of points, spheres, segments and capsules): the
+/// distance between the shapes and their closest points; on overlap, hit = true, distance 0 and a
+/// common point.
 sr_collide_status sr_collide_distance(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                       sr_collide_result *out);
 
@@ -284,7 +287,7 @@ sr_collide_status sr_collide_intersect(const sr_shape *a, const sr_shape *b, sr_
 
 /// Penetration depth: for overlapping shapes the depth, normal and witness points (EPA on the
 /// Minkowski difference of the cores, SAT where it is exact, closed forms); for separated shapes
-/// the same as sr_collide_distance.
+/// the same as sr_collide_distance. EPA's polytope lives on the stack (about 34 KB).
 sr_collide_status sr_collide_penetration(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                          sr_collide_result *out);
 
