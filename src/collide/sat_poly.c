@@ -431,8 +431,8 @@ static bool segment_arcs_cross(const prepared_edge *ea, const prepared_edge *eb)
 }
 
 enum { EDGE_CHUNK = 64 };
-/* A's edges whose bound is computed once and kept (8 KiB of the stack); beyond, per chunk. */
-enum { BOUNDED_EDGES = 2048 };
+/* A's edges whose bound is computed once and kept (4 KiB of the stack); beyond, per chunk. */
+enum { BOUNDED_EDGES = 1024 };
 
 /* B's edges of a chunk, structure of arrays for the crossing test's screen: the negated arcs'
  * ends c and d and their circle's normal d x c. */
@@ -507,7 +507,7 @@ static prepared_edge prepare_a(const sat_poly *a, uint32_t e, const sat_relative
 
 /* The deepest vertex of the other shape against each face, found by the face loops and kept
  * for the edges' bounds (the faces past the capacity find theirs again). */
-enum { FACE_CACHE = 2048 };
+enum { FACE_CACHE = 1024 };
 
 typedef struct face_supports {
     uint32_t vertex[FACE_CACHE];
