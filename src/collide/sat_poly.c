@@ -478,20 +478,24 @@ static sr_dvec3 interior_point(const sat_poly *p)
 
 /* The largest v . n over the unit directions n of an edge's arc (a full circle: every unit n
  * orthogonal to circle). */
-static double arc_max(const prepared_edge *e, sr_dvec3 v)
+static double arc_max(const prepared_edge *e, sr_dvec3 v, double threshold)
 {
     sr_dvec3 normal = e->circle; /* orthogonal to the arc's plane */
     double normal_squared = dlength_squared(normal);
     if (!(normal_squared > 0.0)) /* an arc of one point, or a zero direction */
         return e->full_circle ? dlength(v) : ddot(e->arc_a, v);
-    sr_dvec3 in_plane = dmadd(v, -ddot(v, normal) / normal_squared, normal);
-    if (e->full_circle)
-        return dlength(in_plane);
-    /* the circle's maximum when it lies on the arc (between its ends), else the better end;
-     * circle = arc_b x arc_a, so the arc runs from arc_a to arc_b clockwise about it */
-    if (ddot(dcross(in_plane, e->arc_a), normal) >= 0.0 && ddot(dcross(e->arc_b, in_plane), normal) >= 0.0)
-        return dlength(in_plane);
-    return fmax(ddot(e->arc_a, v), ddot(e->arc_b, v));
+    /* On the arc's great circle the maximum of n . v is |v'|, v' = v without its part along the
+     * normal, at n = v' / |v'|: the answer when that point lies on the arc (between its ends;
+     * circle = arc_b x arc_a, so the arc runs from arc_a to arc_b clockwise about it: the tests
+     * read v for v', whose part along the normal drops out of them), else the better end. */
+    bool on_arc =
+        e->full_circle || (ddot(dcross(v, e->arc_a), normal) >= 0.0 && ddot(dcross(e->arc_b, v), normal) >= 0.0);
+    if (!on_arc)
+        return fmax(ddot(e->arc_a, v), ddot(e->arc_b, v));
+    if (threshold < 0.0)
+        return INFINITY; /* |v'| >= 0 beats a negative threshold: no need to know by how much */
+    double along = ddot(v, normal);
+    return sqrt(fmax(0.0, dlength_squared(v) - along * along / normal_squared));
 }
 
 /* A's edge e in B's frame, ready for the crossing test. */
@@ -531,11 +535,11 @@ static double edge_a_bound(const prepared_edge *ea, const sat_poly *b, sr_dvec3 
     uint32_t qa = ea->full_circle ? UINT32_MAX : cached(c, ea->face_a);
     uint32_t qb = ea->full_circle ? UINT32_MAX : cached(c, ea->face_b);
     if (qa == UINT32_MAX || qb == UINT32_MAX)
-        return arc_max(ea, dsub(inside_b, ea->point));
-    double first = arc_max(ea, dsub(sat_poly_vertex(b, qa), ea->point));
+        return arc_max(ea, dsub(inside_b, ea->point), threshold);
+    double first = arc_max(ea, dsub(sat_poly_vertex(b, qa), ea->point), threshold);
     if (first <= threshold)
         return first; /* enough to skip the edge */
-    return fmin(first, arc_max(ea, dsub(sat_poly_vertex(b, qb), ea->point)));
+    return fmin(first, arc_max(ea, dsub(sat_poly_vertex(b, qb), ea->point), threshold));
 }
 
 /* The same for B's edge `eb` (its arc negated, B's frame): n . (pB - q) over the arc, q A's
@@ -546,11 +550,11 @@ static double edge_b_bound(const prepared_edge *eb, const sat_poly *a, const sat
     uint32_t qa = eb->full_circle ? UINT32_MAX : cached(c, eb->face_a);
     uint32_t qb = eb->full_circle ? UINT32_MAX : cached(c, eb->face_b);
     if (qa == UINT32_MAX || qb == UINT32_MAX)
-        return arc_max(eb, dsub(eb->point, inside_a));
-    double first = arc_max(eb, dsub(eb->point, sat_a_to_b(rel, sat_poly_vertex(a, qa))));
+        return arc_max(eb, dsub(eb->point, inside_a), threshold);
+    double first = arc_max(eb, dsub(eb->point, sat_a_to_b(rel, sat_poly_vertex(a, qa))), threshold);
     if (first <= threshold)
         return first;
-    return fmin(first, arc_max(eb, dsub(eb->point, sat_a_to_b(rel, sat_poly_vertex(a, qb)))));
+    return fmin(first, arc_max(eb, dsub(eb->point, sat_a_to_b(rel, sat_poly_vertex(a, qb))), threshold));
 }
 
 void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
