@@ -253,6 +253,34 @@ __attribute__((format(printf, 1, 2))) static const char *message_of(const char *
     return message_buffer;
 }
 
+/* The largest separation, both ways, along the face normals of either shape found by brute force:
+ * the planes through three vertices with every vertex on one side (a flat shape's plane too). */
+static double face_separation(const poly *a, const poly *b)
+{
+    double best = -INFINITY;
+    for (int side = 0; side < 2; side++) {
+        const poly *p = side ? b : a;
+        double size = extent(p);
+        for (int i = 0; i < p->count; i++)
+            for (int j = i + 1; j < p->count; j++)
+                for (int k = j + 1; k < p->count; k++) {
+                    sr_dvec3 n =
+                        sr_dvec3_cross(sr_dvec3_sub(p->world[j], p->world[i]), sr_dvec3_sub(p->world[k], p->world[i]));
+                    double length = sr_dvec3_length(n);
+                    if (!(length > 1e-6 * size * size))
+                        continue;
+                    n = sr_dvec3_scale(n, 1.0 / length);
+                    double low, high;
+                    interval(p, n, &low, &high);
+                    double at = sr_dvec3_dot(n, p->world[i]);
+                    if (high > at + 1e-9 * size && low < at - 1e-9 * size)
+                        continue; /* vertices on both sides: no face */
+                    best = fmax(best, fmax(separation_along(a, b, n), separation_along(a, b, sr_dvec3_negate(n))));
+                }
+    }
+    return best;
+}
+
 typedef struct check_stats {
     int hits, misses, near_touching;
 } check_stats;
@@ -348,6 +376,10 @@ static void check_pair(const poly *a, const poly *b, int index, check_stats *sta
     } else {
         PAIR_ASSERT(result.distance <= o.distance + tolerance, "separation %.17g exceeds the distance %.17g",
                     result.distance, o.distance);
+        /* the largest separation over the axes: none of the face normals, either way, does better */
+        double faces = face_separation(a, b);
+        PAIR_ASSERT(result.distance >= faces - tolerance, "separation %.17g, but a face normal separates by %.17g",
+                    result.distance, faces);
         PAIR_ASSERT(in_a <= 1e-6 * size + tolerance && in_b <= 1e-6 * size + tolerance,
                     "witness points outside their shapes by %.3g and %.3g", in_a, in_b);
         PAIR_ASSERT(sr_dvec3_dot(sr_dvec3_sub(result.point_b, result.point_a), normal) >= result.distance - tolerance,

@@ -557,6 +557,11 @@ static double edge_b_bound(const prepared_edge *eb, const sat_poly *a, const sat
     return fmin(first, arc_max(eb, dsub(eb->point, sat_a_to_b(rel, sat_poly_vertex(a, qb))), threshold));
 }
 
+static void edge_pairs(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                       sat_best *best, const face_supports *deepest_a, const face_supports *deepest_b);
+static void reversed_faces(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                           sat_best *best, uint32_t *warm_a, uint32_t *warm_b);
+
 void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
                  sat_best *best)
 {
@@ -608,9 +613,60 @@ void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
         if (recorder)
             sat_record(recorder, SR_SAT_FACE_B, -1, (int)f, axis, separation);
     }
-    /* edge pairs, in B's frame, B's edges prepared by chunks (no allocation) */
-    if (a->dim <= SAT_SEGMENT && b->dim <= SAT_SEGMENT)
-        return; /* points and segments: answered by their closest points (sat.c) */
+    if (!(a->dim <= SAT_SEGMENT && b->dim <= SAT_SEGMENT)) /* points and segments: sat.c's closest points */
+        edge_pairs(a, b, rel, recorder, best, &deepest_a, &deepest_b);
+    if (best->separation > 0.0)
+        reversed_faces(a, b, rel, recorder, best, &warm_a, &warm_b);
+}
+
+/* Apart, every face normal is also tried the other way round (from B's side of A to A's side of
+ * B): not a face of A - B, so it cannot give a depth, but when the shapes are apart it may
+ * separate them more than any face of A - B does, and the answer is the largest separation over
+ * the face normals of both as lines. The last vertices found bound each from above (A's lowest
+ * along the normal is no lower than any of its points, B's highest no higher), so most need no
+ * support point. Only after the faces and edges have found the shapes apart: an overlap's depth
+ * never comes from these. */
+static void reversed_faces(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                           sat_best *best, uint32_t *warm_a, uint32_t *warm_b)
+{
+    double edge_bias = 1e-9 * fmax(a->size, b->size);
+    uint32_t faces_a = sat_poly_face_count(a);
+    for (uint32_t f = 0; f < faces_a; f++) { /* A's face normal n, axis -n: min_A(n . a) - max_B(n . b) */
+        sr_dvec3 n = sat_poly_face(a, f).normal;
+        sr_dvec3 n_b = sat_rotate_inverse(&rel->r, n);
+        if (*warm_a != UINT32_MAX && *warm_b != UINT32_MAX &&
+            ddot(n, dsub(sat_poly_vertex(a, *warm_a), sat_b_to_a(rel, sat_poly_vertex(b, *warm_b)))) <=
+                best->separation)
+            continue;
+        *warm_a = support_warm(a, dneg(n), warm_a);
+        *warm_b = support_warm(b, n_b, warm_b);
+        double separation = ddot(n, dsub(sat_poly_vertex(a, *warm_a), sat_b_to_a(rel, sat_poly_vertex(b, *warm_b))));
+        sat_offer(best, separation, dneg(n), SR_SAT_FACE_A, (int)f, -1, edge_bias);
+        if (recorder)
+            sat_record(recorder, SR_SAT_FACE_A, (int)f, -1, dneg(n), separation);
+    }
+    uint32_t faces_b = sat_poly_face_count(b);
+    for (uint32_t f = 0; f < faces_b; f++) { /* B's face normal c, axis +c: min_B(c . b) - max_A(c . a) */
+        sr_dvec3 c = sat_poly_face(b, f).normal;
+        sr_dvec3 c_a = sat_rotate(&rel->r, c);
+        if (*warm_a != UINT32_MAX && *warm_b != UINT32_MAX &&
+            ddot(c, dsub(sat_poly_vertex(b, *warm_b), sat_a_to_b(rel, sat_poly_vertex(a, *warm_a)))) <=
+                best->separation)
+            continue;
+        *warm_b = support_warm(b, dneg(c), warm_b);
+        *warm_a = support_warm(a, c_a, warm_a);
+        double separation = ddot(c, dsub(sat_poly_vertex(b, *warm_b), sat_a_to_b(rel, sat_poly_vertex(a, *warm_a))));
+        sat_offer(best, separation, c_a, SR_SAT_FACE_B, -1, (int)f, edge_bias);
+        if (recorder)
+            sat_record(recorder, SR_SAT_FACE_B, -1, (int)f, c_a, separation);
+    }
+}
+
+/* The edge pairs whose arcs cross, in B's frame, B's edges prepared by chunks (no allocation). */
+static void edge_pairs(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                       sat_best *best, const face_supports *deepest_a, const face_supports *deepest_b)
+{
+    double edge_bias = 1e-9 * fmax(a->size, b->size);
     uint32_t edges_a = sat_poly_edge_count(a), edges_b = sat_poly_edge_count(b);
     prepared_edge chunk[EDGE_CHUNK];
     uint32_t chunk_edge[EDGE_CHUNK];
@@ -629,7 +685,7 @@ void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
     uint32_t bounded_a = edges_a < BOUNDED_EDGES ? edges_a : BOUNDED_EDGES;
     for (uint32_t e = 0; e < bounded_a; e++) {
         prepared_edge ea = prepare_a(a, e, rel);
-        double bound = edge_a_bound(&ea, b, inside_b, &deepest_b, best->separation);
+        double bound = edge_a_bound(&ea, b, inside_b, deepest_b, best->separation);
         float rounded = (float)bound;
         bound_a[e] = (double)rounded < bound ? nextafterf(rounded, INFINITY) : rounded;
     }
@@ -637,7 +693,7 @@ void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
         uint32_t count = 0;
         for (; next_b < edges_b && count < EDGE_CHUNK; next_b++) {
             prepared_edge eb = prepare(sat_poly_edge(b, next_b), true);
-            if (edge_b_bound(&eb, a, rel, inside_a, &deepest_a, best->separation) <= best->separation)
+            if (edge_b_bound(&eb, a, rel, inside_a, deepest_a, best->separation) <= best->separation)
                 continue;
             chunk[count] = eb;
             chunk_edge[count] = next_b;
@@ -650,7 +706,7 @@ void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
             if (e < bounded_a && bound_a[e] <= best->separation)
                 continue;
             prepared_edge ea = prepare_a(a, e, rel);
-            if (e >= bounded_a && edge_a_bound(&ea, b, inside_b, &deepest_b, best->separation) <= best->separation)
+            if (e >= bounded_a && edge_a_bound(&ea, b, inside_b, deepest_b, best->separation) <= best->separation)
                 continue;
             if (screened)
                 screen(&ea, &soa, count);
