@@ -223,6 +223,49 @@ Test(collide_sat, touching_identical_nested_and_aligned_boxes)
     }
 }
 
+/* A shape against itself at the same pose, and against a copy shrunk inside it: every kind. The
+ * depth of a shape against itself is its least width (the brute force's), 0 for flat ones. */
+Test(collide_sat, identical_and_nested_shapes_of_every_kind)
+{
+    rng r = {0x1de7};
+    check_stats stats = {0};
+    for (int index = 0; index < BRUTE_COUNT(600, 60); index++) {
+        poly pa, pb;
+        poly *a = &pa, *b = &pb;
+        int kind = index % KIND_COUNT;
+        rng copy = r;
+        random_shape(&r, kind, index % 3 == 0 ? 1e-3 : 1.0, a);
+        random_shape(&copy, kind, index % 3 == 0 ? 1e-3 : 1.0, b); /* the same draws: the same shape */
+        r = copy;
+        sr_pose pose = {index % 2 ? rng_dvec3(&r, -1e3, 1e3) : sr_dvec3_make(0, 0, 0), rng_rotation(&r)};
+        poly_place(a, pose);
+        if (index % 4 == 3 && kind != KIND_POINT && kind != KIND_SEGMENT) {
+            /* nested: B is A's points pulled halfway towards their centre */
+            sr_dvec3 centre = {0, 0, 0};
+            for (int i = 0; i < b->local_count; i++)
+                centre = sr_dvec3_add(centre, sr_dvec3_scale(b->local[i], 1.0 / b->local_count));
+            sr_dvec3 shrunk[MAX_VERTICES];
+            for (int i = 0; i < b->local_count; i++)
+                shrunk[i] = sr_dvec3_add(centre, sr_dvec3_scale(sr_dvec3_sub(b->local[i], centre), 0.5));
+            int count = b->local_count;
+            sr_shape_type type = b->shape.type;
+            sr_dvec3 half = sr_dvec3_scale(b->shape.half_extents, 0.5);
+            poly_free(b);
+            if (type == SR_SHAPE_BOX)
+                make_box(b, half);
+            else if (type == SR_SHAPE_HULL)
+                make_hull(b, shrunk, count);
+            else
+                make_points_shape(b, type, shrunk, count);
+        }
+        poly_place(b, pose);
+        check_pair(a, b, index, &stats);
+        poly_free(a);
+        poly_free(b);
+    }
+    cr_assert(stats.hits > 0);
+}
+
 /* Ridges crossing at a small angle: two wedges (sharp triangular prisms, as hulls) or two boxes
  * turned 45 degrees, one edge up and one edge down, crossing at angle theta in the top view and
  * overlapping by 1e-3 where they cross. The minimum translation is along the cross product of the

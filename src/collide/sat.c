@@ -160,7 +160,11 @@ static void low_dimensional(const sat_poly *a, const sat_poly *b, const sat_rela
          * they span, or of the line, or +x */
         sr_dvec3 da = dsub(a1, a0), db = dsub(b1, b0);
         sr_dvec3 line = dlength_squared(da) >= dlength_squared(db) ? da : db;
-        axis = sr_dvec3_normalize(dcross(da, db));
+        sr_dvec3 across = dcross(da, db);
+        /* (the cross product of nearly parallel segments is rounding: its direction too) */
+        bool crossing =
+            dlength_squared(across) > SAT_PARALLEL * SAT_PARALLEL * dlength_squared(da) * dlength_squared(db);
+        axis = crossing ? sr_dvec3_normalize(across) : dv(0, 0, 0);
         if (dlength_squared(axis) == 0.0 && dlength_squared(line) > 0.0) {
             sr_dvec3 helper = fabs(line.x) <= fabs(line.y) && fabs(line.x) <= fabs(line.z)
                                   ? dv(1, 0, 0)
