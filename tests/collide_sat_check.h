@@ -249,28 +249,38 @@ __attribute__((format(printf, 1, 2))) static const char *message_of(const char *
 }
 
 /* The largest separation, both ways, along the face normals of either shape found by brute force:
- * the planes through three vertices with every vertex on one side (a flat shape's plane too). */
+ * the planes through three vertices with every vertex on one side (a flat shape's plane too).
+ * Found in the shape's own frame (small coordinates: a needle's planes are told from near-planes
+ * tilted by its rounding), the normal then turned into the world. */
 static inline double face_separation(const poly *a, const poly *b)
 {
     double best = -INFINITY;
     for (int side = 0; side < 2; side++) {
         const poly *p = side ? b : a;
-        double size = extent(p);
-        for (int i = 0; i < p->count; i++)
-            for (int j = i + 1; j < p->count; j++)
-                for (int k = j + 1; k < p->count; k++) {
-                    sr_dvec3 n =
-                        sr_dvec3_cross(sr_dvec3_sub(p->world[j], p->world[i]), sr_dvec3_sub(p->world[k], p->world[i]));
+        const sr_dvec3 *v = p->local;
+        double size = 0.0;
+        for (int i = 0; i < p->local_count; i++)
+            for (int j = 0; j < i; j++)
+                size = fmax(size, sr_dvec3_length(sr_dvec3_sub(v[i], v[j])));
+        for (int i = 0; i < p->local_count; i++)
+            for (int j = i + 1; j < p->local_count; j++)
+                for (int k = j + 1; k < p->local_count; k++) {
+                    sr_dvec3 n = sr_dvec3_cross(sr_dvec3_sub(v[j], v[i]), sr_dvec3_sub(v[k], v[i]));
                     double length = sr_dvec3_length(n);
                     if (!(length > 1e-6 * size * size))
                         continue;
                     n = sr_dvec3_scale(n, 1.0 / length);
-                    double low, high;
-                    interval(p, n, &low, &high);
-                    double at = sr_dvec3_dot(n, p->world[i]);
-                    if (high > at + 1e-9 * size && low < at - 1e-9 * size)
+                    double at = sr_dvec3_dot(n, v[i]), low = at, high = at;
+                    for (int m = 0; m < p->local_count; m++) {
+                        double d = sr_dvec3_dot(n, v[m]);
+                        low = fmin(low, d);
+                        high = fmax(high, d);
+                    }
+                    if (high > at + 1e-12 * size && low < at - 1e-12 * size)
                         continue; /* vertices on both sides: no face */
-                    best = fmax(best, fmax(separation_along(a, b, n), separation_along(a, b, sr_dvec3_negate(n))));
+                    sr_dvec3 world = sr_dquat_rotate(p->shape.pose.rotation, n);
+                    best =
+                        fmax(best, fmax(separation_along(a, b, world), separation_along(a, b, sr_dvec3_negate(world))));
                 }
     }
     return best;
