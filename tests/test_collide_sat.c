@@ -1,25 +1,18 @@
 /* test_collide_sat.c — sr_collide_sat against an independent computation that knows nothing of
- * faces, edges or the Gauss map. Each polytope is its world vertices; the brute force projects
- * all of them on every axis it tries:
- *  - the axes: every cross product of two directions between two vertices of the same or of
- *    either shape (a superset of the face normals of A - B, whose edges are such directions); the
- *    largest separation over them is the depth's exact value on overlap (-depth) for a solid
- *    A - B, and a lower bound of the distance when apart;
- *  - when A - B is flat (both shapes flat in one plane, or segments), the distance from the
- *    origin to A - B by enumerating every subset of up to four of its vertices
- *    (collide_brute.h), and depth 0 on overlap;
- *  - the distance when apart: the closest points of every vertex triple of one against every
- *    vertex of the other, and every vertex pair against every vertex pair (closest.c, tested on
- *    its own against a brute force).
- * The checks: the verdict (hit or not) against the brute force, except within the tolerance of
+ * faces, edges or the Gauss map (collide_sat_check.h: every vertex projected on every cross
+ * product of vertex-difference directions, brute-force distances and face planes). The checks
+ * (check_pair): the verdict (hit or not) against the brute force, except within the tolerance of
  * touching; on overlap the depth, and the brute-force separation along the returned normal
  * equal to -depth (any normal with the same depth is right: ties are real), the witness points
  * in their shapes with point_a - point_b = depth * normal, and B moved by depth * normal touching
- * A; when apart a separation that the brute force confirms along the returned normal and that
- * never exceeds the distance; every traced axis's intervals and separation recomputed by
- * projecting all vertices; the same bits on a second call. Also: the box-box and triangle-box
- * paths against the generic one (the same boxes as hulls), analytic cases, statuses. */
-#include "collide_brute.h"
+ * A; when apart a separation that the brute force confirms along the returned normal, that never
+ * exceeds the distance and that no face plane (either way) beats; every traced axis's intervals
+ * and separation recomputed by projecting all vertices; the same bits on a second call. The
+ * pairs: random pairs of every kind, touching, identical, nested and aligned boxes, ridges
+ * crossing at small angles, shapes in one plane, hulls past the stack tables; and the box-box and
+ * triangle-box paths against the generic one (the same shapes as hulls), analytic cases,
+ * statuses, the hull's edge-to-face table. */
+#include "collide_sat_check.h"
 
 #include "../src/collide/collide_internal.h" /* the hull's edge_faces, which the Gauss map reads */
 
@@ -28,330 +21,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-enum { MAX_VERTICES = 16 };
-
-/* A test polytope: the shape (a hull's lives in `hull`) and its world vertices. */
-typedef struct poly {
-    sr_shape shape;
-    sr_hull *hull;
-    sr_dvec3 local[MAX_VERTICES];
-    int local_count;
-    sr_dvec3 world[MAX_VERTICES];
-    int count;
-} poly;
-
-static void poly_place(poly *p, sr_pose pose)
-{
-    p->shape.pose = pose;
-    p->count = p->local_count;
-    for (int i = 0; i < p->count; i++)
-        p->world[i] = sr_dvec3_add(sr_dquat_rotate(pose.rotation, p->local[i]), pose.position);
-}
-
-static void poly_free(poly *p)
-{
-    if (p->hull)
-        sr_hull_destroy(p->hull);
-    p->hull = NULL;
-}
-
-static void make_box(poly *p, sr_dvec3 h)
-{
-    memset(p, 0, sizeof *p);
-    p->shape = sr_shape_box(h);
-    for (int k = 0; k < 8; k++)
-        p->local[k] = sr_dvec3_make(k & 1 ? h.x : -h.x, k & 2 ? h.y : -h.y, k & 4 ? h.z : -h.z);
-    p->local_count = 8;
-}
-
-static void make_points_shape(poly *p, sr_shape_type type, const sr_dvec3 *points, int count)
-{
-    memset(p, 0, sizeof *p);
-    if (type == SR_SHAPE_POINT)
-        p->shape = sr_shape_point();
-    else if (type == SR_SHAPE_SEGMENT)
-        p->shape = sr_shape_segment(points[0], points[1]);
-    else
-        p->shape = sr_shape_triangle(points[0], points[1], points[2]);
-    for (int i = 0; i < count; i++)
-        p->local[i] = type == SR_SHAPE_POINT ? sr_dvec3_make(0, 0, 0) : points[i];
-    p->local_count = count;
-}
-
-static void make_hull(poly *p, const sr_dvec3 *points, int count)
-{
-    memset(p, 0, sizeof *p);
-    sr_error err;
-    cr_assert_eq(sr_hull_create(points, (size_t)count, &p->hull, &err), SR_OK, "%s", err.message);
-    p->shape = sr_shape_hull(p->hull);
-    for (int i = 0; i < count; i++)
-        p->local[i] = points[i];
-    p->local_count = count;
-}
-
-/* ---- the brute force ---- */
-
-static void interval(const poly *p, sr_dvec3 axis, double *low, double *high)
-{
-    *low = INFINITY;
-    *high = -INFINITY;
-    for (int i = 0; i < p->count; i++) {
-        double d = sr_dvec3_dot(p->world[i], axis);
-        *low = d < *low ? d : *low;
-        *high = d > *high ? d : *high;
-    }
-}
-
-/* separation along a unit axis oriented from A towards B */
-static double separation_along(const poly *a, const poly *b, sr_dvec3 axis)
-{
-    double a_low, a_high, b_low, b_high;
-    interval(a, axis, &a_low, &a_high);
-    interval(b, axis, &b_low, &b_high);
-    return b_low - a_high;
-}
-
-static double extent(const poly *p)
-{
-    double size = 0.0;
-    for (int i = 0; i < p->count; i++)
-        for (int j = 0; j < i; j++)
-            size = fmax(size, sr_dvec3_length(sr_dvec3_sub(p->world[i], p->world[j])));
-    return size;
-}
-
-typedef struct oracle {
-    double best_separation; /* over the superset of axes, both ways */
-    bool flat;              /* A - B is at most flat */
-    double distance;        /* 0 on overlap */
-    bool overlap;
-} oracle;
-
-static int directions(const poly *p, sr_dvec3 *out, int n)
-{
-    for (int i = 0; i < p->count; i++)
-        for (int j = 0; j < i; j++) {
-            sr_dvec3 d = sr_dvec3_sub(p->world[i], p->world[j]);
-            if (!(sr_dvec3_length(d) > 0.0))
-                continue;
-            d = sr_dvec3_normalize(d);
-            bool known = false; /* parallel to one already there: the same axes */
-            for (int k = 0; k < n && !known; k++)
-                known = sr_dvec3_length(sr_dvec3_cross(d, out[k])) < 1e-12;
-            if (!known)
-                out[n++] = d;
-        }
-    return n;
-}
-
-static double feature_distance(const poly *a, const poly *b)
-{
-    double best = INFINITY;
-    for (int swap = 0; swap < 2; swap++) {
-        const poly *p = swap ? b : a, *q = swap ? a : b;
-        for (int i = 0; i < p->count; i++)
-            for (int j = 0; j <= i; j++)
-                for (int k = 0; k <= j; k++)
-                    for (int v = 0; v < q->count; v++) {
-                        sr_dvec3 c =
-                            sr_collide_closest_point_triangle(q->world[v], p->world[i], p->world[j], p->world[k], NULL);
-                        best = fmin(best, sr_dvec3_length(sr_dvec3_sub(c, q->world[v])));
-                    }
-    }
-    for (int i = 0; i < a->count; i++)
-        for (int j = 0; j <= i; j++)
-            for (int k = 0; k < b->count; k++)
-                for (int l = 0; l <= k; l++)
-                    best = fmin(best, sqrt(sr_collide_closest_segment_segment(a->world[i], a->world[j], b->world[k],
-                                                                              b->world[l], NULL, NULL)));
-    return best;
-}
-
-static oracle brute_force(const poly *a, const poly *b)
-{
-    static sr_dvec3 dirs[2 * MAX_VERTICES * MAX_VERTICES];
-    int n = directions(a, dirs, 0);
-    n = directions(b, dirs, n);
-    oracle o = {.best_separation = -INFINITY};
-    double widest = 0.0;
-    sr_dvec3 plane = {0, 0, 0};
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < i; j++) {
-            sr_dvec3 c = sr_dvec3_cross(dirs[i], dirs[j]);
-            double length = sr_dvec3_length(c);
-            if (!(length > 1e-9))
-                continue;
-            sr_dvec3 axis = sr_dvec3_scale(c, 1.0 / length);
-            double s = fmax(separation_along(a, b, axis), separation_along(a, b, sr_dvec3_negate(axis)));
-            o.best_separation = fmax(o.best_separation, s);
-            if (length > widest) {
-                widest = length;
-                plane = axis;
-            }
-        }
-    /* the rank of the directions: A - B is flat when all lie in the plane of the two that are the
-     * farthest from parallel */
-    double volume = 0.0;
-    for (int k = 0; k < n; k++)
-        volume = fmax(volume, fabs(sr_dvec3_dot(plane, dirs[k])));
-    /* segments and points, or all directions in one plane */
-    o.flat = o.best_separation == -INFINITY || volume < 1e-9;
-    if (o.flat) {
-        static sr_dvec3 differences[MAX_VERTICES * MAX_VERTICES];
-        int m = 0;
-        for (int i = 0; i < a->count; i++)
-            for (int j = 0; j < b->count; j++)
-                differences[m++] = sr_dvec3_sub(a->world[i], b->world[j]);
-        o.distance = brute_closest_in_hull_k(sr_dvec3_make(0, 0, 0), differences, m, 3, NULL);
-        o.overlap = o.distance <= 0.0;
-        if (o.best_separation == -INFINITY)
-            o.best_separation = o.distance;
-    } else {
-        o.overlap = o.best_separation <= 0.0;
-        o.distance = o.overlap ? 0.0 : feature_distance(a, b);
-    }
-    return o;
-}
-
-/* ---- the checks ---- */
-
-static double coordinate_scale(const poly *a, const poly *b)
-{
-    return fmax(brute_max_abs(a->world, a->count), brute_max_abs(b->world, b->count));
-}
-
-static void describe(const poly *p, char *out, size_t size)
-{
-    int n = snprintf(out, size, "%s pos (%.17g, %.17g, %.17g) rot (%.17g, %.17g, %.17g, %.17g) vertices",
-                     sr_shape_type_name(p->shape.type), p->shape.pose.position.x, p->shape.pose.position.y,
-                     p->shape.pose.position.z, p->shape.pose.rotation.x, p->shape.pose.rotation.y,
-                     p->shape.pose.rotation.z, p->shape.pose.rotation.w);
-    for (int i = 0; i < p->local_count && n > 0 && (size_t)n < size; i++)
-        n += snprintf(out + n, size - (size_t)n, " [%.17g, %.17g, %.17g]", p->local[i].x, p->local[i].y, p->local[i].z);
-}
-
-#define PAIR_ASSERT(condition, ...)                                                                                    \
-    do {                                                                                                               \
-        if (!(condition)) {                                                                                            \
-            char da[2048], db[2048];                                                                                   \
-            describe(a, da, sizeof da);                                                                                \
-            describe(b, db, sizeof db);                                                                                \
-            cr_assert(condition, "%s (pair %d)\n  A: %s\n  B: %s", message_of(__VA_ARGS__), index, da, db);            \
-        }                                                                                                              \
-    } while (0)
-
-static char message_buffer[512];
-__attribute__((format(printf, 1, 2))) static const char *message_of(const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(message_buffer, sizeof message_buffer, format, args);
-    va_end(args);
-    return message_buffer;
-}
-
-typedef struct check_stats {
-    int hits, misses, near_touching;
-} check_stats;
-
-static void check_pair(const poly *a, const poly *b, int index, check_stats *stats)
-{
-    static sr_sat_axis axes[4096];
-    sr_collide_trace trace = {.sat = axes, .sat_capacity = 4096};
-    sr_collide_options options = {.trace = &trace};
-    sr_collide_result result, again;
-    sr_collide_status status = sr_collide_sat(&a->shape, &b->shape, &options, &result);
-    PAIR_ASSERT(status == SR_COLLIDE_OK, "status %d", status);
-    sr_collide_sat(&a->shape, &b->shape, NULL, &again);
-    PAIR_ASSERT(memcmp(&result, &again, sizeof result) == 0, "a second call (untraced) answers differently");
-    PAIR_ASSERT(trace.dropped == 0 && trace.sat_count > 0, "%zu axes traced, %zu dropped", trace.sat_count,
-                trace.dropped);
-    PAIR_ASSERT(result.method == SR_COLLIDE_BY_SAT, "method %d", result.method);
-
-    double size = fmax(extent(a), extent(b));
-    double tolerance = 1e-8 * size + 1e-13 * coordinate_scale(a, b);
-    oracle o = brute_force(a, b);
-
-    /* every traced axis, recomputed */
-    double largest = -INFINITY;
-    for (size_t i = 0; i < trace.sat_count; i++) {
-        const sr_sat_axis *x = &axes[i];
-        PAIR_ASSERT(fabs(sr_dvec3_length(x->axis) - 1.0) < 1e-12, "traced axis %zu is not unit", i);
-        double a_low, a_high, b_low, b_high;
-        interval(a, x->axis, &a_low, &a_high);
-        interval(b, x->axis, &b_low, &b_high);
-        PAIR_ASSERT(fabs(x->min_a - a_low) <= tolerance && fabs(x->max_a - a_high) <= tolerance &&
-                        fabs(x->min_b - b_low) <= tolerance && fabs(x->max_b - b_high) <= tolerance,
-                    "traced axis %zu (kind %d): intervals A [%.17g, %.17g] B [%.17g, %.17g], projected A [%.17g, "
-                    "%.17g] B [%.17g, %.17g]",
-                    i, x->kind, x->min_a, x->max_a, x->min_b, x->max_b, a_low, a_high, b_low, b_high);
-        if (!o.flat || x->kind != SR_SAT_EDGE_EDGE || a->count > 2 || b->count > 2)
-            PAIR_ASSERT(fabs(x->separation - (b_low - a_high)) <= tolerance,
-                        "traced axis %zu (kind %d, features %d %d): separation %.17g, projected %.17g", i, x->kind,
-                        x->feature_a, x->feature_b, x->separation, b_low - a_high);
-        largest = fmax(largest, x->separation);
-    }
-    /* the answer is a traced axis, the largest but for the bias towards faces (1e-9 of the size) */
-    bool traced = false;
-    for (size_t i = 0; i < trace.sat_count; i++)
-        traced |= axes[i].separation == result.distance;
-    PAIR_ASSERT(traced && result.distance >= largest - 1e-9 * size,
-                "the answer %.17g is not the largest traced separation %.17g", result.distance, largest);
-    PAIR_ASSERT(fabs(sr_dvec3_length(result.normal) - 1.0) < 1e-12, "the normal is not unit");
-
-    /* the verdict */
-    bool near_touching =
-        fabs(o.overlap ? o.best_separation : o.distance) <= tolerance || fabs(result.distance) <= tolerance;
-    if (near_touching) {
-        stats->near_touching++;
-    } else {
-        PAIR_ASSERT(result.hit == o.overlap,
-                    "hit %d, the brute force says %s (its separation %.17g, distance "
-                    "%.17g; ours %.17g)",
-                    result.hit, o.overlap ? "overlap" : "apart", o.best_separation, o.distance, result.distance);
-    }
-    if (result.hit)
-        stats->hits++;
-    else
-        stats->misses++;
-    sr_dvec3 normal = result.normal;
-    double along = separation_along(a, b, normal);
-    PAIR_ASSERT(fabs(along - result.distance) <= tolerance,
-                "the separation along the normal is %.17g, the answer %.17g", along, result.distance);
-    double in_a = brute_closest_in_hull(result.point_a, a->world, a->count, NULL);
-    double in_b = brute_closest_in_hull(result.point_b, b->world, b->count, NULL);
-    if (result.hit) {
-        double depth = -result.distance;
-        if (!o.flat)
-            PAIR_ASSERT(fabs(depth + o.best_separation) <= tolerance, "depth %.17g, the brute force's %.17g", depth,
-                        -o.best_separation);
-        else
-            PAIR_ASSERT(depth <= tolerance, "depth %.17g of a flat Minkowski difference", depth);
-        sr_dvec3 gap = sr_dvec3_sub(sr_dvec3_sub(result.point_a, result.point_b), sr_dvec3_scale(normal, depth));
-        PAIR_ASSERT(sr_dvec3_length(gap) <= tolerance, "point_a - point_b is not depth * normal (off by %.3g)",
-                    sr_dvec3_length(gap));
-        PAIR_ASSERT(in_a <= 1e-6 * size + tolerance && in_b <= 1e-6 * size + tolerance,
-                    "witness points outside their shapes by %.3g and %.3g", in_a, in_b);
-        /* B moved by depth * normal touches A */
-        if (!o.flat) {
-            poly moved = *b;
-            for (int i = 0; i < moved.count; i++)
-                moved.world[i] = sr_dvec3_add(moved.world[i], sr_dvec3_scale(normal, depth));
-            oracle after = brute_force(a, &moved);
-            PAIR_ASSERT(fabs(after.best_separation) <= 2 * tolerance,
-                        "B moved by depth * normal does not touch A (separation %.3g)", after.best_separation);
-        }
-    } else {
-        PAIR_ASSERT(result.distance <= o.distance + tolerance, "separation %.17g exceeds the distance %.17g",
-                    result.distance, o.distance);
-        PAIR_ASSERT(in_a <= 1e-6 * size + tolerance && in_b <= 1e-6 * size + tolerance,
-                    "witness points outside their shapes by %.3g and %.3g", in_a, in_b);
-        PAIR_ASSERT(sr_dvec3_dot(sr_dvec3_sub(result.point_b, result.point_a), normal) >= result.distance - tolerance,
-                    "the witness points are closer along the normal than the separation");
-    }
-}
 
 /* ---- shapes for the tests ---- */
 
@@ -365,6 +36,7 @@ enum {
     KIND_FLAT_HULL,
     KIND_NEEDLE_HULL,
     KIND_DEGENERATE_TRIANGLE,
+    KIND_LINE_HULL,
     KIND_COUNT
 };
 
@@ -421,6 +93,15 @@ static void random_shape(rng *r, int kind, double scale, poly *p)
         make_hull(p, pts, n);
         break;
     }
+    case KIND_LINE_HULL: { /* collinear points (a hull of dimension 1), or one point repeated */
+        int n = 2 + (int)(rng_next(r) % 4);
+        sr_dvec3 direction = rng_unit_dvec3(r);
+        bool one_point = rng_next(r) % 4 == 0;
+        for (int i = 0; i < n; i++)
+            pts[i] = sr_dvec3_scale(direction, one_point ? 0.3 * scale : rng_double_range(r, -1, 1) * scale);
+        make_hull(p, pts, n);
+        break;
+    }
     default: { /* needle: nearly collinear */
         int n = 4 + (int)(rng_next(r) % 4);
         for (int i = 0; i < n; i++) {
@@ -454,6 +135,9 @@ Test(collide_sat, random_pairs_of_every_kind_against_the_brute_force)
     check_stats stats = {0};
     const double scales[3] = {1.0, 1e-3, 1e3};
     int pairs = BRUTE_COUNT(8000, 800);
+    const char *stress = getenv("SOFTRAST_SAT_PAIRS"); /* a longer run by hand: SOFTRAST_SAT_PAIRS=200000 */
+    if (stress && atoi(stress) > 0)
+        pairs = atoi(stress);
     for (int index = 0; index < pairs; index++) {
         poly pa, pb;
         poly *a = &pa, *b = &pb;
@@ -539,6 +223,49 @@ Test(collide_sat, touching_identical_nested_and_aligned_boxes)
     }
 }
 
+/* A shape against itself at the same pose, and against a copy shrunk inside it: every kind. The
+ * depth of a shape against itself is its least width (the brute force's), 0 for flat ones. */
+Test(collide_sat, identical_and_nested_shapes_of_every_kind)
+{
+    rng r = {0x1de7};
+    check_stats stats = {0};
+    for (int index = 0; index < BRUTE_COUNT(600, 60); index++) {
+        poly pa, pb;
+        poly *a = &pa, *b = &pb;
+        int kind = index % KIND_COUNT;
+        rng copy = r;
+        random_shape(&r, kind, index % 3 == 0 ? 1e-3 : 1.0, a);
+        random_shape(&copy, kind, index % 3 == 0 ? 1e-3 : 1.0, b); /* the same draws: the same shape */
+        r = copy;
+        sr_pose pose = {index % 2 ? rng_dvec3(&r, -1e3, 1e3) : sr_dvec3_make(0, 0, 0), rng_rotation(&r)};
+        poly_place(a, pose);
+        if (index % 4 == 3 && kind != KIND_POINT && kind != KIND_SEGMENT) {
+            /* nested: B is A's points pulled halfway towards their centre */
+            sr_dvec3 centre = {0, 0, 0};
+            for (int i = 0; i < b->local_count; i++)
+                centre = sr_dvec3_add(centre, sr_dvec3_scale(b->local[i], 1.0 / b->local_count));
+            sr_dvec3 shrunk[MAX_VERTICES];
+            for (int i = 0; i < b->local_count; i++)
+                shrunk[i] = sr_dvec3_add(centre, sr_dvec3_scale(sr_dvec3_sub(b->local[i], centre), 0.5));
+            int count = b->local_count;
+            sr_shape_type type = b->shape.type;
+            sr_dvec3 half = sr_dvec3_scale(b->shape.half_extents, 0.5);
+            poly_free(b);
+            if (type == SR_SHAPE_BOX)
+                make_box(b, half);
+            else if (type == SR_SHAPE_HULL)
+                make_hull(b, shrunk, count);
+            else
+                make_points_shape(b, type, shrunk, count);
+        }
+        poly_place(b, pose);
+        check_pair(a, b, index, &stats);
+        poly_free(a);
+        poly_free(b);
+    }
+    cr_assert(stats.hits > 0);
+}
+
 /* Ridges crossing at a small angle: two wedges (sharp triangular prisms, as hulls) or two boxes
  * turned 45 degrees, one edge up and one edge down, crossing at angle theta in the top view and
  * overlapping by 1e-3 where they cross. The minimum translation is along the cross product of the
@@ -590,6 +317,157 @@ Test(collide_sat, ridges_crossing_at_small_angles)
                 poly_free(a);
                 poly_free(b);
             }
+}
+
+/* Flat shapes in one plane: touching (depth 0) where they overlap in it, apart by their side
+ * normals where they do not. */
+Test(collide_sat, coplanar_flat_shapes)
+{
+    rng r = {0xc0f1a7};
+    check_stats stats = {0};
+    int count = BRUTE_COUNT(1500, 150);
+    for (int index = 0; index < count; index++) {
+        poly pa, pb;
+        poly *a = &pa, *b = &pb;
+        const int kinds[4] = {KIND_TRIANGLE, KIND_FLAT_HULL, KIND_FLAT_BOX, KIND_SEGMENT};
+        int kind_a = kinds[rng_next(&r) % 4], kind_b = kinds[rng_next(&r) % 4];
+        random_shape(&r, kind_a, 1.0, a);
+        random_shape(&r, kind_b, 1.0, b);
+        /* everything in the plane z = 0 of the shared rotation (the triangles' and segments'
+         * points are flattened there) */
+        for (int k = 0; k < 2; k++) {
+            poly *p = k ? b : a;
+            if (p->shape.type == SR_SHAPE_TRIANGLE || p->shape.type == SR_SHAPE_SEGMENT) {
+                for (int i = 0; i < p->local_count; i++) {
+                    p->local[i].z = 0.0;
+                    p->shape.points[i].z = 0.0;
+                }
+            }
+        }
+        sr_dquat q = index % 2 ? rng_rotation(&r) : sr_dquat_identity();
+        sr_dvec3 origin = index % 3 == 0 ? sr_dvec3_make(1e3, 1e3, -1e3) : sr_dvec3_make(0, 0, 0);
+        sr_dvec3 offset = rng_dvec3(&r, -1.5, 1.5);
+        offset.z = 0.0;
+        poly_place(a, (sr_pose){origin, q});
+        poly_place(b, (sr_pose){sr_dvec3_add(origin, sr_dquat_rotate(q, offset)), q});
+        check_pair(a, b, index, &stats);
+        poly_free(a);
+        poly_free(b);
+    }
+    cr_log_info("coplanar: %d hits, %d misses, %d near touching", stats.hits, stats.misses, stats.near_touching);
+    cr_assert(stats.hits > count / 5 && stats.misses > count / 5, "%d hits, %d misses", stats.hits, stats.misses);
+}
+
+/* Hulls past the SAT's caches (1,024 faces and edges kept on the stack; beyond, the bounds are
+ * found again or loosened): a 1,200-point sphere (about 2,400 faces, 3,600 edges) and a 1,200-gon
+ * against boxes and small hulls. Too big for the brute force over vertex pairs: the depth is
+ * checked against the smallest overlap over directions (2,000 random, the best 20 refined by a
+ * descent over small rotations), which no direction may undercut, and recomputed along the
+ * normal by projecting every vertex. */
+static double overlap_along(const sr_dvec3 *pa, int na, const sr_dvec3 *pb, int nb, sr_dvec3 n)
+{
+    double a_high = -INFINITY, b_low = INFINITY;
+    for (int i = 0; i < na; i++)
+        a_high = fmax(a_high, sr_dvec3_dot(pa[i], n));
+    for (int i = 0; i < nb; i++)
+        b_low = fmin(b_low, sr_dvec3_dot(pb[i], n));
+    return a_high - b_low;
+}
+
+Test(collide_sat, big_hulls_past_the_caches)
+{
+    rng r = {0xb16};
+    enum { BIG = 1200 };
+    static sr_dvec3 local[BIG], world_a[BIG], world_b[16];
+    for (int flat = 0; flat < 2; flat++) {
+        for (int i = 0; i < BIG; i++) {
+            local[i] = rng_unit_dvec3(&r);
+            if (flat) { /* a polygon of 1,200 corners */
+                double angle = 2 * M_PI * i / BIG;
+                local[i] = sr_dvec3_make(cos(angle), sin(angle), 0);
+            }
+        }
+        sr_hull *big;
+        cr_assert_eq(sr_hull_create(local, BIG, &big, NULL), SR_OK);
+        sr_hull_view view = sr_hull_get_view(big);
+        cr_assert(flat || (view.face_count > 1024 && view.edge_count > 1024), "%zu faces, %zu edges", view.face_count,
+                  view.edge_count);
+        for (int index = 0; index < BRUTE_COUNT(24, 4); index++) {
+            sr_shape a =
+                sr_shape_with_pose(sr_shape_hull(big), sr_pose_make(rng_dvec3(&r, -0.2, 0.2), rng_rotation(&r)));
+            poly pb;
+            if (index % 2)
+                make_box(&pb, rng_dvec3(&r, 0.1, 0.6));
+            else {
+                sr_dvec3 pts[10];
+                for (int i = 0; i < 10; i++)
+                    pts[i] = rng_dvec3(&r, -0.5, 0.5);
+                make_hull(&pb, pts, 10);
+            }
+            poly_place(&pb,
+                       (sr_pose){sr_dvec3_scale(rng_unit_dvec3(&r), rng_double_range(&r, 0.6, 1.3)), rng_rotation(&r)});
+            for (size_t i = 0; i < view.vertex_count; i++)
+                world_a[i] = sr_pose_apply(a.pose, view.vertices[i]);
+            for (int i = 0; i < pb.count; i++)
+                world_b[i] = pb.world[i];
+            int na = (int)view.vertex_count, nb = pb.count;
+            sr_collide_result result;
+            cr_assert_eq(sr_collide_sat(&a, &pb.shape, NULL, &result), SR_COLLIDE_OK);
+            double along = -overlap_along(world_a, na, world_b, nb, result.normal);
+            cr_assert(fabs(along - result.distance) < 1e-9,
+                      "flat %d pair %d: separation along the normal %.17g, "
+                      "answer %.17g",
+                      flat, index, along, result.distance);
+            if (!result.hit || flat) { /* a flat hull's depth is 0; apart: a lower bound, checked along its normal */
+                poly_free(&pb);
+                continue;
+            }
+            /* no direction overlaps less than the depth */
+            double depth = -result.distance, least = INFINITY;
+            sr_dvec3 best[20];
+            double best_overlap[20];
+            int kept = 0;
+            for (int t = 0; t < 2000; t++) {
+                sr_dvec3 n = rng_unit_dvec3(&r);
+                double o = overlap_along(world_a, na, world_b, nb, n);
+                int slot;
+                if (kept < 20)
+                    slot = kept++;
+                else if (o < best_overlap[19])
+                    slot = 19;
+                else
+                    continue;
+                best[slot] = n;
+                best_overlap[slot] = o;
+                for (int j = slot; j > 0 && best_overlap[j] < best_overlap[j - 1]; j--) {
+                    sr_dvec3 sn = best[j];
+                    best[j] = best[j - 1];
+                    best[j - 1] = sn;
+                    double so = best_overlap[j];
+                    best_overlap[j] = best_overlap[j - 1];
+                    best_overlap[j - 1] = so;
+                }
+            }
+            for (int k = 0; k < kept; k++) {
+                sr_dvec3 n = best[k];
+                double o = best_overlap[k];
+                for (double step = 0.05; step > 1e-7; step *= 0.6)
+                    for (int t = 0; t < 12; t++) {
+                        sr_dvec3 m = sr_dvec3_normalize(sr_dvec3_add(n, sr_dvec3_scale(rng_unit_dvec3(&r), step)));
+                        double om = overlap_along(world_a, na, world_b, nb, m);
+                        if (om < o) {
+                            o = om;
+                            n = m;
+                        }
+                    }
+                least = fmin(least, o);
+            }
+            cr_assert(depth <= least + 1e-9, "pair %d: depth %.17g, but a direction overlaps only %.17g", index, depth,
+                      least);
+            poly_free(&pb);
+        }
+        sr_hull_destroy(big);
+    }
 }
 
 /* The same boxes and triangles as hulls of their corners: the generic test must agree with the
@@ -671,6 +549,26 @@ Test(collide_sat, analytic_answers)
     sr_shape s2 = sr_shape_segment(sr_dvec3_make(0, -1, 0.5), sr_dvec3_make(0, 1, 0.5));
     sr_collide_sat(&s1, &s2, NULL, &result);
     cr_assert(!result.hit && fabs(result.distance - 0.5) < 1e-15 && fabs(result.normal.z - 1) < 1e-15);
+    /* touching within rounding is touching: boxes face to face and triangles lying in one plane,
+     * turned so that their coordinates round, are hits at distance 0 */
+    rng r = {0x70c4};
+    for (int i = 0; i < 200; i++) {
+        sr_dquat q = rng_rotation(&r);
+        sr_dvec3 h = rng_dvec3(&r, 0.2, 2), origin = rng_dvec3(&r, -50, 50);
+        sr_shape left = sr_shape_with_pose(sr_shape_box(h), sr_pose_make(origin, q));
+        sr_shape right = sr_shape_with_pose(
+            sr_shape_box(h), sr_pose_make(sr_dvec3_add(origin, sr_dquat_rotate(q, sr_dvec3_make(2 * h.x, 0.3, 0))), q));
+        sr_collide_sat(&left, &right, NULL, &result);
+        cr_assert(result.hit && result.distance == 0.0, "boxes face to face: distance %.3g", result.distance);
+        sr_dvec3 t[3] = {rng_dvec3(&r, -1, 1), rng_dvec3(&r, -1, 1), rng_dvec3(&r, -1, 1)};
+        sr_dvec3 shift = sr_dvec3_scale(sr_dvec3_add(sr_dvec3_sub(t[1], t[0]), sr_dvec3_sub(t[2], t[0])), 0.2);
+        sr_shape one = sr_shape_with_pose(sr_shape_triangle(t[0], t[1], t[2]), sr_pose_make(origin, q));
+        sr_shape two = sr_shape_with_pose(
+            sr_shape_triangle(sr_dvec3_add(t[0], shift), sr_dvec3_add(t[1], shift), sr_dvec3_add(t[2], shift)),
+            sr_pose_make(origin, q));
+        sr_collide_sat(&one, &two, NULL, &result);
+        cr_assert(result.hit && result.distance == 0.0, "triangles in one plane: distance %.3g", result.distance);
+    }
     /* a point on a box's face touches it */
     sr_shape point =
         sr_shape_with_pose(sr_shape_point(), sr_pose_make(sr_dvec3_make(1, 0.3, 0.2), sr_dquat_identity()));
