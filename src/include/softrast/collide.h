@@ -363,16 +363,22 @@ typedef struct sr_dsphere {
 } sr_dsphere;
 
 /// A discrete-orientation polytope: k / 2 fixed axes (6: the 3 coordinate axes; 14: + the 4
-/// cube diagonals; 18: + the 6 edge diagonals (1,1,0)...; 26: all 13), an interval per axis
-/// (in units of the axis, the axes not normalised: (1,1,1), (1,1,0), ...).
+/// cube diagonals; 18: the 3 coordinate axes + the 6 edge diagonals (1,1,0)...; 26: all 13), an
+/// interval per axis (in units of the axis, the axes not normalised: (1,1,1), (1,1,0), ...).
+/// min and max are indexed by slot (sr_kdop_axis); a slot the k-DOP does not use holds
+/// (-inf, +inf), no constraint, so an overlap test may run over all 13 slots for any k.
 typedef struct sr_kdop {
     int k;
     double min[13], max[13];
 } sr_kdop;
 
-/// The axis of k-DOP slot `i` (0 <= i < 13), not normalised: the 6-, 14-, 18- and 26-DOPs use
-/// the first 3, 7, 9 and 13.
+/// The axis of k-DOP slot `i` (0 <= i < 13), not normalised: slots 0-2 the coordinate axes,
+/// 3-6 the cube diagonals (1,1,1), (1,1,-1), (1,-1,1), (-1,1,1), 7-12 the edge diagonals
+/// (1,1,0), (1,-1,0), (1,0,1), (1,0,-1), (0,1,1), (0,1,-1); zero for any other i. The 6-DOP
+/// uses slots 0-2, the 14-DOP 0-6, the 18-DOP 0-2 and 7-12, the 26-DOP all 13.
 sr_dvec3 sr_kdop_axis(int i);
+/// Whether the k-DOP uses slot `i` (false for a k other than 6, 14, 18, 26).
+bool sr_kdop_uses_slot(int k, int i);
 
 /// Exact box of the shape (support points along the 6 axes: exact for every rotated shape).
 sr_dbox sr_shape_bounds(const sr_shape *shape);
