@@ -12,6 +12,13 @@
 #include <math.h>
 #include <string.h>
 
+/* Cases per test in the release build; the sanitized build runs a fifth. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SCALE 5
+#else
+#define SCALE 1
+#endif
+
 static uint64_t state = 0x1234567;
 
 static double uniform(void)
@@ -110,7 +117,7 @@ Test(oracle_poly, flat_needle_and_point_sets)
 
 Test(oracle_analytic, two_spheres)
 {
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 500 / SCALE; i++) {
         oracle_shape a = make(SR_SHAPE_SPHERE, random_point(2)), b = make(SR_SHAPE_SPHERE, random_point(2));
         a.radius = between(0.1, 1);
         b.radius = between(0.1, 1);
@@ -131,7 +138,7 @@ Test(oracle_analytic, two_spheres)
  * overlap of an axis (the boxes' Minkowski difference is a box). */
 Test(oracle_analytic, axis_aligned_boxes)
 {
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 500 / SCALE; i++) {
         oracle_shape a = make(SR_SHAPE_BOX, random_point(1.5)), b = make(SR_SHAPE_BOX, random_point(1.5));
         a.half_extents = (sr_dvec3){between(0.1, 1), between(0.1, 1), between(0.1, 1)};
         b.half_extents = (sr_dvec3){between(0.1, 1), between(0.1, 1), between(0.1, 1)};
@@ -159,7 +166,7 @@ Test(oracle_analytic, axis_aligned_boxes)
 
 Test(oracle_analytic, point_and_rotated_box)
 {
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 500 / SCALE; i++) {
         oracle_shape box = make(SR_SHAPE_BOX, random_point(1));
         box.half_extents = (sr_dvec3){between(0.1, 1), between(0.1, 1), between(0.1, 1)};
         double angle = between(0, 6.28);
@@ -186,7 +193,7 @@ Test(oracle_analytic, point_and_rotated_box)
  * points are the clamped crossings. */
 Test(oracle_analytic, crossed_capsules)
 {
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 300 / SCALE; i++) {
         oracle_shape a = make(SR_SHAPE_CAPSULE, (sr_dvec3){0, 0, 0}), b = make(SR_SHAPE_CAPSULE, random_point(1.5));
         a.radius = between(0.05, 0.4);
         b.radius = between(0.05, 0.4);
@@ -218,7 +225,7 @@ Test(oracle_analytic, crossed_capsules)
 Test(oracle_analytic, tilted_cylinders_and_cones_over_a_box)
 {
     int uncertified = 0;
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 200 / SCALE; i++) {
         bool cone = i % 2;
         oracle_shape s =
             make(cone ? SR_SHAPE_CONE : SR_SHAPE_CYLINDER, (sr_dvec3){between(-0.3, 0.3), between(-0.3, 0.3), 0});
@@ -261,7 +268,7 @@ Test(oracle_analytic, tilted_cylinders_and_cones_over_a_box)
 
 Test(oracle_analytic, sphere_and_cylinder)
 {
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 300 / SCALE; i++) {
         oracle_shape cyl = make(SR_SHAPE_CYLINDER, (sr_dvec3){0, 0, 0});
         cyl.radius = between(0.2, 1);
         cyl.half_height = between(0.2, 1);
@@ -284,7 +291,7 @@ Test(oracle_analytic, sphere_and_cylinder)
 Test(oracle_generator, placements_are_exactly_found)
 {
     int checked = 0, uncertified = 0;
-    for (uint64_t i = 0; i < 3000; i++) {
+    for (uint64_t i = 0; i < 3000 / SCALE; i++) {
         oracle_shape a, b;
         oracle_pair_info info;
         oracle_generate_pair(7, i, &a, &b, &info);
@@ -315,7 +322,7 @@ Test(oracle_generator, exact_and_bounded_answers_agree)
 {
     static oracle_pair p;
     int compared = 0;
-    for (uint64_t i = 0; i < 2000 && compared < 400; i++) {
+    for (uint64_t i = 0; i < 2000 && compared < 400 / SCALE; i++) {
         oracle_shape a, b;
         oracle_generate_pair(11, i, &a, &b, NULL);
         oracle_pair_prepare(&p, &a, &b);
@@ -331,7 +338,7 @@ Test(oracle_generator, exact_and_bounded_answers_agree)
                   bounded.lo, bounded.hi, bounded.cells);
         compared++;
     }
-    cr_assert_geq(compared, 300);
+    cr_assert_geq(compared, 300 / SCALE);
 }
 
 /* The closed form of a cylinder or cone against itself (collide_oracle_solve.c) against the
@@ -339,7 +346,7 @@ Test(oracle_generator, exact_and_bounded_answers_agree)
 Test(oracle_analytic, identical_cylinders_and_cones)
 {
     static oracle_pair p;
-    for (int i = 0; i < 40; i++) {
+    for (int i = 0; i < 40 / SCALE; i++) {
         oracle_shape s = make(i % 2 ? SR_SHAPE_CONE : SR_SHAPE_CYLINDER, random_point(1));
         s.radius = between(0.05, 1);
         s.half_height = between(0.05, 1);
