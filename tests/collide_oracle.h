@@ -105,7 +105,7 @@ typedef struct oracle_body {
     sr_dvec3 rotation[3];            ///< rows of the matrix: world = rotation * local + position
     double core_radius, half_height; ///< cylinder and cone
     sr_dvec3 sweep;                  ///< zero, or the translation the body sweeps
-    double size;                     ///< largest extent of its bounding box (before the sweep), radius included
+    double size;                     ///< largest extent of its box in its own frame (before the sweep), radius included
     oracle_poly poly;
 } oracle_body;
 

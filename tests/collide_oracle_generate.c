@@ -507,7 +507,9 @@ void oracle_generate_pair(uint64_t seed, uint64_t index, oracle_shape *a, oracle
     case ORACLE_INSIDE: {
         bool swap = uniform(&r) < 0.5;
         oracle_shape *outer = swap ? b : a, *inner = swap ? a : b;
-        shrink(inner, between(&r, 0.05, 0.3) * shape_size(outer) / fmax(shape_size(inner), 1e-300));
+        double inner_size = shape_size(inner), factor = between(&r, 0.05, 0.3) * shape_size(outer);
+        if (inner_size > 0.0) /* a point (or a hull of one point) has no size to scale */
+            shrink(inner, factor / inner_size);
         /* The inner shape's box centre on the outer's, nudged a little. */
         inner->pose.position = v3(0, 0, 0);
         sr_dvec3 offset = vsub(shape_centre(outer), shape_centre(inner));

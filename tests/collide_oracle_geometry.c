@@ -477,8 +477,17 @@ void oracle_body_make(const oracle_shape *shape, sr_dvec3 origin, oracle_body *o
         }
         poly->axis = oracle_mat_apply(out->rotation, poly->axis);
     }
-    out->size =
-        fmax(extent_along(out, v3(1, 0, 0)), fmax(extent_along(out, v3(0, 1, 0)), extent_along(out, v3(0, 0, 1))));
+    /* The largest extent of its box in its own frame (rotation does not change it): along the
+     * world images of its local axes, the rotation's columns. */
+    out->size = 0.0;
+    for (int k = 0; k < 3; k++)
+        out->size = fmax(
+            out->size,
+            extent_along(
+                out,
+                v3(out->rotation[0].x * (k == 0) + out->rotation[0].y * (k == 1) + out->rotation[0].z * (k == 2),
+                   out->rotation[1].x * (k == 0) + out->rotation[1].y * (k == 1) + out->rotation[1].z * (k == 2),
+                   out->rotation[2].x * (k == 0) + out->rotation[2].y * (k == 1) + out->rotation[2].z * (k == 2))));
 }
 
 void oracle_body_sweep(const oracle_body *body, sr_dvec3 sweep, oracle_body *out)

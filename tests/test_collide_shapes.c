@@ -1,0 +1,222 @@
+/* test_collide_shapes.c — the shapes of softrast/collide.h against the oracle of the collision
+ * tests (tests/collide_oracle.h), on every shape of the generated pairs (every type, rounded,
+ * flat and needle hulls, hulls with duplicate and inside points, scales 1e-3 and 1e3, poses 1e3
+ * away): hulls against the brute-force polytope of the same points (dimension, vertices, faces
+ * with coplanar triangles merged, edges once), support mappings against the closed forms (the
+ * same support value, a point on the shape), sizes, and the bounding volumes of every shape (they
+ * hold its support points and touch it). */
+#include <criterion/criterion.h>
+
+#include "collide_oracle.h"
+
+#include <softrast/collide.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEED 2026
+#if defined(__SANITIZE_ADDRESS__)
+#define SCALE 10
+#else
+#define SCALE 1
+#endif
+
+static uint64_t state = 99;
+
+static sr_dvec3 random_direction(void)
+{
+    for (;;) {
+        double v[3];
+        for (int k = 0; k < 3; k++) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            v[k] = (double)(state >> 11) * 0x1p-52 - 1.0;
+        }
+        double length = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (length > 0.1 && length <= 1.0)
+            return (sr_dvec3){v[0] / length, v[1] / length, v[2] / length};
+    }
+}
+
+static double dot(sr_dvec3 a, sr_dvec3 b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+static sr_dvec3 sub(sr_dvec3 a, sr_dvec3 b)
+{
+    return (sr_dvec3){a.x - b.x, a.y - b.y, a.z - b.z};
+}
+
+static double length(sr_dvec3 a)
+{
+    return sqrt(dot(a, a));
+}
+
+/* A generated shape made real: the library's (with its hull) and the oracle's body. */
+typedef struct live_shape {
+    oracle_shape source;
+    sr_hull *hull;
+    sr_shape shape;
+    oracle_body body; /* large */
+} live_shape;
+
+static live_shape live;
+
+/* Shape `k` (0: a, 1: b) of generated pair `index`. */
+static void make_live(uint64_t index, int k)
+{
+    if (live.hull)
+        sr_hull_destroy(live.hull);
+    live.hull = NULL;
+    oracle_shape a, b;
+    oracle_generate_pair(SEED, index, &a, &b, NULL);
+    live.source = k ? b : a;
+    sr_error err = {0};
+    if (live.source.type == SR_SHAPE_HULL)
+        cr_assert_eq(sr_hull_create(live.source.points, live.source.point_count, &live.hull, &err), SR_OK,
+                     "pair %llu: %s", (unsigned long long)index, err.message);
+    live.shape = oracle_to_shape(&live.source, live.hull);
+    oracle_body_make(&live.source, (sr_dvec3){0, 0, 0}, &live.body);
+}
+
+static void release_live(void)
+{
+    if (live.hull)
+        sr_hull_destroy(live.hull);
+    live.hull = NULL;
+}
+
+/* The hull of every generated point set against the brute-force polytope of the same points. */
+Test(shapes, hulls_match_the_brute_force_polytope, .timeout = 300)
+{
+    static oracle_poly poly;
+    size_t hulls = 0, failed = 0;
+    for (uint64_t index = 0; index < 15000 / SCALE; index++) {
+        for (int k = 0; k < 2; k++) {
+            make_live(index, k);
+            if (live.source.type != SR_SHAPE_HULL)
+                continue;
+            hulls++;
+            oracle_poly_build(live.source.points, live.source.point_count, &poly);
+            sr_hull_view view = sr_hull_get_view(live.hull);
+            double extent = 0.0;
+            for (size_t i = 0; i < live.source.point_count; i++)
+                extent = fmax(extent, length(sub(live.source.points[i], live.source.points[0])));
+            double tol = 1e-9 * extent;
+            char problem[256] = "";
+            if (view.dimension != poly.dimension)
+                snprintf(problem, sizeof problem, "dimension %d, brute force %d", view.dimension, poly.dimension);
+            else if ((int)view.vertex_count != poly.vertex_count)
+                snprintf(problem, sizeof problem, "%zu vertices, brute force %d", view.vertex_count, poly.vertex_count);
+            else if ((int)view.edge_count != poly.edge_count)
+                snprintf(problem, sizeof problem, "%zu edges, brute force %d", view.edge_count, poly.edge_count);
+            else if ((int)view.face_count != poly.face_count)
+                snprintf(problem, sizeof problem, "%zu faces, brute force %d", view.face_count, poly.face_count);
+            for (size_t i = 0; !problem[0] && i < view.vertex_count; i++) {
+                /* Every vertex is an input point, bit for bit, and a brute-force vertex. */
+                bool input = false, extreme = false;
+                for (size_t j = 0; j < live.source.point_count && !input; j++)
+                    input = memcmp(&view.vertices[i], &live.source.points[j], sizeof(sr_dvec3)) == 0;
+                for (int j = 0; j < poly.vertex_count && !extreme; j++)
+                    extreme = length(sub(view.vertices[i], poly.vertices[j])) <= tol;
+                if (!input || !extreme)
+                    snprintf(problem, sizeof problem, "vertex %zu (%.17g, %.17g, %.17g) is %s", i, view.vertices[i].x,
+                             view.vertices[i].y, view.vertices[i].z,
+                             !input ? "not an input point" : "not a vertex of the brute-force polytope");
+            }
+            for (size_t f = 0; !problem[0] && f < view.face_count; f++) {
+                const sr_hull_face *face = &view.faces[f];
+                bool matched = false;
+                for (int g = 0; g < poly.face_count && !matched; g++)
+                    matched = length(sub(face->normal, poly.faces[g].normal)) <= 1e-9 &&
+                              fabs(face->offset - poly.faces[g].offset) <= tol;
+                /* Its vertices on its plane, counter-clockwise seen from outside. */
+                sr_dvec3 area = {0, 0, 0};
+                bool on_plane = face->count >= 3;
+                for (uint32_t v = 0; v < face->count; v++) {
+                    sr_dvec3 p = view.vertices[view.face_vertices[face->first + v]];
+                    sr_dvec3 q = view.vertices[view.face_vertices[face->first + (v + 1) % face->count]];
+                    area = (sr_dvec3){area.x + p.y * q.z - p.z * q.y, area.y + p.z * q.x - p.x * q.z,
+                                      area.z + p.x * q.y - p.y * q.x};
+                    on_plane = on_plane && fabs(dot(face->normal, p) - face->offset) <= tol;
+                }
+                if (!matched || !on_plane || dot(area, face->normal) <= 0.0)
+                    snprintf(problem, sizeof problem, "face %zu: %s", f,
+                             !matched    ? "its plane is no face plane of the brute-force polytope"
+                             : !on_plane ? "a vertex off its plane (or fewer than 3)"
+                                         : "not counter-clockwise from outside");
+            }
+            for (size_t e = 0; !problem[0] && e < view.edge_count; e++)
+                for (size_t g = e + 1; g < view.edge_count; g++) {
+                    uint32_t a0 = view.edges[2 * e], a1 = view.edges[2 * e + 1];
+                    uint32_t b0 = view.edges[2 * g], b1 = view.edges[2 * g + 1];
+                    if ((a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0)) {
+                        snprintf(problem, sizeof problem, "edge %zu listed twice", e);
+                        break;
+                    }
+                }
+            if (problem[0]) {
+                failed++;
+                if (failed <= 10) {
+                    char *line = NULL;
+                    size_t size = 0;
+                    FILE *memory = open_memstream(&line, &size);
+                    oracle_print_shape(memory, &live.source);
+                    fclose(memory);
+                    cr_log_error("hull of pair %llu shape %c: %s\n  %s", (unsigned long long)index, k ? 'b' : 'a',
+                                 problem, line);
+                    free(line);
+                }
+            }
+        }
+    }
+    release_live();
+    cr_log_info("%zu hulls", hulls);
+    cr_assert_eq(failed, 0, "%zu of %zu hulls differ from the brute-force polytope", failed, hulls);
+}
+
+/* The support point of every shape in many directions: its value is the closed form's (to
+ * rounding), it lies on the shape, and the core's support plus the core radius along the unit
+ * direction is the shape's. Sizes are the closed form's too. */
+Test(shapes, support_mappings_and_sizes, .timeout = 300)
+{
+    size_t shapes = 0, failed = 0;
+    for (uint64_t index = 0; index < 4000 / SCALE; index++) {
+        for (int k = 0; k < 2; k++) {
+            make_live(index, k);
+            shapes++;
+            const sr_shape *s = &live.shape;
+            double far = fabs(s->pose.position.x) + fabs(s->pose.position.y) + fabs(s->pose.position.z);
+            double size = live.body.size, tol = 1e-12 * (size + far) + 1e-300;
+            double own_size = sr_shape_size(s);
+            if (!(fabs(own_size - size) <= 1e-12 * (size + far))) {
+                failed++;
+                cr_log_error("pair %llu shape %c (%s): size %.17g, closed form %.17g", (unsigned long long)index,
+                             k ? 'b' : 'a', sr_shape_type_name(s->type), own_size, size);
+            }
+            double radius = sr_shape_core_radius(s);
+            for (int d = 0; d < 64; d++) {
+                sr_dvec3 n = random_direction();
+                sr_dvec3 p = sr_shape_support(s, n), c = sr_shape_core_support(s, n);
+                double value = dot(n, p), expected = dot(n, oracle_support(&live.body, n));
+                double off = fabs(oracle_point_distance(&live.body, p, NULL));
+                sr_dvec3 rebuilt = {c.x + radius * n.x, c.y + radius * n.y, c.z + radius * n.z};
+                if (!(fabs(value - expected) <= tol * 4) || !(off <= tol * 4) ||
+                    !(length(sub(rebuilt, p)) <= tol * 4)) {
+                    failed++;
+                    cr_log_error("pair %llu shape %c (%s): support along (%.17g, %.17g, %.17g) gives %.17g, closed "
+                                 "form %.17g; %.3g off the shape; core + radius %.3g away",
+                                 (unsigned long long)index, k ? 'b' : 'a', sr_shape_type_name(s->type), n.x, n.y, n.z,
+                                 value, expected, off, length(sub(rebuilt, p)));
+                    break;
+                }
+            }
+        }
+    }
+    release_live();
+    cr_assert_eq(failed, 0, "%zu support or size failures on %zu shapes", failed, shapes);
+}
