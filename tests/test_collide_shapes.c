@@ -220,3 +220,110 @@ Test(shapes, support_mappings_and_sizes, .timeout = 300)
     release_live();
     cr_assert_eq(failed, 0, "%zu support or size failures on %zu shapes", failed, shapes);
 }
+
+/* ---- closest points on primitives ---- */
+
+static double uniform(void)
+{
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return (double)(state >> 11) * 0x1p-53;
+}
+
+static sr_dvec3 random_point(double extent)
+{
+    double x = (2.0 * uniform() - 1.0) * extent;
+    double y = (2.0 * uniform() - 1.0) * extent;
+    double z = (2.0 * uniform() - 1.0) * extent;
+    return (sr_dvec3){x, y, z};
+}
+
+/* The oracle's body of a point set (a segment, triangle or tetrahedron: the hull of its points). */
+static void body_of_points(const sr_dvec3 *points, size_t count, oracle_body *out)
+{
+    oracle_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = SR_SHAPE_HULL;
+    s.pose.rotation = (sr_dquat){0, 0, 0, 1};
+    s.point_count = count;
+    memcpy(s.points, points, count * sizeof *points);
+    oracle_body_make(&s, (sr_dvec3){0, 0, 0}, out);
+}
+
+/* Points against segments, triangles, boxes and tetrahedra (degenerate ones one time in four:
+ * repeated or collinear corners, flat tetrahedra), and segments against segments: the library's
+ * closest point is on the primitive and as near as the oracle's. */
+Test(shapes, closest_points_on_primitives, .timeout = 300)
+{
+    static oracle_body body, other;
+    size_t failed = 0;
+    for (int i = 0; i < 20000 / SCALE; i++) {
+        sr_dvec3 c[4];
+        for (int k = 0; k < 4; k++)
+            c[k] = random_point(1.0);
+        int degenerate = (int)(uniform() * 8);
+        if (degenerate == 1)
+            c[1] = c[0];
+        else if (degenerate == 2)
+            c[2] = (sr_dvec3){0.5 * (c[0].x + c[1].x), 0.5 * (c[0].y + c[1].y), 0.5 * (c[0].z + c[1].z)};
+        else if (degenerate == 3) /* flat tetrahedron */
+            c[3] = (sr_dvec3){c[0].x + c[1].x - c[2].x, c[0].y + c[1].y - c[2].y, c[0].z + c[1].z - c[2].z};
+        sr_dvec3 p = random_point(1.5);
+        if (uniform() < 0.2) /* on or inside */
+            p = (sr_dvec3){(c[0].x + c[1].x + c[2].x) / 3, (c[0].y + c[1].y + c[2].y) / 3,
+                           (c[0].z + c[1].z + c[2].z) / 3};
+        const char *what[4] = {"segment", "triangle", "tetrahedron", "box"};
+        for (int kind = 0; kind < 4; kind++) {
+            sr_dvec3 q;
+            if (kind == 0) {
+                q = sr_collide_closest_point_segment(p, c[0], c[1], NULL);
+                body_of_points(c, 2, &body);
+            } else if (kind == 1) {
+                q = sr_collide_closest_point_triangle(p, c[0], c[1], c[2], NULL);
+                body_of_points(c, 3, &body);
+            } else if (kind == 2) {
+                q = sr_collide_closest_point_tetrahedron(p, c[0], c[1], c[2], c[3]);
+                body_of_points(c, 4, &body);
+            } else {
+                oracle_shape box;
+                memset(&box, 0, sizeof box);
+                box.type = SR_SHAPE_BOX;
+                box.half_extents = (sr_dvec3){fabs(c[0].x) + 0.1, fabs(c[0].y) + 0.1, fabs(c[0].z) + 0.1};
+                box.pose.position = c[1];
+                double angle = 6.283 * uniform();
+                sr_dvec3 axis = c[2];
+                double l = length(axis), s = sin(angle / 2) / l;
+                box.pose.rotation = (sr_dquat){axis.x * s, axis.y * s, axis.z * s, cos(angle / 2)};
+                q = sr_collide_closest_point_box(p, box.pose, box.half_extents);
+                oracle_body_make(&box, (sr_dvec3){0, 0, 0}, &body);
+            }
+            double expected = fmax(0.0, oracle_point_distance(&body, p, NULL));
+            double got = length(sub(q, p)), off = oracle_point_distance(&body, q, NULL);
+            if (!(fabs(got - expected) <= 1e-12) || !(off <= 1e-12)) {
+                failed++;
+                cr_log_error("%d: closest point on the %s%s: %.17g away (oracle %.17g), %.3g off it", i, what[kind],
+                             degenerate >= 1 && degenerate <= 3 ? " (degenerate)" : "", got, expected, off);
+            }
+        }
+        /* Segment against segment (parallel ones too). */
+        sr_dvec3 d[2] = {c[2], c[3]};
+        if (uniform() < 0.2) /* parallel */
+            d[1] = (sr_dvec3){c[2].x + (c[1].x - c[0].x) * 0.7, c[2].y + (c[1].y - c[0].y) * 0.7,
+                              c[2].z + (c[1].z - c[0].z) * 0.7};
+        sr_dvec3 q1, q2;
+        double squared = sr_collide_closest_segment_segment(c[0], c[1], d[0], d[1], &q1, &q2);
+        body_of_points(c, 2, &body);
+        body_of_points(d, 2, &other);
+        oracle_answer truth;
+        oracle_solve_bodies(&body, &other, 1.0, &truth);
+        double expected = fmax(0.0, truth.distance);
+        if (!(fabs(sqrt(squared) - expected) <= 1e-12) || !(fabs(length(sub(q1, q2)) - expected) <= 1e-12) ||
+            !(oracle_point_distance(&body, q1, NULL) <= 1e-12) || !(oracle_point_distance(&other, q2, NULL) <= 1e-12)) {
+            failed++;
+            cr_log_error("%d: segment-segment: squared %.17g (distance %.17g), points %.17g apart, oracle %.17g", i,
+                         squared, sqrt(squared), length(sub(q1, q2)), expected);
+        }
+    }
+    cr_assert_eq(failed, 0, "%zu closest-point failures", failed);
+}
