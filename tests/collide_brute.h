@@ -102,10 +102,47 @@ static inline bool brute_solve(double m[3][3], double rhs[3], int n, double tiny
     return true;
 }
 
-/* The closest point to p of the convex hull of points[0 .. count) (count <= 16): the best over
- * every subset of 1 to 4 points whose affine hull's projection of p has non-negative weights.
- * Returns the distance; *closest receives the point. */
-static inline double brute_closest_in_hull(sr_dvec3 p, const sr_dvec3 *points, int count, sr_dvec3 *closest)
+/* The closest point to p of the affine hull of points[members[0 .. size)) if its weights are all
+ * non-negative (false otherwise, or when the members are affinely dependent). */
+static inline bool brute_subset(sr_dvec3 p, const sr_dvec3 *points, const int *members, int size, double scale,
+                                sr_dvec3 *out)
+{
+    sr_dvec3 origin = points[members[0]];
+    sr_dvec3 edges[3];
+    for (int k = 1; k < size; k++)
+        edges[k - 1] = sr_dvec3_sub(points[members[k]], origin);
+    int n = size - 1;
+    double gram[3][3], rhs[3], y[3] = {0, 0, 0};
+    sr_dvec3 offset = sr_dvec3_sub(p, origin);
+    for (int r = 0; r < n; r++) {
+        for (int c = 0; c < n; c++)
+            gram[r][c] = sr_dvec3_dot(edges[r], edges[c]);
+        rhs[r] = sr_dvec3_dot(edges[r], offset);
+    }
+    /* affinely dependent subsets are skipped: a smaller one realises the same point */
+    if (n > 0 && !brute_solve(gram, rhs, n, 1e-12 * scale * scale, y))
+        return false;
+    double w0 = 1.0;
+    for (int k = 0; k < n; k++) {
+        w0 -= y[k];
+        if (y[k] < -1e-12)
+            return false;
+    }
+    if (w0 < -1e-12)
+        return false;
+    sr_dvec3 q = origin;
+    for (int k = 0; k < n; k++)
+        q = sr_dvec3_add(q, sr_dvec3_scale(edges[k], y[k]));
+    *out = q;
+    return true;
+}
+
+/* The closest point to p of the convex hull of points[0 .. count): the best over every subset of
+ * 1 to `largest` (<= 4) points whose affine hull's projection of p has non-negative weights (4
+ * for any set; 3 suffice for a flat one, 2 for one on a line). Returns the distance; *closest
+ * receives the point. */
+static inline double brute_closest_in_hull_k(sr_dvec3 p, const sr_dvec3 *points, int count, int largest,
+                                             sr_dvec3 *closest)
 {
     double best = INFINITY;
     sr_dvec3 best_point = points[0];
@@ -113,52 +150,41 @@ static inline double brute_closest_in_hull(sr_dvec3 p, const sr_dvec3 *points, i
     for (int i = 0; i < count; i++)
         for (int j = 0; j < count; j++)
             scale = fmax(scale, sr_dvec3_length(sr_dvec3_sub(points[i], points[j])));
-    for (unsigned mask = 1; mask < (1u << count); mask++) {
-        int members[4], size = 0;
-        for (int i = 0; i < count && size <= 4; i++)
-            if (mask & (1u << i)) {
-                if (size < 4)
-                    members[size] = i;
-                size++;
+    int m[4];
+    for (m[0] = 0; m[0] < count; m[0]++)
+        for (int size = 1; size <= largest; size++) {
+            /* the subsets of `size` members starting with m[0], in increasing order */
+            for (int i = 1; i < size; i++)
+                m[i] = m[i - 1] + 1;
+            if (size > 1 && m[size - 1] >= count)
+                continue;
+            for (;;) {
+                sr_dvec3 q;
+                if (brute_subset(p, points, m, size, scale, &q)) {
+                    double d = sr_dvec3_length(sr_dvec3_sub(p, q));
+                    if (d < best) {
+                        best = d;
+                        best_point = q;
+                    }
+                }
+                int k = size - 1;
+                while (k >= 1 && m[k] == count - size + k)
+                    k--;
+                if (k < 1)
+                    break;
+                m[k]++;
+                for (int i = k + 1; i < size; i++)
+                    m[i] = m[i - 1] + 1;
             }
-        if (size > 4)
-            continue;
-        sr_dvec3 origin = points[members[0]];
-        sr_dvec3 edges[3];
-        for (int k = 1; k < size; k++)
-            edges[k - 1] = sr_dvec3_sub(points[members[k]], origin);
-        int n = size - 1;
-        double gram[3][3], rhs[3], y[3] = {0, 0, 0};
-        sr_dvec3 offset = sr_dvec3_sub(p, origin);
-        for (int r = 0; r < n; r++) {
-            for (int c = 0; c < n; c++)
-                gram[r][c] = sr_dvec3_dot(edges[r], edges[c]);
-            rhs[r] = sr_dvec3_dot(edges[r], offset);
         }
-        /* affinely dependent subsets are skipped: a smaller one realises the same point */
-        if (n > 0 && !brute_solve(gram, rhs, n, 1e-9 * scale * scale, y))
-            continue;
-        double w0 = 1.0;
-        bool feasible = true;
-        for (int k = 0; k < n; k++) {
-            w0 -= y[k];
-            if (y[k] < -1e-12)
-                feasible = false;
-        }
-        if (!feasible || w0 < -1e-12)
-            continue;
-        sr_dvec3 q = origin;
-        for (int k = 0; k < n; k++)
-            q = sr_dvec3_add(q, sr_dvec3_scale(edges[k], y[k]));
-        double d = sr_dvec3_length(sr_dvec3_sub(p, q));
-        if (d < best) {
-            best = d;
-            best_point = q;
-        }
-    }
     if (closest)
         *closest = best_point;
     return best;
+}
+
+static inline double brute_closest_in_hull(sr_dvec3 p, const sr_dvec3 *points, int count, sr_dvec3 *closest)
+{
+    return brute_closest_in_hull_k(p, points, count, 4, closest);
 }
 
 static inline double brute_max_abs(const sr_dvec3 *points, int count)

@@ -6,8 +6,11 @@
 #include <float.h>
 #include <math.h>
 
-sr_status sr_bounds_check_points(const char *function, const sr_dvec3 *points, size_t count, sr_error *err)
+sr_status sr_bounds_check_points(const char *function, const sr_dvec3 *points, size_t count, const void *out,
+                                 sr_error *err)
 {
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: out is NULL", function);
     if (count == 0)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: count is 0 (at least one point is needed)", function);
     if (!points)
@@ -21,7 +24,7 @@ sr_status sr_bounds_check_points(const char *function, const sr_dvec3 *points, s
 
 sr_status sr_bound_box_points(const sr_dvec3 *points, size_t count, sr_dbox *out, sr_error *err)
 {
-    sr_status status = sr_bounds_check_points("sr_bound_box_points", points, count, err);
+    sr_status status = sr_bounds_check_points("sr_bound_box_points", points, count, out, err);
     if (status != SR_OK)
         return status;
     sr_dbox box = {points[0], points[0]};
@@ -93,7 +96,7 @@ sr_status sr_bound_kdop_points(const sr_dvec3 *points, size_t count, int k, sr_k
 {
     if (k != 6 && k != 14 && k != 18 && k != 26)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_bound_kdop_points: k is %d (6, 14, 18 or 26)", k);
-    sr_status status = sr_bounds_check_points("sr_bound_kdop_points", points, count, err);
+    sr_status status = sr_bounds_check_points("sr_bound_kdop_points", points, count, out, err);
     if (status != SR_OK)
         return status;
     sr_kdop dop = {.k = k};
@@ -329,7 +332,7 @@ sr_status sr_bounds_sphere(const char *function, const sr_dvec3 *points, size_t 
 
 sr_status sr_bound_sphere_points(const sr_dvec3 *points, size_t count, sr_dsphere *out, sr_error *err)
 {
-    sr_status status = sr_bounds_check_points("sr_bound_sphere_points", points, count, err);
+    sr_status status = sr_bounds_check_points("sr_bound_sphere_points", points, count, out, err);
     if (status != SR_OK)
         return status;
     return sr_bounds_sphere("sr_bound_sphere_points", points, count, out, err);

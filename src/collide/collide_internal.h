@@ -41,6 +41,12 @@ struct sr_hull {
      * adjacency[adjacency_first[v] .. adjacency_first[v + 1]). */
     const uint32_t *adjacency_first;
     const uint32_t *adjacency;
+    /* The edge of each adjacency entry: vertex v and adjacency[k] are joined by edge
+     * adjacency_edges[k]. */
+    const uint32_t *adjacency_edges;
+    /* The two faces each edge joins: edge_faces[2 e] and edge_faces[2 e + 1] (for a flat hull,
+     * its two sides); the separating-axis test's Gauss map (sat_poly.c) reads them. */
+    const uint32_t *edge_faces;
     /* The vertex extreme along +x, -x, +y, -y, +z, -z: where hill climbing starts. */
     uint32_t extreme[6];
     /* Structure of arrays copy of the vertices, for the linear scan. */
@@ -95,6 +101,9 @@ typedef struct sr_placed {
 
 /* The placed form of a valid shape (sr_shape_validate passed), positions relative to `origin`. */
 void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out);
+/* Validates a pair of shapes and places both in the query's frame (A's position, returned in
+ * *origin). False when either is NULL or invalid. */
+bool sr_pair_place(const sr_shape *a, const sr_shape *b, sr_placed *placed_a, sr_placed *placed_b, sr_dvec3 *origin);
 /* The shape's size (sr_shape_size) of a valid shape. */
 double sr_shape_size_of_valid(const sr_shape *shape);
 /* Support point of a hull's vertices along a local direction (ties: the lowest index for the
@@ -235,6 +244,71 @@ static inline sr_dvec3 placed_support(const sr_placed *shape, sr_dvec3 d)
 }
 
 /* ---- queries' shared machinery ---- */
+
+/* A point of the cores' Minkowski difference A - B and the support points it came from. */
+typedef struct sr_support_point {
+    sr_dvec3 w, a, b; /* w = a - b */
+} sr_support_point;
+
+static inline sr_support_point minkowski_support(const sr_placed *a, const sr_placed *b, sr_dvec3 d)
+{
+    sr_support_point s;
+    s.a = placed_support(a, d);
+    s.b = placed_support(b, dneg(d));
+    s.w = dsub(s.a, s.b);
+    return s;
+}
+
+/* The magnitude of the coordinates a pair query computes with (its frame is A's position): the
+ * tolerances of the iterations are relative to it. */
+static inline double query_scale(const sr_placed *a, const sr_placed *b)
+{
+    double scale = dlength(dsub(b->position, a->position)) + a->size + b->size;
+    return scale > 1e-290 ? scale : 1e-290;
+}
+
+/* A simplex of GJK: 1 to 4 points of A - B with the barycentric weights of the point of the simplex
+ * closest to the origin. */
+typedef struct sr_gjk_simplex {
+    sr_support_point v[4];
+    double weights[4];
+    int count;
+} sr_gjk_simplex;
+
+/* What GJK found about the cores (gjk.c). */
+typedef struct sr_gjk_output {
+    sr_gjk_simplex simplex;
+    sr_dvec3 closest;          /* the point of A - B closest to the origin (point_a - point_b) */
+    double distance;           /* |closest|: the cores' distance (0 when they overlap) */
+    sr_dvec3 point_a, point_b; /* the cores' closest points (one common point on overlap) */
+    bool overlap;              /* the cores overlap or touch (closest is 0 within the rounding) */
+    bool capped;               /* the iteration cap was hit */
+    int iterations;
+} sr_gjk_output;
+
+/* GJK distance between the cores (gjk.c): signed-volume sub-algorithm (Montanari et al. 2017) and
+ * van den Bergen's termination tests and backup. Records its steps in `trace` (may be NULL). */
+void sr_gjk_distance(const sr_placed *a, const sr_placed *b, int max_iterations, sr_collide_trace *trace,
+                     sr_dvec3 origin, sr_gjk_output *out);
+
+/* What EPA found about overlapping cores (epa.c). */
+typedef struct sr_epa_output {
+    sr_dvec3 normal;           /* unit, from A towards B: moving B by depth * normal makes the cores touch */
+    double depth;              /* the cores' depth along normal (about 0 when they only touch) */
+    sr_dvec3 point_a, point_b; /* the deepest points of each core in the other: point_a - point_b = depth * normal */
+    int iterations;
+    bool capped;     /* the vertices or iterations ran out before the bounds met within 1e-6 */
+    bool degenerate; /* A - B is flat, a segment or a point: the depth across it */
+} sr_epa_output;
+
+/* EPA on the cores from GJK's last simplex (epa.c); records its steps in `trace` (may be NULL). */
+void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_simplex *simplex, int max_iterations,
+                        sr_collide_trace *trace, sr_dvec3 origin, sr_epa_output *out);
+
+/* The point of the simplex `points[0..count)` closest to the origin (gjk.c): fills weights[0..4)
+ * (zero for the vertices the closest point does not need) and returns the point. Degenerate
+ * simplices (repeated, collinear, coplanar points) are handled. */
+sr_dvec3 sr_simplex_closest(const sr_dvec3 *points, int count, double weights[4]);
 
 /* The options with defaults filled in. */
 static inline int options_iterations(const sr_collide_options *options)

@@ -47,7 +47,9 @@ sr_hull *sr_hull_allocate(const sr_hull_tables *t)
     size_t offset_edges = align8(offset_face_vertices + t->face_vertex_count * sizeof(uint32_t));
     size_t offset_first = align8(offset_edges + 2 * t->edge_count * sizeof(uint32_t));
     size_t offset_adjacency = align8(offset_first + (v + 1) * sizeof(uint32_t));
-    size_t bytes = offset_adjacency + 2 * t->edge_count * sizeof(uint32_t);
+    size_t offset_adjacency_edges = align8(offset_adjacency + 2 * t->edge_count * sizeof(uint32_t));
+    size_t offset_edge_faces = align8(offset_adjacency_edges + 2 * t->edge_count * sizeof(uint32_t));
+    size_t bytes = offset_edge_faces + 2 * t->edge_count * sizeof(uint32_t);
     sr_hull *hull = sr_calloc(1, sizeof *hull);
     char *block = sr_calloc(bytes ? bytes : 1, 1);
     if (!hull || !block) {
@@ -69,6 +71,8 @@ sr_hull *sr_hull_allocate(const sr_hull_tables *t)
     hull->view.edge_count = t->edge_count;
     hull->adjacency_first = (const uint32_t *)(void *)(block + offset_first);
     hull->adjacency = (const uint32_t *)(void *)(block + offset_adjacency);
+    hull->adjacency_edges = (const uint32_t *)(void *)(block + offset_adjacency_edges);
+    hull->edge_faces = (const uint32_t *)(void *)(block + offset_edge_faces);
     return hull;
 }
 
@@ -108,14 +112,35 @@ void sr_hull_finish(sr_hull *hull)
     for (size_t i = 0; i < v; i++)
         first[i + 1] += first[i];
     /* fill with a moving cursor per vertex (first[i] is advanced, then shifted back) */
+    uint32_t *adjacency_edges = (uint32_t *)hull->adjacency_edges;
     for (size_t e = 0; e < hull->view.edge_count; e++) {
         uint32_t a = edges[2 * e], c = edges[2 * e + 1];
+        adjacency_edges[first[a]] = (uint32_t)e;
         adjacency[first[a]++] = c;
+        adjacency_edges[first[c]] = (uint32_t)e;
         adjacency[first[c]++] = a;
     }
     for (size_t i = v; i > 0; i--)
         first[i] = first[i - 1];
     first[0] = 0;
+    /* the two faces of each edge: every face's loop passes each of its edges once (a flat hull's
+     * two sides both pass every edge) */
+    uint32_t *edge_faces = (uint32_t *)hull->edge_faces;
+    for (size_t e = 0; e < 2 * hull->view.edge_count; e++)
+        edge_faces[e] = UINT32_MAX;
+    for (size_t f = 0; f < hull->view.face_count; f++) {
+        const sr_hull_face *face = &hull->view.faces[f];
+        const uint32_t *loop = hull->view.face_vertices + face->first;
+        for (uint32_t k = 0; k < face->count; k++) {
+            uint32_t a = loop[k], c = loop[(k + 1) % face->count];
+            for (uint32_t slot = first[a]; slot < first[a + 1]; slot++)
+                if (adjacency[slot] == c) {
+                    uint32_t e = adjacency_edges[slot];
+                    edge_faces[2 * e + (edge_faces[2 * e] != UINT32_MAX)] = (uint32_t)f;
+                    break;
+                }
+        }
+    }
 }
 
 /* ---- degenerate inputs ---- */

@@ -308,6 +308,16 @@ void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
         out->p[i] = dadd(out->rotated ? rotate(out->m, local[i]) : local[i], out->position);
 }
 
+bool sr_pair_place(const sr_shape *a, const sr_shape *b, sr_placed *placed_a, sr_placed *placed_b, sr_dvec3 *origin)
+{
+    if (!a || !b || sr_shape_validate(a, NULL) != SR_OK || sr_shape_validate(b, NULL) != SR_OK)
+        return false;
+    *origin = a->pose.position;
+    sr_placed_make(a, *origin, placed_a);
+    sr_placed_make(b, *origin, placed_b);
+    return true;
+}
+
 /* ---- support mappings and sizes ---- */
 
 uint32_t sr_hull_support_index(const sr_hull *hull, sr_dvec3 d)

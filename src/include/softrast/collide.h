@@ -65,7 +65,8 @@ typedef struct sr_hull_view {
 /// Builds the convex hull of `count` points (quickhull in double, with tolerances relative to
 /// the points' extent; duplicates, coplanar and interior points allowed; the result may be flat,
 /// a segment or a point). Errors: SR_ERROR_INVALID_ARGUMENT (count 0, a NaN or infinite
-/// coordinate: the message names the point's index), SR_ERROR_OUT_OF_MEMORY.
+/// coordinate or one beyond 1e30 in magnitude: the message names the point's index),
+/// SR_ERROR_OUT_OF_MEMORY.
 sr_status sr_hull_create(const sr_dvec3 *points, size_t count, sr_hull **out, sr_error *err);
 void sr_hull_destroy(sr_hull *hull);
 sr_hull_view sr_hull_get_view(const sr_hull *hull);
@@ -129,8 +130,9 @@ sr_dvec3 sr_pose_apply_inverse(sr_pose pose, sr_dvec3 world);
 /// "unknown" for other values.
 const char *sr_shape_type_name(sr_shape_type type);
 
-/// SR_OK when `shape` is well formed: a known type, finite fields, sizes >= 0, a unit (or zero)
-/// rotation, a hull where the type needs one. Otherwise SR_ERROR_INVALID_ARGUMENT with a message
+/// SR_OK when `shape` is well formed: a known type, finite fields at most 1e30 in magnitude (so
+/// that no query can overflow), sizes >= 0, a unit (or zero) rotation, a hull where the type needs
+/// one. Otherwise SR_ERROR_INVALID_ARGUMENT with a message
 /// naming the field ("radius is -1", "rotation is not a unit quaternion (length 0.5)").
 sr_status sr_shape_validate(const sr_shape *shape, sr_error *err);
 
@@ -193,6 +195,14 @@ typedef enum sr_sat_axis_kind {
 
 /// One axis SAT tested: both shapes projected on it, and the separation there (positive:
 /// separated along it; negative: the overlap, a candidate for the minimum translation).
+/// Features: a hull's are its view's face and edge indices. A box's faces are 2 axis + (1 on
+/// the negative side) (0: +x, 1: -x, 2: +y, ...), its edge 4 axis + k runs along that axis, k's
+/// bits giving the signs of the next two axes (bit 0 set: + on axis + 1, bit 1: + on axis + 2).
+/// A flat shape (a triangle, a flat hull) is seen as a prism of height 0: faces 0 and 1 its two
+/// sides (normals n and -n, n = (b - a) x (c - a) for a triangle), face 2 + i the side through
+/// its polygon edge i (vertex i to i + 1); edges 3 i and 3 i + 1 polygon edge i on either side,
+/// 3 i + 2 the edge of height 0 along n at vertex i. A segment's edge is 0; -1 when the axis
+/// has no feature on that shape.
 typedef struct sr_sat_axis {
     sr_sat_axis_kind kind;
     int feature_a, feature_b;
@@ -261,9 +271,10 @@ typedef struct sr_collide_result {
     int iterations;    ///< iterations of every stage together
 } sr_collide_result;
 
-/// GJK distance (Johnson's sub-algorithm with van den Bergen's backup and termination tests):
-/// the distance between the shapes and their closest points; on overlap, hit = true, distance 0
-/// and a common point.
+/// GJK distance (Montanari et al.'s signed-volume sub-algorithm with van den Bergen's backup and
+/// termination tests; closed forms for pairs of points, spheres, segments and capsules): the
+/// distance between the shapes and their closest points; on overlap, hit = true, distance 0 and a
+/// common point.
 sr_collide_status sr_collide_distance(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                       sr_collide_result *out);
 
@@ -276,7 +287,7 @@ sr_collide_status sr_collide_intersect(const sr_shape *a, const sr_shape *b, sr_
 
 /// Penetration depth: for overlapping shapes the depth, normal and witness points (EPA on the
 /// Minkowski difference of the cores, SAT where it is exact, closed forms); for separated shapes
-/// the same as sr_collide_distance.
+/// the same as sr_collide_distance. EPA's polytope lives on the stack (about 34 KB).
 sr_collide_status sr_collide_penetration(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                          sr_collide_result *out);
 
@@ -291,6 +302,14 @@ sr_collide_status sr_collide_signed_distance(const sr_shape *a, const sr_shape *
 /// result.distance is the largest separation over the axes (a lower bound of the distance, equal
 /// to it when a face realises it) and normal that axis. SR_COLLIDE_UNSUPPORTED for curved or
 /// rounded shapes. Specialised paths for box-box (15 axes) and triangle-box (13 axes).
+/// Flat shapes also test the normals of their sides (in their plane), so that coplanar shapes
+/// apart in their plane are found apart; edge pairs are tested only where they form a face of
+/// A - B (their arcs on the Gauss map cross), and not when parallel (within 1e-9 rad: A - B has
+/// an edge there). Two points or segments are answered by their closest points (their distance
+/// is then exact). Witness points: on overlap, the centre of the region where the shapes touch
+/// once B is moved by depth * normal (point_a - point_b = depth * normal); when apart, the
+/// closest points of the two features that support the axis (point_b - point_a has the
+/// separation along the normal). The trace (options->trace) receives every axis tested.
 sr_collide_status sr_collide_sat(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                  sr_collide_result *out);
 
@@ -381,6 +400,7 @@ sr_dvec3 sr_kdop_axis(int i);
 bool sr_kdop_uses_slot(int k, int i);
 
 /// Exact box of the shape (support points along the 6 axes: exact for every rotated shape).
+/// An invalid shape (sr_shape_validate) gives an empty box: min = +inf, max = -inf.
 sr_dbox sr_shape_bounds(const sr_shape *shape);
 /// The smallest float box holding a double box (rounded outwards), for the dynamic tree.
 sr_aabb sr_dbox_to_aabb(sr_dbox box);
@@ -398,7 +418,11 @@ sr_status sr_shape_bounding_sphere(const sr_shape *shape, sr_dsphere *out, sr_er
 /// SR_ERROR_OUT_OF_MEMORY.
 sr_status sr_bound_box_points(const sr_dvec3 *points, size_t count, sr_dbox *out, sr_error *err);
 /// Oriented box: the principal axes of the points' convex hull (PCA), then refined by trying the
-/// directions of the hull's faces and edges (never larger in volume than the PCA box).
+/// directions of the hull's faces and edges (never larger in volume than the PCA box). Each face
+/// normal (the 256 largest faces of big hulls) and edge direction (the 256 longest) is tried
+/// with the exact minimum-area rectangle of the hull's shadow in the plane orthogonal to it
+/// (rotating calipers), and a descent over small rotations polishes the best few. Flat sets get
+/// the exact minimum-area rectangle in their plane (and 0 across it). Allocates (the hull).
 sr_status sr_bound_obb_points(const sr_dvec3 *points, size_t count, sr_dobb *out, sr_error *err);
 /// Welzl's minimal enclosing sphere: exact (up to rounding), deterministic (a fixed order, no
 /// random shuffle that depends on anything but the input).

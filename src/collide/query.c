@@ -1,0 +1,345 @@
+/* src/collide/query.c — the pair queries that choose a method: sr_collide_distance,
+ * sr_collide_penetration and sr_collide_signed_distance. Points, spheres, segments and capsules
+ * (cores that are points or segments) are answered in closed form; every other pair by GJK on the
+ * cores, then, when the cores overlap, EPA; rounded shapes whose cores are apart get their depth
+ * from the cores' closest points, which is exact. Knows nothing of raster, scene or SDL. */
+#include "collide_internal.h"
+
+#include <string.h>
+
+/* Cores closer than this fraction of the scale count as touching or crossing: the direction
+ * between their closest points is not trusted below it (a closed form or EPA gives the normal). */
+#define CORES_CROSSING 1e-9
+
+/* ---- closed forms for point and segment cores ---- */
+
+static bool is_simple_core(const sr_placed *s)
+{
+    return s->core == CORE_POINT || s->core == CORE_SEGMENT;
+}
+
+static double clamp01(double x)
+{
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/* Closest points of segments p1-q1 and p2-q2 (points when an end equals the other): Ericson,
+ * Real-Time Collision Detection 5.1.9, with the parallel case clamped through the second segment. */
+static void closest_segments(sr_dvec3 p1, sr_dvec3 q1, sr_dvec3 p2, sr_dvec3 q2, sr_dvec3 *c1, sr_dvec3 *c2)
+{
+    sr_dvec3 d1 = dsub(q1, p1), d2 = dsub(q2, p2), r = dsub(p1, p2);
+    double a = ddot(d1, d1), e = ddot(d2, d2), f = ddot(d2, r);
+    double s, t;
+    if (a <= 0 && e <= 0) {
+        s = t = 0;
+    } else if (a <= 0) {
+        s = 0;
+        t = clamp01(f / e);
+    } else {
+        double c = ddot(d1, r);
+        if (e <= 0) {
+            t = 0;
+            s = clamp01(-c / a);
+        } else {
+            double b = ddot(d1, d2), denominator = a * e - b * b;
+            s = denominator > 0 ? clamp01((b * f - c * e) / denominator) : 0;
+            t = (b * s + f) / e;
+            if (t < 0) {
+                t = 0;
+                s = clamp01(-c / a);
+            } else if (t > 1) {
+                t = 1;
+                s = clamp01((b - c) / a);
+            }
+        }
+    }
+    *c1 = dmadd(p1, s, d1);
+    *c2 = dmadd(p2, t, d2);
+}
+
+/* A unit vector perpendicular to d (any when d is zero), chosen the same way for the same d. */
+static sr_dvec3 perpendicular(sr_dvec3 d)
+{
+    double ax = fabs(d.x), ay = fabs(d.y), az = fabs(d.z);
+    sr_dvec3 helper = ax <= ay && ax <= az ? dv(1, 0, 0) : ay <= az ? dv(0, 1, 0) : dv(0, 0, 1);
+    sr_dvec3 p = sr_dvec3_normalize(dcross(d, helper));
+    return dlength_squared(p) > 0 ? p : dv(0, 0, 1);
+}
+
+/* The cores' closest points and the normal from A's towards B's (when they cross: the direction
+ * along which they separate fastest, with the sign of the centres' offset). */
+typedef struct core_pair {
+    sr_dvec3 a, b; /* closest points */
+    double distance;
+    sr_dvec3 normal;
+} core_pair;
+
+static void simple_cores(const sr_placed *a, const sr_placed *b, double scale, core_pair *out)
+{
+    sr_dvec3 a0 = a->p[0], a1 = a->core == CORE_SEGMENT ? a->p[1] : a->p[0];
+    sr_dvec3 b0 = b->p[0], b1 = b->core == CORE_SEGMENT ? b->p[1] : b->p[0];
+    closest_segments(a0, a1, b0, b1, &out->a, &out->b);
+    sr_dvec3 offset = dsub(out->b, out->a);
+    out->distance = dlength(offset);
+    if (out->distance > CORES_CROSSING * scale) {
+        out->normal = dscale(offset, 1.0 / out->distance);
+        return;
+    }
+    /* crossing or touching cores: across both segments, or across the one segment, signed by the
+     * offset of the closest points (or of the centres when they coincide) */
+    sr_dvec3 da = dsub(a1, a0), db = dsub(b1, b0);
+    sr_dvec3 n = dcross(da, db);
+    double la = dlength(da), lb = dlength(db);
+    if (dlength(n) > 1e-9 * la * lb && la > 0 && lb > 0)
+        n = sr_dvec3_normalize(n);
+    else if (la > 0 || lb > 0)
+        n = dlength(offset) > 0 && fabs(ddot(offset, la > 0 ? da : db)) < 0.5 * dlength(offset) * (la > 0 ? la : lb)
+                ? sr_dvec3_normalize(offset)
+                : perpendicular(la > 0 ? da : db);
+    else
+        n = dlength(offset) > 0 ? sr_dvec3_normalize(offset) : dv(0, 0, 1);
+    sr_dvec3 centres = dsub(dscale(dadd(b0, b1), 0.5), dscale(dadd(a0, a1), 0.5));
+    double sign = ddot(offset, n);
+    if (sign == 0)
+        sign = ddot(centres, n);
+    out->normal = sign < 0 ? dneg(n) : n;
+}
+
+/* ---- solids of revolution on a common axis ---- */
+
+/* The axis of a core that is a solid of revolution (a segment, cylinder or cone; a point has any),
+ * and a point on it. False for other cores. */
+static bool revolution_axis(const sr_placed *s, sr_dvec3 *axis, sr_dvec3 *centre, bool *has_axis)
+{
+    *has_axis = true;
+    switch (s->core) {
+    case CORE_POINT:
+        *centre = s->p[0];
+        *has_axis = false;
+        return true;
+    case CORE_SEGMENT:
+        *centre = dscale(dadd(s->p[0], s->p[1]), 0.5);
+        *axis = sr_dvec3_normalize(dsub(s->p[1], s->p[0]));
+        *has_axis = dlength_squared(*axis) > 0;
+        return true;
+    case CORE_CYLINDER:
+    case CORE_CONE:
+        *centre = s->position;
+        *axis = s->rotated ? placed_to_world(s, dv(0, 0, 1)) : dv(0, 0, 1);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* When both cores are solids of revolution about one line (identical or nested cylinders, cones
+ * and capsules at one pose, a sphere on a cylinder's axis), A - B is one too, about a line through
+ * the origin: its depth along a direction depends only on the angle to the axis, and a whole ring
+ * of directions is deepest, which EPA's faces approach slowly. The depth is then the minimum over
+ * that angle: a scan of 65 angles, then golden-section search around each local minimum of the
+ * scan. Returns false when the pair is not coaxial. */
+#define COAXIAL_TOLERANCE 1e-12
+#define COAXIAL_SCAN 64
+
+static double support_along(const sr_placed *a, const sr_placed *b, sr_dvec3 axis, sr_dvec3 u, double angle)
+{
+    sr_dvec3 n = dadd(dscale(axis, cos(angle)), dscale(u, sin(angle)));
+    return ddot(minkowski_support(a, b, n).w, n);
+}
+
+static bool coaxial_depth(const sr_placed *a, const sr_placed *b, double scale, sr_epa_output *out)
+{
+    sr_dvec3 axis_a = dv(0, 0, 1), axis_b = dv(0, 0, 1), centre_a, centre_b;
+    bool has_a, has_b;
+    if (!revolution_axis(a, &axis_a, &centre_a, &has_a) || !revolution_axis(b, &axis_b, &centre_b, &has_b) ||
+        (!has_a && !has_b))
+        return false;
+    sr_dvec3 axis = has_a ? axis_a : axis_b;
+    if (has_a && has_b && dlength(dcross(axis_a, axis_b)) > COAXIAL_TOLERANCE)
+        return false;
+    sr_dvec3 offset = dsub(centre_b, centre_a);
+    if (dlength(dsub(offset, dscale(axis, ddot(offset, axis)))) > COAXIAL_TOLERANCE * scale)
+        return false;
+    sr_dvec3 u = perpendicular(axis);
+    double samples[COAXIAL_SCAN + 1];
+    for (int k = 0; k <= COAXIAL_SCAN; k++)
+        samples[k] = support_along(a, b, axis, u, M_PI * k / COAXIAL_SCAN);
+    /* every local minimum of the samples is refined by golden section between its neighbours: the
+     * depth along the angle is a maximum of smooth pieces, whose valleys can be narrower than the
+     * samples' spacing (identical cones), but each lies next to a sampled local minimum */
+    double best_angle = 0, best = INFINITY;
+    const double g = 0.5 * (sqrt(5.0) - 1), spacing = M_PI / COAXIAL_SCAN;
+    for (int k = 0; k <= COAXIAL_SCAN; k++) {
+        if ((k > 0 && samples[k] > samples[k - 1]) || (k < COAXIAL_SCAN && samples[k] > samples[k + 1]))
+            continue;
+        if (samples[k] < best) {
+            best = samples[k];
+            best_angle = spacing * k;
+        }
+        double lo = fmax(0, spacing * (k - 1)), hi = fmin(M_PI, spacing * (k + 1));
+        double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+        double f1 = support_along(a, b, axis, u, x1), f2 = support_along(a, b, axis, u, x2);
+        for (int i = 0; i < 80 && hi - lo > 1e-15; i++) {
+            if (f1 <= f2) {
+                hi = x2;
+                x2 = x1;
+                f2 = f1;
+                x1 = hi - g * (hi - lo);
+                f1 = support_along(a, b, axis, u, x1);
+            } else {
+                lo = x1;
+                x1 = x2;
+                f1 = f2;
+                x2 = lo + g * (hi - lo);
+                f2 = support_along(a, b, axis, u, x2);
+            }
+        }
+        if (fmin(f1, f2) < best) {
+            best_angle = f1 <= f2 ? x1 : x2;
+            best = fmin(f1, f2);
+        }
+    }
+    sr_dvec3 n = dadd(dscale(axis, cos(best_angle)), dscale(u, sin(best_angle)));
+    /* witnesses: where the direction's support sets of A and B (segments along the axis when it is
+     * a side's direction) share an axial coordinate, at the middle of that overlap */
+    const double tilt = 1e-9;
+    sr_dvec3 a0 = placed_support(a, dsub(n, dscale(axis, tilt))), a1 = placed_support(a, dadd(n, dscale(axis, tilt)));
+    sr_dvec3 b0 = placed_support(b, dneg(dsub(n, dscale(axis, tilt)))),
+             b1 = placed_support(b, dneg(dadd(n, dscale(axis, tilt))));
+    double za0 = ddot(a0, axis), za1 = ddot(a1, axis), zb0 = ddot(b0, axis), zb1 = ddot(b1, axis);
+    double low = fmax(fmin(za0, za1), fmin(zb0, zb1)), high = fmin(fmax(za0, za1), fmax(zb0, zb1));
+    double z = low <= high ? 0.5 * (low + high) : 0.5 * (za0 + za1);
+    sr_dvec3 pa = fabs(za1 - za0) > 0 ? dadd(a0, dscale(dsub(a1, a0), (z - za0) / (za1 - za0))) : a0;
+    out->normal = n;
+    out->depth = best;
+    out->point_a = pa;
+    out->point_b = dmadd(pa, -best, n);
+    out->iterations = COAXIAL_SCAN + 3 + 80;
+    out->capped = false;
+    out->degenerate = false;
+    return true;
+}
+
+/* ---- results ---- */
+
+static void result_invalid(sr_collide_result *out)
+{
+    sr_collide_result r;
+    memset(&r, 0, sizeof r);
+    r.status = SR_COLLIDE_INVALID_SHAPE;
+    r.normal = dv(0, 0, 1);
+    if (out)
+        *out = r;
+}
+
+/* The answer from the cores' closest points a, b (distance apart along `normal`, from A towards B).
+ * Apart after the radii: the distance and the closest points. Overlapping: with `signed_depth`, the
+ * depth along the normal (exact for cores apart: every deeper normal would cross them), else the
+ * distance query's overlap (0 and a common point). */
+static void result_from_cores(sr_collide_result *r, const core_pair *c, double ra, double rb, bool signed_depth,
+                              sr_dvec3 origin)
+{
+    double total = c->distance - ra - rb;
+    r->normal = c->normal;
+    if (total > 0 || signed_depth) {
+        r->hit = total <= 0;
+        r->distance = total;
+        r->point_a = dadd(dmadd(c->a, ra, c->normal), origin);
+        r->point_b = dadd(dmadd(c->b, -rb, c->normal), origin);
+        return;
+    }
+    /* one point inside both: on the segment between the cores' closest points, where the radii
+     * overlap */
+    r->hit = true;
+    r->distance = 0;
+    double t = fmax(0, fmin(c->distance, 0.5 * (c->distance - rb + ra)));
+    r->point_a = r->point_b = dadd(dmadd(c->a, t, c->normal), origin);
+}
+
+/* ---- the queries ---- */
+
+/* Distance (signed_depth false) or signed distance (true) of a valid pair. */
+static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
+                               bool signed_depth, sr_collide_result *out)
+{
+    sr_collide_result result;
+    memset(&result, 0, sizeof result);
+    sr_collide_trace *trace = options_trace(options);
+    sr_trace_clear(trace);
+    sr_placed pa, pb;
+    sr_dvec3 origin;
+    if (!sr_pair_place(a, b, &pa, &pb, &origin)) {
+        result_invalid(out);
+        return SR_COLLIDE_INVALID_SHAPE;
+    }
+    double scale = query_scale(&pa, &pb);
+    core_pair cores;
+    if (is_simple_core(&pa) && is_simple_core(&pb)) {
+        simple_cores(&pa, &pb, scale, &cores);
+        result.method = SR_COLLIDE_BY_CLOSED_FORM;
+        result_from_cores(&result, &cores, pa.radius, pb.radius, signed_depth, origin);
+        if (out)
+            *out = result;
+        return SR_COLLIDE_OK;
+    }
+    int max_iterations = options_iterations(options);
+    sr_gjk_output g;
+    sr_gjk_distance(&pa, &pb, max_iterations, trace, origin, &g);
+    result.method = SR_COLLIDE_BY_GJK;
+    result.iterations = g.iterations;
+    result.status = g.capped ? SR_COLLIDE_ITERATION_CAP : SR_COLLIDE_OK;
+    double radius = pa.radius + pb.radius;
+    bool cores_apart = !g.overlap && g.distance > 0;
+    if (cores_apart && (g.distance > radius || g.distance > CORES_CROSSING * scale || !signed_depth)) {
+        cores.a = g.point_a;
+        cores.b = g.point_b;
+        cores.distance = g.distance;
+        cores.normal = dscale(g.closest, -1.0 / g.distance);
+        result_from_cores(&result, &cores, pa.radius, pb.radius, signed_depth, origin);
+    } else if (!signed_depth) {
+        result.hit = true;
+        result.normal = dv(0, 0, 1);
+        result.point_a = result.point_b = dadd(g.point_a, origin);
+    } else {
+        /* the cores overlap (or touch): EPA on them, the radii added along its normal */
+        sr_epa_output e;
+        if (coaxial_depth(&pa, &pb, scale, &e))
+            result.method = SR_COLLIDE_BY_CLOSED_FORM;
+        else {
+            sr_epa_penetration(&pa, &pb, &g.simplex, max_iterations, trace, origin, &e);
+            result.method = SR_COLLIDE_BY_EPA;
+        }
+        result.iterations += e.iterations;
+        if (e.capped)
+            result.status = SR_COLLIDE_ITERATION_CAP;
+        double depth = e.depth + radius;
+        result.hit = true;
+        result.distance = depth > 0 ? -depth : 0;
+        result.normal = e.normal;
+        result.point_a = dadd(dmadd(e.point_a, pa.radius, e.normal), origin);
+        result.point_b = dadd(dmadd(e.point_b, -pb.radius, e.normal), origin);
+        if (depth <= 0) /* touching: one point */
+            result.point_b = result.point_a;
+    }
+    if (out)
+        *out = result;
+    return result.status;
+}
+
+sr_collide_status sr_collide_distance(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
+                                      sr_collide_result *out)
+{
+    return solve(a, b, options, false, out);
+}
+
+sr_collide_status sr_collide_penetration(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
+                                         sr_collide_result *out)
+{
+    return solve(a, b, options, true, out);
+}
+
+sr_collide_status sr_collide_signed_distance(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
+                                             sr_collide_result *out)
+{
+    return solve(a, b, options, true, out);
+}

@@ -1,0 +1,750 @@
+/* test_collide_sat.c — sr_collide_sat against an independent computation that knows nothing of
+ * faces, edges or the Gauss map. Each polytope is its world vertices; the brute force projects
+ * all of them on every axis it tries:
+ *  - the axes: every cross product of two directions between two vertices of the same or of
+ *    either shape (a superset of the face normals of A - B, whose edges are such directions); the
+ *    largest separation over them is the depth's exact value on overlap (-depth) for a solid
+ *    A - B, and a lower bound of the distance when apart;
+ *  - when A - B is flat (both shapes flat in one plane, or segments), the distance from the
+ *    origin to A - B by enumerating every subset of up to four of its vertices
+ *    (collide_brute.h), and depth 0 on overlap;
+ *  - the distance when apart: the closest points of every vertex triple of one against every
+ *    vertex of the other, and every vertex pair against every vertex pair (closest.c, tested on
+ *    its own against a brute force).
+ * The checks: the verdict (hit or not) against the brute force, except within the tolerance of
+ * touching; on overlap the depth, and the brute-force separation along the returned normal
+ * equal to -depth (any normal with the same depth is right: ties are real), the witness points
+ * in their shapes with point_a - point_b = depth * normal, and B moved by depth * normal touching
+ * A; when apart a separation that the brute force confirms along the returned normal and that
+ * never exceeds the distance; every traced axis's intervals and separation recomputed by
+ * projecting all vertices; the same bits on a second call. Also: the box-box and triangle-box
+ * paths against the generic one (the same boxes as hulls), analytic cases, statuses. */
+#include "collide_brute.h"
+
+#include "../src/collide/collide_internal.h" /* the hull's edge_faces, which the Gauss map reads */
+
+#include <criterion/criterion.h>
+#include <softrast/collide.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_VERTICES = 16 };
+
+/* A test polytope: the shape (a hull's lives in `hull`) and its world vertices. */
+typedef struct poly {
+    sr_shape shape;
+    sr_hull *hull;
+    sr_dvec3 local[MAX_VERTICES];
+    int local_count;
+    sr_dvec3 world[MAX_VERTICES];
+    int count;
+} poly;
+
+static void poly_place(poly *p, sr_pose pose)
+{
+    p->shape.pose = pose;
+    p->count = p->local_count;
+    for (int i = 0; i < p->count; i++)
+        p->world[i] = sr_dvec3_add(sr_dquat_rotate(pose.rotation, p->local[i]), pose.position);
+}
+
+static void poly_free(poly *p)
+{
+    if (p->hull)
+        sr_hull_destroy(p->hull);
+    p->hull = NULL;
+}
+
+static void make_box(poly *p, sr_dvec3 h)
+{
+    memset(p, 0, sizeof *p);
+    p->shape = sr_shape_box(h);
+    for (int k = 0; k < 8; k++)
+        p->local[k] = sr_dvec3_make(k & 1 ? h.x : -h.x, k & 2 ? h.y : -h.y, k & 4 ? h.z : -h.z);
+    p->local_count = 8;
+}
+
+static void make_points_shape(poly *p, sr_shape_type type, const sr_dvec3 *points, int count)
+{
+    memset(p, 0, sizeof *p);
+    if (type == SR_SHAPE_POINT)
+        p->shape = sr_shape_point();
+    else if (type == SR_SHAPE_SEGMENT)
+        p->shape = sr_shape_segment(points[0], points[1]);
+    else
+        p->shape = sr_shape_triangle(points[0], points[1], points[2]);
+    for (int i = 0; i < count; i++)
+        p->local[i] = type == SR_SHAPE_POINT ? sr_dvec3_make(0, 0, 0) : points[i];
+    p->local_count = count;
+}
+
+static void make_hull(poly *p, const sr_dvec3 *points, int count)
+{
+    memset(p, 0, sizeof *p);
+    sr_error err;
+    cr_assert_eq(sr_hull_create(points, (size_t)count, &p->hull, &err), SR_OK, "%s", err.message);
+    p->shape = sr_shape_hull(p->hull);
+    for (int i = 0; i < count; i++)
+        p->local[i] = points[i];
+    p->local_count = count;
+}
+
+/* ---- the brute force ---- */
+
+static void interval(const poly *p, sr_dvec3 axis, double *low, double *high)
+{
+    *low = INFINITY;
+    *high = -INFINITY;
+    for (int i = 0; i < p->count; i++) {
+        double d = sr_dvec3_dot(p->world[i], axis);
+        *low = d < *low ? d : *low;
+        *high = d > *high ? d : *high;
+    }
+}
+
+/* separation along a unit axis oriented from A towards B */
+static double separation_along(const poly *a, const poly *b, sr_dvec3 axis)
+{
+    double a_low, a_high, b_low, b_high;
+    interval(a, axis, &a_low, &a_high);
+    interval(b, axis, &b_low, &b_high);
+    return b_low - a_high;
+}
+
+static double extent(const poly *p)
+{
+    double size = 0.0;
+    for (int i = 0; i < p->count; i++)
+        for (int j = 0; j < i; j++)
+            size = fmax(size, sr_dvec3_length(sr_dvec3_sub(p->world[i], p->world[j])));
+    return size;
+}
+
+typedef struct oracle {
+    double best_separation; /* over the superset of axes, both ways */
+    bool flat;              /* A - B is at most flat */
+    double distance;        /* 0 on overlap */
+    bool overlap;
+} oracle;
+
+static int directions(const poly *p, sr_dvec3 *out, int n)
+{
+    for (int i = 0; i < p->count; i++)
+        for (int j = 0; j < i; j++) {
+            sr_dvec3 d = sr_dvec3_sub(p->world[i], p->world[j]);
+            if (!(sr_dvec3_length(d) > 0.0))
+                continue;
+            d = sr_dvec3_normalize(d);
+            bool known = false; /* parallel to one already there: the same axes */
+            for (int k = 0; k < n && !known; k++)
+                known = sr_dvec3_length(sr_dvec3_cross(d, out[k])) < 1e-12;
+            if (!known)
+                out[n++] = d;
+        }
+    return n;
+}
+
+static double feature_distance(const poly *a, const poly *b)
+{
+    double best = INFINITY;
+    for (int swap = 0; swap < 2; swap++) {
+        const poly *p = swap ? b : a, *q = swap ? a : b;
+        for (int i = 0; i < p->count; i++)
+            for (int j = 0; j <= i; j++)
+                for (int k = 0; k <= j; k++)
+                    for (int v = 0; v < q->count; v++) {
+                        sr_dvec3 c =
+                            sr_collide_closest_point_triangle(q->world[v], p->world[i], p->world[j], p->world[k], NULL);
+                        best = fmin(best, sr_dvec3_length(sr_dvec3_sub(c, q->world[v])));
+                    }
+    }
+    for (int i = 0; i < a->count; i++)
+        for (int j = 0; j <= i; j++)
+            for (int k = 0; k < b->count; k++)
+                for (int l = 0; l <= k; l++)
+                    best = fmin(best, sqrt(sr_collide_closest_segment_segment(a->world[i], a->world[j], b->world[k],
+                                                                              b->world[l], NULL, NULL)));
+    return best;
+}
+
+static oracle brute_force(const poly *a, const poly *b)
+{
+    static sr_dvec3 dirs[2 * MAX_VERTICES * MAX_VERTICES];
+    int n = directions(a, dirs, 0);
+    n = directions(b, dirs, n);
+    oracle o = {.best_separation = -INFINITY};
+    double widest = 0.0;
+    sr_dvec3 plane = {0, 0, 0};
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            sr_dvec3 c = sr_dvec3_cross(dirs[i], dirs[j]);
+            double length = sr_dvec3_length(c);
+            if (!(length > 1e-9))
+                continue;
+            sr_dvec3 axis = sr_dvec3_scale(c, 1.0 / length);
+            double s = fmax(separation_along(a, b, axis), separation_along(a, b, sr_dvec3_negate(axis)));
+            o.best_separation = fmax(o.best_separation, s);
+            if (length > widest) {
+                widest = length;
+                plane = axis;
+            }
+        }
+    /* the rank of the directions: A - B is flat when all lie in the plane of the two that are the
+     * farthest from parallel */
+    double volume = 0.0;
+    for (int k = 0; k < n; k++)
+        volume = fmax(volume, fabs(sr_dvec3_dot(plane, dirs[k])));
+    /* segments and points, or all directions in one plane */
+    o.flat = o.best_separation == -INFINITY || volume < 1e-9;
+    if (o.flat) {
+        static sr_dvec3 differences[MAX_VERTICES * MAX_VERTICES];
+        int m = 0;
+        for (int i = 0; i < a->count; i++)
+            for (int j = 0; j < b->count; j++)
+                differences[m++] = sr_dvec3_sub(a->world[i], b->world[j]);
+        o.distance = brute_closest_in_hull_k(sr_dvec3_make(0, 0, 0), differences, m, 3, NULL);
+        o.overlap = o.distance <= 0.0;
+        if (o.best_separation == -INFINITY)
+            o.best_separation = o.distance;
+    } else {
+        o.overlap = o.best_separation <= 0.0;
+        o.distance = o.overlap ? 0.0 : feature_distance(a, b);
+    }
+    return o;
+}
+
+/* ---- the checks ---- */
+
+static double coordinate_scale(const poly *a, const poly *b)
+{
+    return fmax(brute_max_abs(a->world, a->count), brute_max_abs(b->world, b->count));
+}
+
+static void describe(const poly *p, char *out, size_t size)
+{
+    int n = snprintf(out, size, "%s pos (%.17g, %.17g, %.17g) rot (%.17g, %.17g, %.17g, %.17g) vertices",
+                     sr_shape_type_name(p->shape.type), p->shape.pose.position.x, p->shape.pose.position.y,
+                     p->shape.pose.position.z, p->shape.pose.rotation.x, p->shape.pose.rotation.y,
+                     p->shape.pose.rotation.z, p->shape.pose.rotation.w);
+    for (int i = 0; i < p->local_count && n > 0 && (size_t)n < size; i++)
+        n += snprintf(out + n, size - (size_t)n, " [%.17g, %.17g, %.17g]", p->local[i].x, p->local[i].y, p->local[i].z);
+}
+
+#define PAIR_ASSERT(condition, ...)                                                                                    \
+    do {                                                                                                               \
+        if (!(condition)) {                                                                                            \
+            char da[2048], db[2048];                                                                                   \
+            describe(a, da, sizeof da);                                                                                \
+            describe(b, db, sizeof db);                                                                                \
+            cr_assert(condition, "%s (pair %d)\n  A: %s\n  B: %s", message_of(__VA_ARGS__), index, da, db);            \
+        }                                                                                                              \
+    } while (0)
+
+static char message_buffer[512];
+__attribute__((format(printf, 1, 2))) static const char *message_of(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message_buffer, sizeof message_buffer, format, args);
+    va_end(args);
+    return message_buffer;
+}
+
+typedef struct check_stats {
+    int hits, misses, near_touching;
+} check_stats;
+
+static void check_pair(const poly *a, const poly *b, int index, check_stats *stats)
+{
+    static sr_sat_axis axes[4096];
+    sr_collide_trace trace = {.sat = axes, .sat_capacity = 4096};
+    sr_collide_options options = {.trace = &trace};
+    sr_collide_result result, again;
+    sr_collide_status status = sr_collide_sat(&a->shape, &b->shape, &options, &result);
+    PAIR_ASSERT(status == SR_COLLIDE_OK, "status %d", status);
+    sr_collide_sat(&a->shape, &b->shape, NULL, &again);
+    PAIR_ASSERT(memcmp(&result, &again, sizeof result) == 0, "a second call (untraced) answers differently");
+    PAIR_ASSERT(trace.dropped == 0 && trace.sat_count > 0, "%zu axes traced, %zu dropped", trace.sat_count,
+                trace.dropped);
+    PAIR_ASSERT(result.method == SR_COLLIDE_BY_SAT, "method %d", result.method);
+
+    double size = fmax(extent(a), extent(b));
+    double tolerance = 1e-8 * size + 1e-13 * coordinate_scale(a, b);
+    oracle o = brute_force(a, b);
+
+    /* every traced axis, recomputed */
+    double largest = -INFINITY;
+    for (size_t i = 0; i < trace.sat_count; i++) {
+        const sr_sat_axis *x = &axes[i];
+        PAIR_ASSERT(fabs(sr_dvec3_length(x->axis) - 1.0) < 1e-12, "traced axis %zu is not unit", i);
+        double a_low, a_high, b_low, b_high;
+        interval(a, x->axis, &a_low, &a_high);
+        interval(b, x->axis, &b_low, &b_high);
+        PAIR_ASSERT(fabs(x->min_a - a_low) <= tolerance && fabs(x->max_a - a_high) <= tolerance &&
+                        fabs(x->min_b - b_low) <= tolerance && fabs(x->max_b - b_high) <= tolerance,
+                    "traced axis %zu (kind %d): intervals A [%.17g, %.17g] B [%.17g, %.17g], projected A [%.17g, "
+                    "%.17g] B [%.17g, %.17g]",
+                    i, x->kind, x->min_a, x->max_a, x->min_b, x->max_b, a_low, a_high, b_low, b_high);
+        if (!o.flat || x->kind != SR_SAT_EDGE_EDGE || a->count > 2 || b->count > 2)
+            PAIR_ASSERT(fabs(x->separation - (b_low - a_high)) <= tolerance,
+                        "traced axis %zu (kind %d, features %d %d): separation %.17g, projected %.17g", i, x->kind,
+                        x->feature_a, x->feature_b, x->separation, b_low - a_high);
+        largest = fmax(largest, x->separation);
+    }
+    /* the answer is a traced axis, the largest but for the bias towards faces (1e-9 of the size) */
+    bool traced = false;
+    for (size_t i = 0; i < trace.sat_count; i++)
+        traced |= axes[i].separation == result.distance;
+    PAIR_ASSERT(traced && result.distance >= largest - 1e-9 * size,
+                "the answer %.17g is not the largest traced separation %.17g", result.distance, largest);
+    PAIR_ASSERT(fabs(sr_dvec3_length(result.normal) - 1.0) < 1e-12, "the normal is not unit");
+
+    /* the verdict */
+    bool near_touching =
+        fabs(o.overlap ? o.best_separation : o.distance) <= tolerance || fabs(result.distance) <= tolerance;
+    if (near_touching) {
+        stats->near_touching++;
+    } else {
+        PAIR_ASSERT(result.hit == o.overlap,
+                    "hit %d, the brute force says %s (its separation %.17g, distance "
+                    "%.17g; ours %.17g)",
+                    result.hit, o.overlap ? "overlap" : "apart", o.best_separation, o.distance, result.distance);
+    }
+    if (result.hit)
+        stats->hits++;
+    else
+        stats->misses++;
+    sr_dvec3 normal = result.normal;
+    double along = separation_along(a, b, normal);
+    PAIR_ASSERT(fabs(along - result.distance) <= tolerance,
+                "the separation along the normal is %.17g, the answer %.17g", along, result.distance);
+    double in_a = brute_closest_in_hull(result.point_a, a->world, a->count, NULL);
+    double in_b = brute_closest_in_hull(result.point_b, b->world, b->count, NULL);
+    if (result.hit) {
+        double depth = -result.distance;
+        if (!o.flat)
+            PAIR_ASSERT(fabs(depth + o.best_separation) <= tolerance, "depth %.17g, the brute force's %.17g", depth,
+                        -o.best_separation);
+        else
+            PAIR_ASSERT(depth <= tolerance, "depth %.17g of a flat Minkowski difference", depth);
+        sr_dvec3 gap = sr_dvec3_sub(sr_dvec3_sub(result.point_a, result.point_b), sr_dvec3_scale(normal, depth));
+        PAIR_ASSERT(sr_dvec3_length(gap) <= tolerance, "point_a - point_b is not depth * normal (off by %.3g)",
+                    sr_dvec3_length(gap));
+        PAIR_ASSERT(in_a <= 1e-6 * size + tolerance && in_b <= 1e-6 * size + tolerance,
+                    "witness points outside their shapes by %.3g and %.3g", in_a, in_b);
+        /* B moved by depth * normal touches A */
+        if (!o.flat) {
+            poly moved = *b;
+            for (int i = 0; i < moved.count; i++)
+                moved.world[i] = sr_dvec3_add(moved.world[i], sr_dvec3_scale(normal, depth));
+            oracle after = brute_force(a, &moved);
+            PAIR_ASSERT(fabs(after.best_separation) <= 2 * tolerance,
+                        "B moved by depth * normal does not touch A (separation %.3g)", after.best_separation);
+        }
+    } else {
+        PAIR_ASSERT(result.distance <= o.distance + tolerance, "separation %.17g exceeds the distance %.17g",
+                    result.distance, o.distance);
+        PAIR_ASSERT(in_a <= 1e-6 * size + tolerance && in_b <= 1e-6 * size + tolerance,
+                    "witness points outside their shapes by %.3g and %.3g", in_a, in_b);
+        PAIR_ASSERT(sr_dvec3_dot(sr_dvec3_sub(result.point_b, result.point_a), normal) >= result.distance - tolerance,
+                    "the witness points are closer along the normal than the separation");
+    }
+}
+
+/* ---- shapes for the tests ---- */
+
+enum {
+    KIND_BOX,
+    KIND_FLAT_BOX,
+    KIND_TRIANGLE,
+    KIND_SEGMENT,
+    KIND_POINT,
+    KIND_HULL,
+    KIND_FLAT_HULL,
+    KIND_NEEDLE_HULL,
+    KIND_DEGENERATE_TRIANGLE,
+    KIND_COUNT
+};
+
+static void random_shape(rng *r, int kind, double scale, poly *p)
+{
+    sr_dvec3 pts[MAX_VERTICES];
+    switch (kind) {
+    case KIND_BOX:
+        make_box(p, sr_dvec3_scale(rng_dvec3(r, 0.2, 1.5), scale));
+        break;
+    case KIND_FLAT_BOX: {
+        sr_dvec3 h = sr_dvec3_scale(rng_dvec3(r, 0.2, 1.5), scale);
+        h.z = 0.0;
+        make_box(p, h);
+        break;
+    }
+    case KIND_TRIANGLE:
+        for (int i = 0; i < 3; i++)
+            pts[i] = sr_dvec3_scale(rng_dvec3(r, -1, 1), scale);
+        make_points_shape(p, SR_SHAPE_TRIANGLE, pts, 3);
+        break;
+    case KIND_DEGENERATE_TRIANGLE:
+        pts[0] = sr_dvec3_scale(rng_dvec3(r, -1, 1), scale);
+        pts[1] = sr_dvec3_scale(rng_dvec3(r, -1, 1), scale);
+        pts[2] = sr_dvec3_add(pts[0], sr_dvec3_scale(sr_dvec3_sub(pts[1], pts[0]), rng_double_range(r, -0.5, 1.5)));
+        make_points_shape(p, SR_SHAPE_TRIANGLE, pts, 3);
+        break;
+    case KIND_SEGMENT:
+        pts[0] = sr_dvec3_scale(rng_dvec3(r, -1, 1), scale);
+        pts[1] = sr_dvec3_scale(rng_dvec3(r, -1, 1), scale);
+        make_points_shape(p, SR_SHAPE_SEGMENT, pts, 2);
+        break;
+    case KIND_POINT:
+        make_points_shape(p, SR_SHAPE_POINT, pts, 1);
+        break;
+    case KIND_HULL: {
+        int n = 4 + (int)(rng_next(r) % 9);
+        for (int i = 0; i < n; i++)
+            pts[i] = sr_dvec3_scale(rng_dvec3(r, -1, 1), scale);
+        if (n > 6) { /* a duplicate and an interior point */
+            pts[n - 1] = pts[0];
+            pts[n - 2] = sr_dvec3_scale(sr_dvec3_add(pts[1], pts[2]), 0.5);
+        }
+        make_hull(p, pts, n);
+        break;
+    }
+    case KIND_FLAT_HULL: {
+        int n = 3 + (int)(rng_next(r) % 6);
+        for (int i = 0; i < n; i++) {
+            double x = rng_double_range(r, -1, 1);
+            double y = rng_double_range(r, -1, 1);
+            pts[i] = sr_dvec3_make(x * scale, y * scale, 0.0);
+        }
+        make_hull(p, pts, n);
+        break;
+    }
+    default: { /* needle: nearly collinear */
+        int n = 4 + (int)(rng_next(r) % 4);
+        for (int i = 0; i < n; i++) {
+            double t = rng_double_range(r, -1, 1);
+            sr_dvec3 jitter = sr_dvec3_scale(rng_dvec3(r, -1, 1), 1e-3);
+            pts[i] = sr_dvec3_scale(sr_dvec3_add(sr_dvec3_make(t, 0.3 * t, 0.1 * t), jitter), scale);
+        }
+        make_hull(p, pts, n);
+        break;
+    }
+    }
+}
+
+static sr_dquat maybe_aligned_rotation(rng *r)
+{
+    switch (rng_next(r) % 4) {
+    case 0:
+        return sr_dquat_identity(); /* coplanar faces, parallel edges */
+    case 1:
+        return sr_dquat_from_axis_angle(sr_dvec3_make(0, 0, 1), rng_double_range(r, -M_PI, M_PI)); /* edges along z */
+    default:
+        return rng_rotation(r);
+    }
+}
+
+/* ---- tests ---- */
+
+Test(collide_sat, random_pairs_of_every_kind_against_the_brute_force)
+{
+    rng r = {0x5a7};
+    check_stats stats = {0};
+    const double scales[3] = {1.0, 1e-3, 1e3};
+    int pairs = BRUTE_COUNT(8000, 800);
+    for (int index = 0; index < pairs; index++) {
+        poly pa, pb;
+        poly *a = &pa, *b = &pb;
+        double scale = scales[index % 7 == 0 ? 1 + index % 2 : 0];
+        int kind_a = (int)(rng_next(&r) % KIND_COUNT), kind_b = (int)(rng_next(&r) % KIND_COUNT);
+        random_shape(&r, kind_a, scale, a);
+        random_shape(&r, kind_b, scale, b);
+        sr_dvec3 far = index % 5 == 0 ? sr_dvec3_make(1e3, -1e3, 1e3) : sr_dvec3_make(0, 0, 0);
+        sr_pose pose_a = {sr_dvec3_add(far, sr_dvec3_scale(rng_dvec3(&r, -0.5, 0.5), scale)),
+                          maybe_aligned_rotation(&r)};
+        double reach = index % 3 == 0 ? 0.2 : (index % 3 == 1 ? 0.6 : 1.5);
+        sr_pose pose_b = {sr_dvec3_add(far, sr_dvec3_scale(rng_dvec3(&r, -reach, reach), scale)),
+                          maybe_aligned_rotation(&r)};
+        poly_place(a, pose_a);
+        poly_place(b, pose_b);
+        if (index % 4 == 3) {
+            /* near touching: B moved out by its depth along the normal, then by 0, +-1e-6 or
+             * +-1e-4 of the size */
+            sr_collide_result first;
+            sr_collide_sat(&a->shape, &b->shape, NULL, &first);
+            const double offsets[5] = {0, 1e-6, -1e-6, 1e-4, -1e-4};
+            double size = fmax(extent(a), extent(b));
+            double move = -first.distance + offsets[(index / 4) % 5] * size;
+            pose_b.position = sr_dvec3_add(pose_b.position, sr_dvec3_scale(first.normal, move));
+            poly_place(b, pose_b);
+        }
+        check_pair(a, b, index, &stats);
+        poly_free(a);
+        poly_free(b);
+    }
+    cr_log_info("%d pairs: %d hits, %d misses, %d within the tolerance of touching", pairs, stats.hits, stats.misses,
+                stats.near_touching);
+    cr_assert(stats.hits > pairs / 5 && stats.misses > pairs / 5, "%d hits, %d misses: not a mix", stats.hits,
+              stats.misses);
+}
+
+Test(collide_sat, touching_identical_nested_and_aligned_boxes)
+{
+    rng r = {0xb0e5};
+    check_stats stats = {0};
+    for (int index = 0; index < BRUTE_COUNT(2000, 200); index++) {
+        poly pa, pb;
+        poly *a = &pa, *b = &pb;
+        sr_dvec3 h = rng_dvec3(&r, 0.3, 1.5);
+        make_box(a, h);
+        sr_dquat q = index % 3 ? sr_dquat_identity() : rng_rotation(&r);
+        sr_dvec3 position = rng_dvec3(&r, -1, 1);
+        poly_place(a, (sr_pose){position, q});
+        switch (index % 4) {
+        case 0: /* identical, same pose: depth the smallest full extent */
+            make_box(b, h);
+            poly_place(b, a->shape.pose);
+            break;
+        case 1: /* nested: a smaller box inside */
+            make_box(b, sr_dvec3_scale(h, 0.3));
+            poly_place(b, (sr_pose){sr_dvec3_add(position, sr_dquat_rotate(q, sr_dvec3_scale(h, 0.2))), q});
+            break;
+        case 2: { /* face to face, touching exactly or 1e-6 apart or into each other */
+            sr_dvec3 hb = rng_dvec3(&r, 0.3, 1.5);
+            make_box(b, hb);
+            double gap = (double)(index % 3) * 1e-6 - 1e-6;
+            sr_dvec3 offset = sr_dvec3_make(h.x + hb.x + gap, rng_double_range(&r, -0.5, 0.5), 0.25);
+            poly_place(b, (sr_pose){sr_dvec3_add(position, sr_dquat_rotate(q, offset)), q});
+            break;
+        }
+        default: { /* rotated about a shared axis: parallel edges */
+            sr_dvec3 hb = rng_dvec3(&r, 0.3, 1.5);
+            make_box(b, hb);
+            sr_dquat turn =
+                sr_dquat_mul(q, sr_dquat_from_axis_angle(sr_dvec3_make(0, 0, 1), rng_double_range(&r, 0, 1)));
+            poly_place(b, (sr_pose){sr_dvec3_add(position, sr_dquat_rotate(q, rng_dvec3(&r, -2, 2))), turn});
+            break;
+        }
+        }
+        check_pair(a, b, index, &stats);
+        if (index % 4 == 0) {
+            sr_collide_result result;
+            sr_collide_sat(&a->shape, &b->shape, NULL, &result);
+            double smallest = 2 * fmin(h.x, fmin(h.y, h.z));
+            cr_assert(result.hit && fabs(result.distance + smallest) < 1e-12, "identical boxes: depth %.17g, not %.17g",
+                      -result.distance, smallest);
+        }
+    }
+}
+
+/* Ridges crossing at a small angle: two wedges (sharp triangular prisms, as hulls) or two boxes
+ * turned 45 degrees, one edge up and one edge down, crossing at angle theta in the top view and
+ * overlapping by 1e-3 where they cross. The minimum translation is along the cross product of the
+ * two edges (a face of A - B as thin as theta) as long as the ridges' lengths times theta exceed
+ * the overlap; then the faces would need ~ length * theta. Edge pairs below 1e-9 rad stand for
+ * faces so thin that skipping them costs less than the tolerance; above it they must be found. */
+Test(collide_sat, ridges_crossing_at_small_angles)
+{
+    const double thetas[8] = {0.0, 1e-12, 1e-9, 1e-7, 1e-5, 1e-3, 0.02, 0.3};
+    check_stats stats = {0};
+    int index = 0;
+    for (int t = 0; t < 8; t++)
+        for (int boxes = 0; boxes < 2; boxes++)
+            for (int shift = 0; shift < 3; shift++, index++) {
+                double theta = thetas[t];
+                poly pa, pb;
+                poly *a = &pa, *b = &pb;
+                sr_dquat turn_up, turn_down;
+                double reach; /* from the centre to the ridge */
+                if (boxes) {
+                    make_box(a, sr_dvec3_make(1.5, 0.5, 0.5));
+                    make_box(b, sr_dvec3_make(1.5, 0.5, 0.5));
+                    turn_up = sr_dquat_from_axis_angle(sr_dvec3_make(1, 0, 0), M_PI / 4); /* an edge up */
+                    reach = 0.5 * sqrt(2.0);
+                } else {
+                    /* a wedge: its ridge along x at z = 1, its base 0.2 wide at z = 0 */
+                    sr_dvec3 wedge[6] = {{-1.5, 0, 1},   {1.5, 0, 1},    {-1.5, -0.1, 0},
+                                         {1.5, -0.1, 0}, {-1.5, 0.1, 0}, {1.5, 0.1, 0}};
+                    for (int i = 0; i < 6; i++)
+                        wedge[i].z -= 0.5;
+                    make_hull(a, wedge, 6);
+                    make_hull(b, wedge, 6);
+                    turn_up = sr_dquat_identity();
+                    reach = 0.5;
+                }
+                /* B upside down (half a turn about x), then turned by theta about z */
+                turn_down = sr_dquat_mul(sr_dquat_from_axis_angle(sr_dvec3_make(0, 0, 1), theta),
+                                         sr_dquat_mul(sr_dquat_from_axis_angle(sr_dvec3_make(1, 0, 0), M_PI), turn_up));
+                double x = 0.3 * (shift - 1); /* where along the ridges they cross */
+                poly_place(a, (sr_pose){{0, 0, 0}, turn_up});
+                poly_place(b, (sr_pose){{x, 0, 2 * reach - 1e-3}, turn_down});
+                check_pair(a, b, index, &stats);
+                sr_collide_result result;
+                sr_collide_sat(&a->shape, &b->shape, NULL, &result);
+                if (theta >= 1e-3) /* the crossing's cross product: straight up, 1e-3 deep */
+                    cr_assert(result.hit && fabs(result.distance + 1e-3) < 1e-9 && result.normal.z > 0.999,
+                              "theta %g %s: distance %.17g normal (%g, %g, %g)", theta, boxes ? "boxes" : "wedges",
+                              result.distance, result.normal.x, result.normal.y, result.normal.z);
+                poly_free(a);
+                poly_free(b);
+            }
+}
+
+/* The same boxes and triangles as hulls of their corners: the generic test must agree with the
+ * specialised ones. */
+Test(collide_sat, box_box_and_triangle_box_agree_with_the_generic_test)
+{
+    rng r = {0x9e4};
+    for (int index = 0; index < BRUTE_COUNT(3000, 300); index++) {
+        poly a, b, ha, hb;
+        make_box(&a, rng_dvec3(&r, 0.1, 1.5));
+        if (index % 2) {
+            make_box(&b, rng_dvec3(&r, 0.1, 1.5));
+        } else {
+            sr_dvec3 t[3] = {rng_dvec3(&r, -1.5, 1.5), rng_dvec3(&r, -1.5, 1.5), rng_dvec3(&r, -1.5, 1.5)};
+            make_points_shape(&b, SR_SHAPE_TRIANGLE, t, 3);
+        }
+        sr_pose pose_a = {rng_dvec3(&r, -1, 1), maybe_aligned_rotation(&r)};
+        sr_pose pose_b = {rng_dvec3(&r, -2, 2), maybe_aligned_rotation(&r)};
+        poly_place(&a, pose_a);
+        poly_place(&b, pose_b);
+        make_hull(&ha, a.local, a.local_count);
+        make_hull(&hb, b.local, b.local_count);
+        poly_place(&ha, pose_a);
+        poly_place(&hb, pose_b);
+        for (int order = 0; order < 2; order++) {
+            const poly *first = order ? &b : &a, *second = order ? &a : &b;
+            const poly *first_hull = order ? &hb : &ha, *second_hull = order ? &ha : &hb;
+            sr_collide_result special, generic;
+            sr_collide_sat(&first->shape, &second->shape, NULL, &special);
+            sr_collide_sat(&first_hull->shape, &second_hull->shape, NULL, &generic);
+            /* the depth is exact on both; apart, each is a lower bound of the distance (the flat
+             * triangle's prism has axes of its own: the generic one may tell more) */
+            cr_assert_eq(special.hit, generic.hit, "pair %d order %d: %.17g, generic %.17g", index, order,
+                         special.distance, generic.distance);
+            if (special.hit)
+                cr_assert(fabs(special.distance - generic.distance) < 1e-9,
+                          "pair %d order %d: depth %.17g, generic "
+                          "%.17g",
+                          index, order, -special.distance, -generic.distance);
+        }
+        poly_free(&ha);
+        poly_free(&hb);
+    }
+}
+
+Test(collide_sat, analytic_answers)
+{
+    /* two unit cubes, B 1.5 along x and 0.25 along y: overlap 0.5 along x */
+    sr_shape a = sr_shape_box(sr_dvec3_make(1, 1, 1));
+    sr_shape b = sr_shape_with_pose(sr_shape_box(sr_dvec3_make(1, 1, 1)),
+                                    sr_pose_make(sr_dvec3_make(1.5, 0.25, 0), sr_dquat_identity()));
+    sr_collide_result result;
+    cr_assert_eq(sr_collide_sat(&a, &b, NULL, &result), SR_COLLIDE_OK);
+    cr_assert(result.hit && fabs(result.distance + 0.5) < 1e-15);
+    cr_assert(fabs(result.normal.x - 1) < 1e-15 && fabs(result.normal.y) < 1e-15 && fabs(result.normal.z) < 1e-15);
+    cr_assert(fabs(result.point_a.x - 1.0) < 1e-15 && fabs(result.point_b.x - 0.5) < 1e-15, "witness x %.17g and %.17g",
+              result.point_a.x, result.point_b.x);
+    /* the same apart along z by 3: separation 3 */
+    b.pose.position = sr_dvec3_make(0.5, 0.25, 5);
+    sr_collide_sat(&a, &b, NULL, &result);
+    cr_assert(!result.hit && fabs(result.distance - 3.0) < 1e-15 && fabs(result.normal.z - 1) < 1e-15);
+    cr_assert(fabs(result.point_b.z - result.point_a.z - 3.0) < 1e-15);
+    /* A cube turned 45 degrees about z, its edge towards a triangle lying in the plane x = 1.2,
+     * facing it: the edge reaches sqrt(2) = 1.414..., overlap 0.2142... */
+    sr_shape turned = sr_shape_with_pose(
+        sr_shape_box(sr_dvec3_make(1, 1, 1)),
+        sr_pose_make(sr_dvec3_make(0, 0, 0), sr_dquat_from_axis_angle(sr_dvec3_make(0, 0, 1), M_PI / 4)));
+    sr_shape triangle =
+        sr_shape_triangle(sr_dvec3_make(1.2, -5, -5), sr_dvec3_make(1.2, 5, -5), sr_dvec3_make(1.2, 0, 5));
+    sr_collide_sat(&turned, &triangle, NULL, &result);
+    cr_assert(result.hit && fabs(result.distance + (sqrt(2.0) - 1.2)) < 1e-14, "%.17g", result.distance);
+    cr_assert(fabs(result.normal.x - 1.0) < 1e-14);
+    sr_collide_sat(&triangle, &turned, NULL, &result); /* the other order: the opposite normal */
+    cr_assert(result.hit && fabs(result.distance + (sqrt(2.0) - 1.2)) < 1e-14);
+    cr_assert(fabs(result.normal.x + 1.0) < 1e-14);
+    cr_assert(fabs(result.point_a.x - 1.2) < 1e-14 && fabs(result.point_b.x - sqrt(2.0)) < 1e-14);
+    /* two segments crossing 0.5 apart: the distance, along their common normal */
+    sr_shape s1 = sr_shape_segment(sr_dvec3_make(-1, 0, 0), sr_dvec3_make(1, 0, 0));
+    sr_shape s2 = sr_shape_segment(sr_dvec3_make(0, -1, 0.5), sr_dvec3_make(0, 1, 0.5));
+    sr_collide_sat(&s1, &s2, NULL, &result);
+    cr_assert(!result.hit && fabs(result.distance - 0.5) < 1e-15 && fabs(result.normal.z - 1) < 1e-15);
+    /* a point on a box's face touches it */
+    sr_shape point =
+        sr_shape_with_pose(sr_shape_point(), sr_pose_make(sr_dvec3_make(1, 0.3, 0.2), sr_dquat_identity()));
+    sr_collide_sat(&a, &point, NULL, &result);
+    cr_assert(result.hit && result.distance == 0.0);
+}
+
+Test(collide_sat, statuses_and_traces)
+{
+    sr_shape box = sr_shape_box(sr_dvec3_make(1, 1, 1));
+    sr_shape sphere = sr_shape_sphere(1);
+    sr_collide_result result;
+    cr_assert_eq(sr_collide_sat(&box, &sphere, NULL, &result), SR_COLLIDE_UNSUPPORTED);
+    cr_assert_eq(result.status, SR_COLLIDE_UNSUPPORTED);
+    cr_assert_eq(sr_collide_sat(&box, &box, NULL, NULL), SR_COLLIDE_OK, "no result wanted: only the status");
+    cr_assert_eq(sr_collide_sat(NULL, &box, NULL, &result), SR_COLLIDE_INVALID_SHAPE);
+    sr_shape rounded = box;
+    rounded.rounding = 0.1;
+    cr_assert_eq(sr_collide_sat(&rounded, &box, NULL, &result), SR_COLLIDE_UNSUPPORTED);
+    sr_shape bad = box;
+    bad.half_extents.y = NAN;
+    cr_assert_eq(sr_collide_sat(&box, &bad, NULL, &result), SR_COLLIDE_INVALID_SHAPE);
+    cr_assert(!result.hit && result.distance == 0.0);
+    bad = box;
+    bad.pose.rotation = (sr_dquat){0.5, 0, 0, 0.5}; /* not unit */
+    cr_assert_eq(sr_collide_sat(&bad, &box, NULL, &result), SR_COLLIDE_INVALID_SHAPE);
+    /* a trace too small: the axes past it are counted as dropped; the counts start from 0 */
+    sr_sat_axis axes[4];
+    sr_collide_trace trace = {.sat = axes, .sat_capacity = 4, .sat_count = 99, .dropped = 7};
+    sr_collide_options options = {.trace = &trace};
+    sr_shape other = sr_shape_with_pose(
+        box, sr_pose_make(sr_dvec3_make(0.5, 0.5, 3), sr_dquat_from_axis_angle(sr_dvec3_make(1, 1, 0), 0.3)));
+    cr_assert_eq(sr_collide_sat(&box, &other, &options, &result), SR_COLLIDE_OK);
+    cr_assert_eq(trace.sat_count, 4);
+    cr_assert_eq(trace.dropped, (size_t)result.iterations - 4, "%zu dropped of %d", trace.dropped, result.iterations);
+    cr_assert_eq(result.iterations, 15, "box-box tests 15 axes when no edge pair is parallel, not %d",
+                 result.iterations);
+}
+
+/* The hull's edge-to-face table that the Gauss map reads: each edge's two faces both hold its two
+ * ends, one after the other in their loops, once each way round (a solid), or the flat hull's two
+ * sides. */
+Test(collide_sat, hull_edges_know_their_two_faces)
+{
+    rng r = {0xed6e};
+    sr_dvec3 points[64];
+    for (int index = 0; index < 200; index++) {
+        int n = 4 + index % 60;
+        bool flat = index % 5 == 0;
+        for (int i = 0; i < n; i++) {
+            points[i] = rng_dvec3(&r, -1, 1);
+            if (flat)
+                points[i].z = 0.25;
+        }
+        sr_hull *hull;
+        cr_assert_eq(sr_hull_create(points, (size_t)n, &hull, NULL), SR_OK);
+        sr_hull_view view = sr_hull_get_view(hull);
+        for (size_t e = 0; e < view.edge_count; e++) {
+            uint32_t a = view.edges[2 * e], c = view.edges[2 * e + 1];
+            int forward = 0, backward = 0;
+            for (int side = 0; side < 2; side++) {
+                uint32_t f = hull->edge_faces[2 * e + side];
+                cr_assert(f < view.face_count, "hull %d edge %zu: face %u", index, e, f);
+                const sr_hull_face *face = &view.faces[f];
+                const uint32_t *loop = view.face_vertices + face->first;
+                for (uint32_t k = 0; k < face->count; k++) {
+                    forward += loop[k] == a && loop[(k + 1) % face->count] == c;
+                    backward += loop[k] == c && loop[(k + 1) % face->count] == a;
+                }
+            }
+            cr_assert(forward == 1 && backward == 1, "hull %d edge %zu: runs %d times one way, %d the other", index, e,
+                      forward, backward);
+            cr_assert(hull->edge_faces[2 * e] != hull->edge_faces[2 * e + 1]);
+        }
+        sr_hull_destroy(hull);
+    }
+}
