@@ -12,6 +12,7 @@
  * crossing edge pairs, so that axis is exact. Computed in A's local frame, from its position. */
 #include "sat_internal.h"
 
+#include <float.h>
 #include <string.h>
 
 static bool is_polytope(sr_shape_type type)
@@ -217,8 +218,15 @@ sr_collide_status sr_collide_sat(const sr_shape *a, const sr_shape *b, const sr_
     const sat_recorder *record = trace ? &recorder : NULL;
     sat_best best = {.separation = -INFINITY, .axis = dv(1, 0, 0), .feature_a = -1, .feature_b = -1};
     sr_dvec3 point_first, point_second;
+    /* A separation within the rounding of the coordinates (8 ulps of the shapes' sizes and their
+     * distance) is a touch: coplanar faces, flat shapes lying in one plane, segments that cross. */
+    double touching = 8.0 * DBL_EPSILON * (first->size + second->size + dlength(rel.t));
     if (first->dim <= SAT_SEGMENT && second->dim <= SAT_SEGMENT) {
         low_dimensional(first, second, &rel, record, &best, &point_first, &point_second);
+        if (fabs(best.separation) <= touching) {
+            best.separation = 0.0;
+            point_second = point_first;
+        }
     } else {
         bool boxes = a->type == SR_SHAPE_BOX && b->type == SR_SHAPE_BOX;
         if (boxes)
@@ -227,6 +235,8 @@ sr_collide_status sr_collide_sat(const sr_shape *a, const sr_shape *b, const sr_
             triangle_box(first, second, second->points, &rel, record, &best);
         else
             sat_generic(first, second, &rel, record, &best);
+        if (fabs(best.separation) <= touching)
+            best.separation = 0.0;
         if (!boxes || !sat_box_box_witness(first, second, &rel, &best, &point_first, &point_second))
             sat_witness(first, second, &rel, best.axis, best.separation, &point_first, &point_second);
     }
