@@ -134,15 +134,24 @@ oracle_verdict oracle_judge_signed(const oracle_pair *pair, const oracle_answer 
                             angle, needed, -truth->distance, tol);
         }
         if (claim->has_points) {
-            /* The deepest point of A inside B and of B inside A: both in A and B. */
-            double pa_in_b = oracle_point_distance(b, pa, NULL), pb_in_a = oracle_point_distance(a, pb, NULL);
+            /* The deepest point of A inside B and of B inside A: points of A and B, depth * normal
+             * apart, extreme along the normal (pa A's support point along it, pb B's along its
+             * opposite), to within what a normal that is not the best one adds. */
             double pa_on_a = oracle_point_distance(a, pa, NULL), pb_on_b = oracle_point_distance(b, pb, NULL);
-            double off = claim->has_normal ? vdist(vsub(pa, pb), vscale(claim->normal, depth)) : 0.0;
-            if (pa_in_b > tol || pb_in_a > tol || pa_on_a > tol || pb_on_b > tol || off > tol)
-                return fail(why, why_size,
-                            "witness points wrong: pa off A by %.3g and off B by %.3g, pb off B by %.3g and off A by "
-                            "%.3g, |pa - pb - depth*normal| %.3g (tolerance %.3g)",
-                            pa_on_a, pa_in_b, pb_on_b, pb_in_a, off, tol);
+            double off = 0.0, short_a = 0.0, short_b = 0.0;
+            if (claim->has_normal) {
+                sr_dvec3 n = claim->normal;
+                off = vdist(vsub(pa, pb), vscale(n, depth));
+                double slack = fmax(0.0, oracle_depth_along(a, b, n) - depth);
+                short_a = vdot(n, oracle_support(a, n)) - vdot(n, pa) - slack;
+                short_b = vdot(n, pb) - vdot(n, oracle_support(b, vscale(n, -1.0))) - slack;
+            }
+            if (pa_on_a > tol || pb_on_b > tol || off > tol || short_a > tol || short_b > tol)
+                return fail(
+                    why, why_size,
+                    "witness points wrong: pa off A by %.3g, pb off B by %.3g, |pa - pb - depth*normal| %.3g, "
+                    "pa short of A's deepest point along the normal by %.3g, pb of B's by %.3g (tolerance %.3g)",
+                    pa_on_a, pb_on_b, off, short_a, short_b, tol);
         }
     } else if (claim->has_points) {
         double off_a = oracle_point_distance(a, pa, NULL), off_b = oracle_point_distance(b, pb, NULL);
@@ -166,7 +175,7 @@ oracle_verdict oracle_judge_intersect(const oracle_pair *pair, const oracle_answ
                     axis->z);
     sr_dvec3 n = vscale(*axis, 1.0 / length);
     double separation = -oracle_depth_along(&pair->body_a, &pair->body_b, n);
-    if (separation < -1e-9 * truth->size)
+    if (separation < -tol)
         return fail(why, why_size, "the axis (%.17g, %.17g, %.17g) does not separate them (separation %.17g)", n.x, n.y,
                     n.z, separation);
     return verdict;
@@ -190,9 +199,11 @@ oracle_verdict oracle_judge_sat(const oracle_pair *pair, const oracle_answer *tr
                     result->normal.x, result->normal.y, result->normal.z);
     if (result->distance > truth->hi + tol)
         return fail(why, why_size, "separation %.17g is more than the distance %.17g", result->distance, truth->hi);
-    if (isfinite(truth->sat_separation) && result->distance < truth->sat_separation - tol)
-        return fail(why, why_size, "separation %.17g, but an axis SAT must test separates them by %.17g",
-                    result->distance, truth->sat_separation);
+    /* Every face normal of both is an axis SAT tests (edge pairs may be pruned to those that make
+     * faces of A - B, so the edge axes' largest separation is not required). */
+    if (isfinite(truth->sat_face_separation) && result->distance < truth->sat_face_separation - tol)
+        return fail(why, why_size, "separation %.17g, but a face normal separates them by %.17g", result->distance,
+                    truth->sat_face_separation);
     double along = -oracle_depth_along(&pair->body_a, &pair->body_b, result->normal);
     if (fabs(along - result->distance) > tol)
         return fail(why, why_size, "separation %.17g, but along its normal they are apart by %.17g", result->distance,

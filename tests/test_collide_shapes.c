@@ -327,3 +327,103 @@ Test(shapes, closest_points_on_primitives, .timeout = 300)
     }
     cr_assert_eq(failed, 0, "%zu closest-point failures", failed);
 }
+
+/* ---- bounding volumes ---- */
+
+/* Every bounding volume of every shape of the generated pairs holds the shape's support points
+ * (the oracle's, in 200 directions) and touches the shape: the box and k-DOP on each of their
+ * planes (exact), the OBB on each face, the sphere at its farthest point. */
+Test(bounds, hold_and_touch_every_shape, .timeout = 600)
+{
+    size_t shapes = 0, failed = 0;
+    for (uint64_t index = 0; index < 3000 / SCALE; index++) {
+        for (int k = 0; k < 2; k++) {
+            make_live(index, k);
+            const sr_shape *shape = &live.shape;
+            const oracle_body *body = &live.body;
+            double size = body->size > 0.0 ? body->size : 1.0;
+            double far = fabs(shape->pose.position.x) + fabs(shape->pose.position.y) + fabs(shape->pose.position.z);
+            double tol = 1e-9 * size + 1e-12 * far;
+            sr_dbox box = sr_shape_bounds(shape);
+            sr_dobb obb;
+            sr_dsphere sphere;
+            sr_kdop kdop;
+            sr_error err = {0};
+            cr_assert_eq(sr_shape_obb(shape, &obb, &err), SR_OK, "%s", err.message);
+            cr_assert_eq(sr_shape_bounding_sphere(shape, &sphere, &err), SR_OK, "%s", err.message);
+            cr_assert_eq(sr_shape_kdop(shape, 26, &kdop, &err), SR_OK, "%s", err.message);
+            double farthest = 0.0;
+            for (int d = 0; d < 200; d++) {
+                sr_dvec3 n = random_direction(), p = oracle_support(body, n);
+                bool in_box = p.x >= box.min.x - tol && p.x <= box.max.x + tol && p.y >= box.min.y - tol &&
+                              p.y <= box.max.y + tol && p.z >= box.min.z - tol && p.z <= box.max.z + tol;
+                sr_dvec3 r = {p.x - obb.centre.x, p.y - obb.centre.y, p.z - obb.centre.z};
+                const double h[3] = {obb.half_extents.x, obb.half_extents.y, obb.half_extents.z};
+                bool in_obb = true;
+                for (int a = 0; a < 3; a++)
+                    in_obb = in_obb && fabs(dot(r, obb.axes[a])) <= h[a] + tol;
+                sr_dvec3 c = {p.x - sphere.centre.x, p.y - sphere.centre.y, p.z - sphere.centre.z};
+                double distance = sqrt(dot(c, c));
+                farthest = fmax(farthest, distance);
+                bool in_kdop = true;
+                for (int slot = 0; slot < 13; slot++) {
+                    sr_dvec3 axis = sr_kdop_axis(slot);
+                    double along = dot(axis, p), scale = sqrt(dot(axis, axis));
+                    in_kdop = in_kdop && along >= kdop.min[slot] - tol * scale && along <= kdop.max[slot] + tol * scale;
+                }
+                if (!(in_box && in_obb && distance <= sphere.radius + tol && in_kdop)) {
+                    failed++;
+                    cr_log_error("pair %llu shape %c: support point along (%g, %g, %g) outside the%s%s%s%s",
+                                 (unsigned long long)index, k ? 'b' : 'a', n.x, n.y, n.z, in_box ? "" : " box",
+                                 in_obb ? "" : " OBB", distance <= sphere.radius + tol ? "" : " sphere",
+                                 in_kdop ? "" : " 26-DOP");
+                    break;
+                }
+            }
+            /* Touching: the box and the k-DOP exactly (support points along their axes), the OBB on
+             * its six faces, the sphere at the farthest support point (the sampled one within
+             * the sampling's reach: a tenth of the radius would be far too loose, 1% is not). */
+            const sr_dvec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+            const double lo[3] = {box.min.x, box.min.y, box.min.z}, hi[3] = {box.max.x, box.max.y, box.max.z};
+            for (int a = 0; a < 3; a++) {
+                sr_dvec3 back = {-axes[a].x, -axes[a].y, -axes[a].z};
+                double top = dot(axes[a], oracle_support(body, axes[a]));
+                double bottom = dot(axes[a], oracle_support(body, back));
+                if (fabs(top - hi[a]) > tol || fabs(bottom - lo[a]) > tol) {
+                    failed++;
+                    cr_log_error("pair %llu shape %c: box [%.17g, %.17g] on axis %d, shape spans [%.17g, %.17g]",
+                                 (unsigned long long)index, k ? 'b' : 'a', lo[a], hi[a], a, bottom, top);
+                }
+                sr_dvec3 u = obb.axes[a], v = {-u.x, -u.y, -u.z};
+                double face = dot(u, obb.centre), reach_up = dot(u, oracle_support(body, u)) - face,
+                       reach_down = face - dot(u, oracle_support(body, v));
+                const double h[3] = {obb.half_extents.x, obb.half_extents.y, obb.half_extents.z};
+                if (fabs(reach_up - h[a]) > 1e-6 * size + tol || fabs(reach_down - h[a]) > 1e-6 * size + tol) {
+                    failed++;
+                    cr_log_error("pair %llu shape %c: OBB half extent %.17g on axis %d, shape reaches %.17g and %.17g",
+                                 (unsigned long long)index, k ? 'b' : 'a', h[a], a, reach_up, reach_down);
+                }
+            }
+            for (int slot = 0; slot < 13; slot++) {
+                sr_dvec3 axis = sr_kdop_axis(slot), back = {-axis.x, -axis.y, -axis.z};
+                double top = dot(axis, oracle_support(body, axis)), bottom = dot(axis, oracle_support(body, back));
+                double scale = sqrt(dot(axis, axis));
+                if (fabs(top - kdop.max[slot]) > tol * scale || fabs(bottom - kdop.min[slot]) > tol * scale) {
+                    failed++;
+                    cr_log_error("pair %llu shape %c: 26-DOP slot %d [%.17g, %.17g], shape spans [%.17g, %.17g]",
+                                 (unsigned long long)index, k ? 'b' : 'a', slot, kdop.min[slot], kdop.max[slot], bottom,
+                                 top);
+                }
+            }
+            if (farthest < 0.99 * sphere.radius - tol) {
+                failed++;
+                cr_log_error("pair %llu shape %c: sphere radius %.17g, the farthest support point only %.17g away",
+                             (unsigned long long)index, k ? 'b' : 'a', sphere.radius, farthest);
+            }
+            shapes++;
+        }
+    }
+    release_live();
+    cr_assert_eq(failed, 0, "%zu bounding-volume failures on %zu shapes", failed, shapes);
+}
+

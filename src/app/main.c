@@ -21,6 +21,8 @@ static void print_usage(FILE *out)
           "                                          the interactive viewer (orbit, pick, overlays)\n"
           "  raycast MESH.obj (--rays RAYS | --primary WxH) --out HITS [--any-hit] [--threads N]\n"
           "                                          cast a batch of rays against a mesh\n"
+          "  collide --pairs FILE [--out FILE] [--query signed|distance|penetration|intersect|sat]\n"
+          "                                          collision queries on pairs of convex shapes, as JSON lines\n"
           "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
           "  bench bvh MESH.obj [--runs N]\n"
           "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N] [--camera SPEC]\n"
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
         return sr_cmd_raycast(argc - 1, argv + 1);
     if (strcmp(command, "pick") == 0)
         return sr_cmd_pick(argc - 1, argv + 1);
+    if (strcmp(command, "collide") == 0)
+        return sr_cmd_collide(argc - 1, argv + 1);
     if (strcmp(command, "bench") == 0) {
         if (argc < 3) {
             fputs("softrast bench: missing benchmark name (raster, bvh or scene)\n", stderr);
