@@ -384,10 +384,16 @@ Test(collide_epa, trace_records_the_polytope_and_ends_at_the_answer)
     drng r = {7};
     int traced_cases = 0;
     for (int k = 0; k < COUNT(300); k++) {
-        sr_hull *ha, *hb;
-        sr_shape a = random_solid(&r, &ha, 1), b = random_solid(&r, &hb, 1);
+        /* a curved shape against a polytope: EPA (two polytopes go to SAT, whose axes are traced) */
+        sr_hull *ha = NULL, *hb;
+        sr_shape a = k % 2 ? sr_shape_cylinder(drng_range(&r, 0.2, 1), drng_range(&r, 0.2, 1))
+                           : sr_shape_cone(drng_range(&r, 0.2, 1), drng_range(&r, 0.2, 1));
+        sr_shape b = random_solid(&r, &hb, 1);
+        if (k % 5 == 0)
+            a = random_solid(&r, &ha, 1);
         a.pose = sr_pose_make(drng_vec(&r, -0.3, 0.3), drng_rotation(&r));
         b.pose = sr_pose_make(drng_vec(&r, -0.3, 0.3), drng_rotation(&r));
+        sr_sat_axis axes[512];
         sr_collide_trace trace;
         memset(&trace, 0, sizeof trace);
         trace.gjk = gjk;
@@ -398,11 +404,15 @@ Test(collide_epa, trace_records_the_polytope_and_ends_at_the_answer)
         trace.epa_vertex_capacity = VERTICES;
         trace.epa_faces = faces;
         trace.epa_face_capacity = FACES;
+        trace.sat = axes;
+        trace.sat_capacity = 512;
         sr_collide_options options = {.trace = &trace};
         sr_collide_result traced, plain;
         sr_collide_penetration(&a, &b, &options, &traced);
         sr_collide_penetration(&a, &b, NULL, &plain);
         cr_assert(memcmp(&traced, &plain, sizeof plain) == 0, "a trace changed the answer");
+        if (traced.method == SR_COLLIDE_BY_SAT) /* GJK's steps, then the axes */
+            cr_assert(trace.gjk_count >= 1 && trace.sat_count >= 1 && trace.epa_count == 0);
         if (traced.method == SR_COLLIDE_BY_EPA) {
             traced_cases++;
             cr_assert(trace.epa_count >= 1 && trace.epa_vertex_count >= 4 && trace.dropped == 0);
@@ -463,4 +473,75 @@ Test(collide_epa, invalid_shapes_are_refused)
     cr_assert(res.status == SR_COLLIDE_INVALID_SHAPE && !res.hit && res.distance == 0);
     cr_assert_eq(sr_collide_signed_distance(&bad, &good, NULL, &res), SR_COLLIDE_INVALID_SHAPE);
     cr_assert_eq(sr_collide_penetration(&good, NULL, NULL, NULL), SR_COLLIDE_INVALID_SHAPE);
+}
+
+/* Pairs the collision oracle's generator (tests/collide_oracle.h, branch collide-oracle) found
+ * wrong while this module was written, kept with independent checks: the witness points are on
+ * their shapes (point-to-core distances in each shape's frame), their difference is depth *
+ * normal, the depth is the overlap along the normal, and the boolean and distance queries agree. */
+static sr_shape oracle_shape(sr_shape s, sr_dvec3 position, sr_dquat rotation)
+{
+    s.pose = sr_pose_make(position, rotation);
+    return s;
+}
+
+Test(collide_epa, pairs_the_oracle_found)
+{
+    const struct {
+        sr_shape a, b;
+        const char *what;
+    } cases[] = {
+        {oracle_shape(
+             sr_shape_box(v3(0.53221970370086746, 0.75987240831731317, 0.10861128867378411)), v3(0, 0, 0),
+             (sr_dquat){0.030388259681880084, -0.73122496425110972, 0.46160395050252262, -0.50130669076916867}),
+         oracle_shape(
+             sr_shape_cone(0.21741250554967106, 0.44098560182486141),
+             v3(0.9941484638961664, 0.99416766276245039, -0.22909079350535547),
+             (sr_dquat){-0.80113305156037451, -0.30712099865370862, -0.37582501857834316, 0.35016864693187383}),
+         "box and cone: GJK's triangle shrinks towards the origin without enclosing it"},
+        {oracle_shape(
+             sr_shape_segment(v3(-0.2333632353837842, -0.10522123868837777, 0.3097313342629644),
+                              v3(0.13947745254854901, 0.20478533295841464, -0.19903448334191487)),
+             v3(0, 0, 0),
+             (sr_dquat){-0.63030468798530448, 0.014111725043679366, -0.10238299366122551, -0.76943783512965169}),
+         oracle_shape(
+             sr_shape_cylinder(0.12323338427861259, 0.40147297329546877),
+             v3(-0.25930138106088829, -0.65557711715177358, -0.35307716902036812),
+             (sr_dquat){-0.43909130552738135, -0.73586592967215492, 0.51464073778330954, -0.029070087234919124}),
+         "segment and cylinder touching: GJK stalls 3e-10 from the origin"},
+        {oracle_shape(sr_shape_cone(0.47207153396340928, 0.32943994797489989), v3(0, 0, 0),
+                      (sr_dquat){0.33926371908928088, -0.1114225115427776, 0.91739917717790476, 0.17568125268369525}),
+         oracle_shape(sr_shape_cone(0.47207153396340928, 0.32943994797489989), v3(0, 0, 0),
+                      (sr_dquat){0.33926371908928088, -0.1114225115427776, 0.91739917717790476, 0.17568125268369525}),
+         "identical cones: deepest along the axis, a whole base disc supports it"},
+        {oracle_shape(sr_shape_point(), v3(-0.0020834480426141742, 0.00089377829935832894, -0.037965106016357865),
+                      (sr_dquat){0, 0, 1, 0}),
+         oracle_shape(sr_shape_cylinder(0.33026859324143842, 0.51906781059741935), v3(0, 0, 0), (sr_dquat){1, 0, 0, 0}),
+         "a point near a cylinder's axis: a ring of nearly deepest directions"},
+        {oracle_shape(sr_shape_point(), v3(-28.481494343468626, 272.06107039169194, 961.85839834005174),
+                      (sr_dquat){0, 1, 0, 0}),
+         oracle_shape(sr_shape_cylinder(0.2207718277617946, 0),
+                      v3(-28.559880916490236, 272.10394557268631, 962.06028311896762),
+                      (sr_dquat){0.73267348022482681, -0.096232975468598034, 0.1068540187237124, -0.66521500621249741}),
+         "a point on a disc (a cylinder of height 0), far from the origin"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const sr_shape *a = &cases[k].a, *b = &cases[k].b;
+        sr_collide_result pen = penetration_of(a, b), dist;
+        cr_assert_eq(sr_collide_distance(a, b, NULL, &dist), SR_COLLIDE_OK);
+        bool hit;
+        sr_dvec3 axis = v3(0, 0, 0);
+        cr_assert_eq(sr_collide_intersect(a, b, &axis, NULL, &hit), SR_COLLIDE_OK);
+        cr_assert(pen.hit && dist.hit && hit, "%s: penetration %d, distance %d, intersect %d", cases[k].what, pen.hit,
+                  dist.hit, hit);
+        double scale = sr_shape_size(a) + sr_shape_size(b);
+        cr_assert(fabs(depth_along(a, b, pen.normal) + pen.distance) <= 1e-9 * scale, "%s: depth along the normal",
+                  cases[k].what);
+        if (a->type == SR_SHAPE_SEGMENT)
+            continue; /* (no closed form here for a segment's distance) */
+        double off_a = brute_point_core(a, pen.point_a) - sr_shape_core_radius(a);
+        double off_b = brute_point_core(b, pen.point_b) - sr_shape_core_radius(b);
+        cr_assert(off_a <= 1e-6 * scale && off_b <= 1e-6 * scale, "%s: witness points %g and %g off their shapes",
+                  cases[k].what, off_a, off_b);
+    }
 }

@@ -179,11 +179,16 @@ static inline sr_dvec3 box_support(sr_dvec3 half, sr_dvec3 d)
     return dv(d.x >= 0 ? half.x : -half.x, d.y >= 0 ? half.y : -half.y, d.z >= 0 ? half.z : -half.z);
 }
 
+/* A direction within 1e-12 rad of a cylinder's or cone's axis picks the centre of the cap or base
+ * (its support value is then R * 1e-12 short at most): the tie of a whole disc is broken at its
+ * centre, not at a rim point chosen by the rounding of a rotation. */
+#define AXIAL_TIE 1e-12
+
 static inline sr_dvec3 cylinder_support(double radius, double half_height, sr_dvec3 d)
 {
     double rxy = sqrt(d.x * d.x + d.y * d.y);
     double z = d.z >= 0 ? half_height : -half_height;
-    if (rxy > 0 && isfinite(rxy)) {
+    if (rxy > AXIAL_TIE * fabs(d.z) && rxy > 0 && isfinite(rxy)) {
         double s = radius / rxy;
         return dv(d.x * s, d.y * s, z);
     }
@@ -195,7 +200,7 @@ static inline sr_dvec3 cone_support(double radius, double half_height, sr_dvec3 
     /* the apex (0, 0, h) against the rim point along d's horizontal part (the base's centre when
      * d is vertical) */
     double rxy = sqrt(d.x * d.x + d.y * d.y);
-    bool horizontal = rxy > 0 && isfinite(rxy);
+    bool horizontal = rxy > AXIAL_TIE * fabs(d.z) && rxy > 0 && isfinite(rxy);
     double apex = d.z * half_height;
     double rim = (horizontal ? radius * rxy : 0.0) - d.z * half_height;
     if (apex >= rim)
@@ -300,6 +305,12 @@ typedef struct sr_epa_output {
     bool capped;     /* the vertices or iterations ran out before the bounds met within 1e-6 */
     bool degenerate; /* A - B is flat, a segment or a point: the depth across it */
 } sr_epa_output;
+
+/* Witness points along a normal of the cores' overlap (epa.c): a point of A's support set along n
+ * and one of B's along -n whose difference is depth * n (ties — faces, edges, discs — resolved by
+ * combining the supports along n tilted a hair four ways). */
+void sr_witness_along(const sr_placed *a, const sr_placed *b, sr_dvec3 n, double depth, sr_dvec3 *point_a,
+                      sr_dvec3 *point_b);
 
 /* EPA on the cores from GJK's last simplex (epa.c); records its steps in `trace` (may be NULL). */
 void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_simplex *simplex, int max_iterations,

@@ -27,8 +27,11 @@
 #define EPA_MAX_VERTICES 128
 #define EPA_MAX_FACES (2 * EPA_MAX_VERTICES)
 #define EPA_HEAP_CAPACITY (4 * EPA_MAX_VERTICES)
-/* Convergence: upper - lower <= EPA_RELATIVE * upper + EPA_NOISE * scale. */
+/* Convergence: upper - lower <= EPA_RELATIVE * upper + EPA_ABSOLUTE * scale (the absolute part,
+ * GJK's touching distance, for depths near zero: a curved difference is not refined to the
+ * rounding there). Faces see a point more than EPA_NOISE * scale above them. */
 #define EPA_RELATIVE 1e-10
+#define EPA_ABSOLUTE 1e-10
 #define EPA_NOISE 1e-14
 /* A result whose bounds are within this when the vertices or iterations run out is within the
  * contract (depth 1e-3 relative): reported as OK; beyond it, flagged as capped. */
@@ -396,16 +399,58 @@ static sr_dvec3 refine_normal(const sr_placed *a, const sr_placed *b, sr_dvec3 n
     return n;
 }
 
+void sr_witness_along(const sr_placed *a, const sr_placed *b, sr_dvec3 n, double depth, sr_dvec3 *point_a,
+                      sr_dvec3 *point_b)
+{
+    /* The support points along n tilted four ways span the support sets along n (a face, an edge,
+     * a disc, one point of a smooth surface); the combination of them nearest depth * n, found in
+     * the plane across n (every triangle of the four, by the same closest-point routine as GJK's).
+     * When n is a little off the exact deepest direction (EPA refined by a local search), a hair's
+     * tilt does not reach the far end of a support set: larger tilts are tried until the target is
+     * within reach. */
+    sr_dvec3 helper = fabs(n.x) < 0.57 ? dv(1, 0, 0) : fabs(n.y) < 0.57 ? dv(0, 1, 0) : dv(0, 0, 1);
+    sr_dvec3 u = sr_dvec3_normalize(dcross(n, helper)), v = dcross(n, u);
+    sr_dvec3 target = dscale(n, depth);
+    double scale = query_scale(a, b), best_miss = INFINITY;
+    static const int triangles[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
+    for (double tilt = 1e-9; tilt <= 1.1e-3; tilt *= 100) {
+        const sr_dvec3 directions[4] = {dmadd(n, tilt, u), dmadd(n, -tilt, u), dmadd(n, tilt, v), dmadd(n, -tilt, v)};
+        sr_support_point s[4];
+        sr_dvec3 across[4];
+        for (int k = 0; k < 4; k++) {
+            s[k] = minkowski_support(a, b, directions[k]);
+            sr_dvec3 off = dsub(s[k].w, target);
+            across[k] = dmadd(off, -ddot(off, n), n);
+        }
+        for (int t = 0; t < 4; t++) {
+            sr_dvec3 points[3];
+            for (int k = 0; k < 3; k++)
+                points[k] = across[triangles[t][k]];
+            double weights[4];
+            double miss = dlength(sr_simplex_closest(points, 3, weights));
+            if (miss < best_miss) {
+                best_miss = miss;
+                sr_dvec3 pa = dv(0, 0, 0), pb = dv(0, 0, 0);
+                for (int k = 0; k < 3; k++) {
+                    pa = dmadd(pa, weights[k], s[triangles[t][k]].a);
+                    pb = dmadd(pb, weights[k], s[triangles[t][k]].b);
+                }
+                /* what is left of the difference (the tilt, the rounding) is split between them */
+                sr_dvec3 residual = dsub(target, dsub(pa, pb));
+                *point_a = dmadd(pa, 0.5, residual);
+                *point_b = dmadd(pb, -0.5, residual);
+            }
+        }
+        if (best_miss <= 1e-12 * scale)
+            break;
+    }
+}
+
 static void answer_along(const sr_placed *a, const sr_placed *b, sr_dvec3 normal, sr_epa_output *out)
 {
-    sr_support_point s = minkowski_support(a, b, normal);
-    double h = ddot(s.w, normal);
     out->normal = normal;
-    out->depth = h;
-    /* the witnesses: the support points, moved so that their difference is depth * normal */
-    sr_dvec3 off = dsub(s.w, dscale(normal, h));
-    out->point_a = dmadd(s.a, -0.5, off);
-    out->point_b = dmadd(s.b, 0.5, off);
+    out->depth = ddot(minkowski_support(a, b, normal).w, normal);
+    sr_witness_along(a, b, normal, out->depth, &out->point_a, &out->point_b);
 }
 
 void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_simplex *simplex, int max_iterations,
@@ -416,6 +461,7 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
     p.free_count = p.face_slots = p.live_faces = p.heap_count = 0;
     double scale = query_scale(a, b);
     p.noise = EPA_NOISE * scale;
+    double absolute = EPA_ABSOLUTE * scale;
     memset(out, 0, sizeof *out);
     double flat = EPA_FLAT * scale;
 
@@ -521,7 +567,7 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         iteration++;
         if (trace)
             record_step(trace, &p, f, &w, lower, upper, origin);
-        if (h - face->distance <= EPA_RELATIVE * fabs(h) + p.noise) {
+        if (h - face->distance <= EPA_RELATIVE * fabs(h) + absolute) {
             converged = true;
             break;
         }
@@ -546,7 +592,7 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         upper = fmin(upper, refined);
     }
     answer_along(a, b, normal, out);
-    if (best[0] >= 0) {
+    if (converged && best[0] >= 0) {
         /* witnesses from that face: the barycentric point of the origin's projection on it, whose
          * difference is (its distance) * normal; the gap to the depth is spread over both. A face
          * coplanar with it may be the one the projection is in (a tie in the heap): the live face
@@ -586,5 +632,5 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         out->point_a = dmadd(pa, 0.5, gap);
         out->point_b = dmadd(pb, -0.5, gap);
     }
-    out->capped = !converged && !(upper - lower <= EPA_ACCEPTABLE * fabs(upper) + p.noise);
+    out->capped = !converged && !(upper - lower <= EPA_ACCEPTABLE * fabs(upper) + absolute);
 }

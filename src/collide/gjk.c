@@ -22,8 +22,18 @@
 /* The convergence test: |v|^2 - v.w <= GJK_RELATIVE |v|^2 + GJK_NOISE |v| scale. */
 #define GJK_RELATIVE 1e-10
 #define GJK_NOISE 1e-14
-/* |v| below this fraction of the query's scale: the origin is on A - B (touching or overlapping). */
-#define GJK_TOUCH 1e-14
+/* |v| below this fraction of the query's scale: the origin is on A - B (touching or overlapping).
+ * Not smaller: near a curved surface, or with the origin on a triangle of support points inside
+ * A - B, the simplex can shrink towards the origin for dozens of steps without ever enclosing it
+ * (found by the oracle's pairs: a box and a cone, |v| 6e-12 after 28 steps); the penetration
+ * queries then ask EPA or SAT, which find the depth. */
+#define GJK_TOUCH 1e-10
+/* When GJK stops (no progress, a repeated support point) within this fraction of the scale of the
+ * origin without ever having a positive lower bound (no plane has separated the shapes), the
+ * origin is taken to be on or in A - B: a simplex whose plane runs through the origin shrinks
+ * towards it without enclosing it (a segment and a cylinder, |v| 3e-10 after 24 steps). The
+ * distance is then at most that far from 0, within the near-touching tolerance. */
+#define GJK_STALL 1e-6
 
 /* ---- the closest point of a simplex ---- */
 
@@ -82,9 +92,12 @@ static void closest_on_triangle(const sr_dvec3 *points, int i, int j, int k, dou
         area[1] = projected_area(axis, a, p0, c);
         area[2] = projected_area(axis, a, b, p0);
         if (same_sign(mu, area[0]) && same_sign(mu, area[1]) && same_sign(mu, area[2])) {
-            weights[i] = area[0] / mu;
-            weights[j] = area[1] / mu;
-            weights[k] = area[2] / mu;
+            /* divided by their sum, not by mu: with rounding they need not add up to it, and a
+             * sliver's weights would then not be a convex combination */
+            double sum = area[0] + area[1] + area[2];
+            weights[i] = area[0] / sum;
+            weights[j] = area[1] / sum;
+            weights[k] = area[2] / sum;
             return;
         }
     }
@@ -121,8 +134,10 @@ static void closest_on_tetrahedron(const sr_dvec3 *points, double weights[4])
     };
     if (same_sign(volume, cofactor[0]) && same_sign(volume, cofactor[1]) && same_sign(volume, cofactor[2]) &&
         same_sign(volume, cofactor[3])) {
+        /* divided by their sum (see closest_on_triangle): always a convex combination */
+        double sum = cofactor[0] + cofactor[1] + cofactor[2] + cofactor[3];
         for (int m = 0; m < 4; m++)
-            weights[m] = cofactor[m] / volume;
+            weights[m] = cofactor[m] / sum;
         return;
     }
     static const int faces[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}}; /* opposite vertex m */
@@ -289,6 +304,8 @@ void sr_gjk_distance(const sr_placed *a, const sr_placed *b, int max_iterations,
         v = next;
         vv = next_vv;
     }
+    if (!out->overlap && !out->capped && lower <= touch && sqrt(vv) <= GJK_STALL * scale)
+        out->overlap = true;
     out->iterations = iteration;
     simplex_witnesses(s, &out->point_a, &out->point_b);
     if (out->overlap) {
@@ -328,26 +345,26 @@ sr_collide_status sr_collide_intersect(const sr_shape *a, const sr_shape *b, sr_
     int max_iterations = options_iterations(options);
     sr_collide_status status = SR_COLLIDE_OK;
 
-    /* warm start: the caller's axis (from A towards B) separates when A - B stays below -radius
-     * along it */
-    sr_dvec3 start = start_direction(&pa, &pb);
-    bool warm = axis && sr_dvec3_is_finite(*axis) && dlength_squared(*axis) > 0;
-    if (warm)
-        start = *axis;
+    /* warm start: the caller's axis (from A towards B) separates when A - B stays below -reach
+     * along it; otherwise the cold iteration runs, from the same start as without an axis, so that
+     * a warm start never changes the answer (the axis left after a miss certifies it again, with
+     * the very numbers the cold run used) */
     sr_gjk_simplex s;
-    s.v[0] = minkowski_support(&pa, &pb, start);
-    s.weights[0] = 1;
     s.count = 1;
-    if (warm) {
-        double along = ddot(s.v[0].w, start);
-        if (along < 0 && along * along > radius * radius * dlength_squared(start)) {
+    s.weights[0] = 1;
+    if (axis && sr_dvec3_is_finite(*axis) && dlength_squared(*axis) > 0) {
+        sr_dvec3 d = *axis;
+        s.v[0] = minkowski_support(&pa, &pb, d);
+        double along = ddot(s.v[0].w, d);
+        if (along < 0 && along * along > reach * reach * dlength_squared(d)) {
             if (trace)
-                record_step(trace, origin, &s, s.v[0].w, start, s.v[0], -along / dlength(start), dlength(s.v[0].w));
+                record_step(trace, origin, &s, s.v[0].w, d, s.v[0], -along / dlength(d), dlength(s.v[0].w));
             if (hit)
                 *hit = false;
             return SR_COLLIDE_OK;
         }
     }
+    s.v[0] = minkowski_support(&pa, &pb, start_direction(&pa, &pb));
     sr_dvec3 v = s.v[0].w;
     double vv = ddot(v, v), lower = 0;
     for (int iteration = 0;; iteration++) {
@@ -366,7 +383,7 @@ sr_collide_status sr_collide_intersect(const sr_shape *a, const sr_shape *b, sr_
             lower = vw / length;
         if (trace)
             record_step(trace, origin, &s, v, dneg(v), w, lower, length);
-        if (vw > 0 && vw * vw > radius * radius * vv) /* a separating plane: the lower bound passed the radii */
+        if (vw > 0 && vw * vw > reach * reach * vv) /* a separating plane: the lower bound passed the radii */
             break;
         if (vv - vw <= GJK_RELATIVE * vv + GJK_NOISE * length * scale) /* converged above the radii */
             break;
@@ -396,6 +413,8 @@ sr_collide_status sr_collide_intersect(const sr_shape *a, const sr_shape *b, sr_
         v = next;
         vv = next_vv;
     }
+    if (!answer && status == SR_COLLIDE_OK && lower <= touch && sqrt(vv) <= GJK_STALL * scale)
+        answer = true; /* stopped by the origin without a separating plane (sr_gjk_distance) */
     if (axis && dlength_squared(v) > 0)
         *axis = dneg(v);
     if (hit)

@@ -1,8 +1,10 @@
 /* src/collide/query.c — the pair queries that choose a method: sr_collide_distance,
  * sr_collide_penetration and sr_collide_signed_distance. Points, spheres, segments and capsules
  * (cores that are points or segments) are answered in closed form; every other pair by GJK on the
- * cores, then, when the cores overlap, EPA; rounded shapes whose cores are apart get their depth
- * from the cores' closest points, which is exact. Knows nothing of raster, scene or SDL. */
+ * cores; rounded shapes whose cores are apart get their depth from the cores' closest points,
+ * which is exact. When the cores overlap: polytope cores by the separating-axis test (exact, no
+ * iteration: sr_collide_sat), coaxial solids of revolution by a 1-D minimisation, the rest by EPA.
+ * The radii are added along the normal. Knows nothing of raster, scene or SDL. */
 #include "collide_internal.h"
 
 #include <string.h>
@@ -199,24 +201,132 @@ static bool coaxial_depth(const sr_placed *a, const sr_placed *b, double scale, 
             best = fmin(f1, f2);
         }
     }
-    sr_dvec3 n = dadd(dscale(axis, cos(best_angle)), dscale(u, sin(best_angle)));
-    /* witnesses: where the direction's support sets of A and B (segments along the axis when it is
-     * a side's direction) share an axial coordinate, at the middle of that overlap */
-    const double tilt = 1e-9;
-    sr_dvec3 a0 = placed_support(a, dsub(n, dscale(axis, tilt))), a1 = placed_support(a, dadd(n, dscale(axis, tilt)));
-    sr_dvec3 b0 = placed_support(b, dneg(dsub(n, dscale(axis, tilt)))),
-             b1 = placed_support(b, dneg(dadd(n, dscale(axis, tilt))));
-    double za0 = ddot(a0, axis), za1 = ddot(a1, axis), zb0 = ddot(b0, axis), zb1 = ddot(b1, axis);
-    double low = fmax(fmin(za0, za1), fmin(zb0, zb1)), high = fmin(fmax(za0, za1), fmax(zb0, zb1));
-    double z = low <= high ? 0.5 * (low + high) : 0.5 * (za0 + za1);
-    sr_dvec3 pa = fabs(za1 - za0) > 0 ? dadd(a0, dscale(dsub(a1, a0), (z - za0) / (za1 - za0))) : a0;
+    /* the axis itself exactly (sin(pi) is not 0 in double): its support is a disc's centre */
+    sr_dvec3 n = best_angle == 0      ? axis
+                 : best_angle == M_PI ? dneg(axis)
+                                      : dadd(dscale(axis, cos(best_angle)), dscale(u, sin(best_angle)));
     out->normal = n;
     out->depth = best;
-    out->point_a = pa;
-    out->point_b = dmadd(pa, -best, n);
+    sr_witness_along(a, b, n, best, &out->point_a, &out->point_b);
     out->iterations = COAXIAL_SCAN + 3 + 80;
     out->capped = false;
     out->degenerate = false;
+    return true;
+}
+
+/* ---- a point core inside a cylinder or cone ---- */
+
+/* A sphere (a point core) inside a cylinder or cone: the depth is the distance from the point to
+ * the core's boundary, in closed form in the core's frame — the side (radially, or across the
+ * cone's slanted side in the axial half-plane) or a cap or the base, whichever is nearest. Exact,
+ * where EPA would need many faces (a point near the axis has a ring of nearly deepest directions).
+ * False for other pairs, or when the point is outside (GJK and the cores' closest points answer
+ * then). */
+static bool point_in_axial(const sr_placed *a, const sr_placed *b, double scale, sr_epa_output *out)
+{
+    bool point_first = a->core == CORE_POINT;
+    const sr_placed *point = point_first ? a : b, *solid = point_first ? b : a;
+    if (point->core != CORE_POINT || (solid->core != CORE_CYLINDER && solid->core != CORE_CONE))
+        return false;
+    sr_dvec3 offset = dsub(point->p[0], solid->position);
+    sr_dvec3 q = solid->rotated ? placed_to_local(solid, offset) : offset;
+    double r = solid->core_radius, h = solid->half_height;
+    double rho = sqrt(q.x * q.x + q.y * q.y);
+    sr_dvec3 radial = rho > 0 ? dv(q.x / rho, q.y / rho, 0) : dv(1, 0, 0);
+    double depth;
+    sr_dvec3 outward; /* local, unit: the outward normal at the nearest boundary point */
+    /* GJK calls the cores overlapping within its touching distance: a point that far outside (on
+     * a flat disc, a cylinder or cone of height 0) is answered here too, with a depth about 0 */
+    double touch = 1e-10 * scale;
+    if (solid->core == CORE_CYLINDER || !(h > 0)) {
+        if (!(rho <= r + touch && fabs(q.z) <= h + touch))
+            return false;
+        depth = r - rho;
+        outward = radial;
+        if (h - fabs(q.z) < depth) {
+            depth = h - fabs(q.z);
+            outward = dv(0, 0, q.z >= 0 ? 1 : -1);
+        }
+    } else {
+        if (!(fabs(q.z) <= h + touch) || !(rho <= r * (h - q.z) / (2 * h) + touch))
+            return false;
+        double k = r / (2 * h), across = sqrt(1 + k * k);
+        depth = (k * (h - q.z) - rho) / across;
+        outward = dscale(dadd(radial, dv(0, 0, k)), 1.0 / across);
+        if (q.z + h < depth) {
+            depth = q.z + h;
+            outward = dv(0, 0, -1);
+        }
+    }
+    sr_dvec3 m = solid->rotated ? placed_to_world(solid, outward) : outward;
+    sr_dvec3 boundary = dmadd(point->p[0], depth, m);
+    /* B moves to let the point out: along -m when the point is A, along m when it is B */
+    out->normal = point_first ? dneg(m) : m;
+    out->depth = depth;
+    out->point_a = point_first ? point->p[0] : boundary;
+    out->point_b = point_first ? boundary : point->p[0];
+    out->iterations = 0;
+    out->capped = out->degenerate = false;
+    return true;
+}
+
+/* ---- polytope cores: SAT ---- */
+
+/* The core of a shape as an unrounded polytope shape, when it is one (a sphere's point, a
+ * capsule's segment, a rounded box's box...). */
+static bool polytope_core(const sr_shape *s, sr_shape *core)
+{
+    *core = *s;
+    core->rounding = 0;
+    switch (s->type) {
+    case SR_SHAPE_SPHERE:
+        core->type = SR_SHAPE_POINT;
+        core->radius = 0;
+        return true;
+    case SR_SHAPE_CAPSULE:
+        *core = sr_shape_with_pose(sr_shape_segment(dv(0, 0, -s->half_height), dv(0, 0, s->half_height)), s->pose);
+        return true;
+    case SR_SHAPE_POINT:
+    case SR_SHAPE_SEGMENT:
+    case SR_SHAPE_TRIANGLE:
+    case SR_SHAPE_BOX:
+    case SR_SHAPE_HULL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The separating-axis test on overlapping polytope cores (sat.c): exact, without iterations. Its
+ * axes go to the caller's trace after GJK's steps. False when a core is curved. */
+static bool sat_depth(const sr_shape *a, const sr_shape *b, sr_collide_trace *trace, sr_dvec3 origin,
+                      sr_epa_output *out)
+{
+    sr_shape core_a, core_b;
+    if (!polytope_core(a, &core_a) || !polytope_core(b, &core_b))
+        return false;
+    sr_collide_trace axes;
+    memset(&axes, 0, sizeof axes);
+    if (trace) {
+        axes.sat = trace->sat;
+        axes.sat_capacity = trace->sat_capacity;
+    }
+    sr_collide_options options = {.trace = trace ? &axes : NULL};
+    sr_collide_result r;
+    if (sr_collide_sat(&core_a, &core_b, &options, &r) != SR_COLLIDE_OK)
+        return false;
+    if (trace) {
+        trace->sat_count = axes.sat_count;
+        trace->dropped += axes.dropped;
+    }
+    memset(out, 0, sizeof *out);
+    out->normal = r.normal;
+    out->depth = -r.distance; /* a touching pair may come out a hair apart: depth about 0 */
+    out->point_a = dsub(r.point_a, origin);
+    out->point_b = dsub(r.point_b, origin);
+    out->iterations = r.iterations;
+    if (r.distance > 0) /* touching within the rounding: one point */
+        out->point_b = dmadd(out->point_a, -out->depth, out->normal);
     return true;
 }
 
@@ -303,7 +413,9 @@ static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_co
     } else {
         /* the cores overlap (or touch): EPA on them, the radii added along its normal */
         sr_epa_output e;
-        if (coaxial_depth(&pa, &pb, scale, &e))
+        if (sat_depth(a, b, trace, origin, &e))
+            result.method = SR_COLLIDE_BY_SAT;
+        else if (point_in_axial(&pa, &pb, scale, &e) || coaxial_depth(&pa, &pb, scale, &e))
             result.method = SR_COLLIDE_BY_CLOSED_FORM;
         else {
             sr_epa_penetration(&pa, &pb, &g.simplex, max_iterations, trace, origin, &e);
