@@ -4,7 +4,11 @@
  * test on the box-box pairs), 20, 50 and 150 vertices; plus how many edge pairs the generic test
  * computes a separation for against all that exist. Each workload is 4,096 random pairs, about
  * half overlapping, timed in rounds over the whole set; the median of 15 rounds after one warm-up
- * round. Witness points included (the queries return them). One JSON line on stdout. Not a test.
+ * round. Witness points included (the queries return them). Where Bullet is installed (built with
+ * bench_collide_sat_bullet.cpp, SR_BENCH_BULLET), the box-box pairs also go through Bullet's
+ * btBoxBoxDetector (ODE's dBoxBox), timed alike: the ratio of the medians (ours / Bullet's) and
+ * how many of its answers disagree with ours (verdict, or depth by more than 1e-4 relative;
+ * Debian's Bullet computes in float). One JSON line on stdout. Not a test.
  *   ./build/tests/bench/bench_collide_sat */
 #include <softrast/collide.h>
 
@@ -15,6 +19,58 @@
 #include <time.h>
 
 enum { PAIRS = 4096, ROUNDS = 15 };
+
+#ifdef SR_BENCH_BULLET
+typedef struct bench_box {
+    double half[3], position[3], rotation[4];
+} bench_box;
+typedef struct bench_bullet_answer {
+    bool hit;
+    double depth;
+    int contacts;
+} bench_bullet_answer;
+double bench_collide_sat_bullet(const bench_box *a, const bench_box *b, size_t count, int rounds,
+                                bench_bullet_answer *answers);
+
+static bench_box to_bench_box(const sr_shape *s)
+{
+    bench_box box = {{s->half_extents.x, s->half_extents.y, s->half_extents.z},
+                     {s->pose.position.x, s->pose.position.y, s->pose.position.z},
+                     {s->pose.rotation.x, s->pose.rotation.y, s->pose.rotation.z, s->pose.rotation.w}};
+    return box;
+}
+
+/* Bullet on the box-box pairs: its median, and its disagreements with ours. */
+static void compare_bullet(const sr_shape *a, const sr_shape *b, double ours_ns)
+{
+    static bench_box boxes_a[PAIRS], boxes_b[PAIRS];
+    static bench_bullet_answer answers[PAIRS];
+    for (int i = 0; i < PAIRS; i++) {
+        boxes_a[i] = to_bench_box(&a[i]);
+        boxes_b[i] = to_bench_box(&b[i]);
+    }
+    double bullet_ns = bench_collide_sat_bullet(boxes_a, boxes_b, PAIRS, ROUNDS, answers);
+    int verdicts = 0, depths = 0;
+    double worst = 0.0;
+    for (int i = 0; i < PAIRS; i++) {
+        sr_collide_result result;
+        sr_collide_sat(&a[i], &b[i], NULL, &result);
+        double size = 2 * fmax(fmax(a[i].half_extents.x, a[i].half_extents.y), a[i].half_extents.z);
+        if (fabs(result.distance) <= 1e-6 * size)
+            continue; /* touching within float's reach: either answer */
+        if (result.hit != answers[i].hit) {
+            verdicts++;
+        } else if (result.hit) {
+            double error = fabs(answers[i].depth + result.distance) / -result.distance;
+            worst = fmax(worst, error);
+            depths += error > 1e-4;
+        }
+    }
+    printf(",\"bullet_box_box_ns\":%.1f,\"box_box_ratio_to_bullet\":%.3f,\"bullet_verdicts_differ\":%d,"
+           "\"bullet_depths_differ\":%d,\"bullet_worst_depth_error\":%.4f",
+           bullet_ns, ours_ns / bullet_ns, verdicts, depths, worst);
+}
+#endif
 
 static uint64_t state = 0x2545f4914f6cdd1dull;
 static double uniform(double low, double high)
@@ -139,6 +195,9 @@ int main(void)
     }
     double box_box = time_workload(&w, &hits);
     printf(",\"box_box_ns\":%.1f,\"box_box_hits\":%d", box_box, hits);
+#ifdef SR_BENCH_BULLET
+    compare_bullet(w.a, w.b, box_box);
+#endif
 
     /* the same boxes as hulls of their corners: the generic test */
     for (int i = 0; i < PAIRS; i++) {
