@@ -31,9 +31,10 @@ void oracle_pair_prepare(oracle_pair *pair, const oracle_shape *a, const oracle_
     pair->origin = vscale(vadd(a->pose.position, b->pose.position), 0.5);
     oracle_body_make(&pair->a, pair->origin, &pair->body_a);
     oracle_body_make(&pair->b, pair->origin, &pair->body_b);
-    /* Two points have no size: a floor at the rounding of their coordinates. */
+    /* Two points have no size: a floor well above the rounding of their coordinates (the
+     * tolerance, 1e-4 of it, is then 1e-13 of the coordinates). */
     double far = fmax(vmax_abs(a->pose.position), vmax_abs(b->pose.position));
-    pair->size = fmax(oracle_pair_size(&pair->body_a, &pair->body_b), 1e-12 * (1.0 + far));
+    pair->size = fmax(oracle_pair_size(&pair->body_a, &pair->body_b), 1e-9 * (1.0 + far));
 }
 
 /* ---- polytope cores ---- */

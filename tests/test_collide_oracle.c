@@ -364,3 +364,123 @@ Test(oracle_analytic, identical_cylinders_and_cones)
         cr_assert_float_eq(closed.distance, bounded.distance, 2e-3 * fabs(closed.distance));
     }
 }
+
+/* ---- the judges: right answers pass, wrong ones fail ---- */
+
+static oracle_verdict judge_ray_hit(const oracle_shape *shape, sr_dvec3 origin, sr_dvec3 direction, double max_t,
+                                    bool hit, double t, sr_dvec3 normal)
+{
+    sr_collide_ray_hit claim = {.hit = hit, .t = t, .normal = normal};
+    claim.point = (sr_dvec3){origin.x + t * direction.x, origin.y + t * direction.y, origin.z + t * direction.z};
+    char why[512];
+    return oracle_judge_ray(shape, origin, direction, max_t, &claim, why, sizeof why);
+}
+
+Test(oracle_judge, rays)
+{
+    oracle_shape ball = make(SR_SHAPE_SPHERE, (sr_dvec3){0, 0, 0});
+    ball.radius = 1.0;
+    sr_dvec3 from = {-3, 0, 0}, along = {2, 0, 0}, back = {-1, 0, 0};
+    /* Enters at x = -1: t = 1 in units of |direction| = 2. */
+    cr_assert_eq(judge_ray_hit(&ball, from, along, 5, true, 1.0, back), ORACLE_PASS);
+    cr_assert_eq(judge_ray_hit(&ball, from, along, 5, true, 1.05, back), ORACLE_FAIL, "a hit inside the ball");
+    cr_assert_eq(judge_ray_hit(&ball, from, along, 5, true, 0.95, back), ORACLE_FAIL, "a hit before the ball");
+    cr_assert_eq(judge_ray_hit(&ball, from, along, 5, true, 2.0, (sr_dvec3){1, 0, 0}), ORACLE_FAIL, "the exit point");
+    cr_assert_eq(judge_ray_hit(&ball, from, along, 5, false, 0, back), ORACLE_FAIL, "a miss through the middle");
+    cr_assert_eq(judge_ray_hit(&ball, from, along, 0.9, false, 0, back), ORACLE_PASS, "stops short of the ball");
+    cr_assert_eq(judge_ray_hit(&ball, from, along, 5, true, 1.0, (sr_dvec3){0, 1, 0}), ORACLE_FAIL, "a wrong normal");
+    /* Past the ball at 1.5, and grazing it within the tolerance. */
+    cr_assert_eq(judge_ray_hit(&ball, (sr_dvec3){-3, 1.5, 0}, along, 5, true, 1.5, back), ORACLE_FAIL);
+    cr_assert_eq(judge_ray_hit(&ball, (sr_dvec3){-3, 1.5, 0}, along, 5, false, 0, back), ORACLE_PASS);
+    cr_assert_eq(judge_ray_hit(&ball, (sr_dvec3){-3, 1 + 1e-7, 0}, along, 5, false, 0, back), ORACLE_PASS);
+    cr_assert_eq(judge_ray_hit(&ball, (sr_dvec3){-3, 1 - 1e-7, 0}, along, 5, true, 1.5, (sr_dvec3){0, 1, 0}),
+                 ORACLE_PASS);
+    /* From inside: t = 0 and the normal -direction. */
+    cr_assert_eq(judge_ray_hit(&ball, (sr_dvec3){0.2, 0, 0}, along, 5, true, 0.0, back), ORACLE_PASS);
+    cr_assert_eq(judge_ray_hit(&ball, (sr_dvec3){0.2, 0, 0}, along, 5, true, 0.4, (sr_dvec3){1, 0, 0}), ORACLE_FAIL);
+    /* A triangle crossed through its middle: a miss is wrong; along its plane a miss is right. */
+    oracle_shape triangle = make(SR_SHAPE_TRIANGLE, (sr_dvec3){0, 0, 0});
+    triangle.point_count = 3;
+    triangle.points[0] = (sr_dvec3){-1, -1, 0};
+    triangle.points[1] = (sr_dvec3){1, -1, 0};
+    triangle.points[2] = (sr_dvec3){0, 1, 0};
+    sr_dvec3 down = {0, 0, -1};
+    cr_assert_eq(judge_ray_hit(&triangle, (sr_dvec3){0, 0, 2}, down, 5, true, 2.0, (sr_dvec3){0, 0, 1}), ORACLE_PASS);
+    cr_assert_eq(judge_ray_hit(&triangle, (sr_dvec3){0, 0, 2}, down, 5, false, 0, back), ORACLE_FAIL);
+    cr_assert_eq(judge_ray_hit(&triangle, (sr_dvec3){0, 0, 2}, down, 5, true, 2.5, (sr_dvec3){0, 0, 1}), ORACLE_FAIL);
+}
+
+Test(oracle_judge, shape_casts)
+{
+    static oracle_pair p;
+    oracle_shape a = make(SR_SHAPE_SPHERE, (sr_dvec3){-3, 0, 0}), b = make(SR_SHAPE_SPHERE, (sr_dvec3){0, 0, 0});
+    a.radius = b.radius = 1.0;
+    oracle_pair_prepare(&p, &a, &b);
+    sr_dvec3 move = {4, 0, 0};
+    char why[512];
+    /* A's centre reaches -2 at t = 0.25: touching at x = -1. */
+    sr_collide_cast_hit right = {.hit = true, .t = 0.25, .point = {-1, 0, 0}, .normal = {1, 0, 0}};
+    cr_assert_eq(oracle_judge_cast(&p, move, &right, why, sizeof why), ORACLE_PASS, "%s", why);
+    sr_collide_cast_hit late = right;
+    late.t = 0.3;
+    late.point = (sr_dvec3){-0.8, 0, 0};
+    cr_assert_eq(oracle_judge_cast(&p, move, &late, why, sizeof why), ORACLE_FAIL);
+    sr_collide_cast_hit miss = {0};
+    cr_assert_eq(oracle_judge_cast(&p, move, &miss, why, sizeof why), ORACLE_FAIL);
+    sr_collide_cast_hit wrong_normal = right;
+    wrong_normal.normal = (sr_dvec3){0, 1, 0};
+    cr_assert_eq(oracle_judge_cast(&p, move, &wrong_normal, why, sizeof why), ORACLE_FAIL);
+    sr_collide_cast_hit overlapping = {.hit = true, .t = 0, .initially_overlapping = true, .normal = {1, 0, 0}};
+    cr_assert_eq(oracle_judge_cast(&p, move, &overlapping, why, sizeof why), ORACLE_FAIL);
+    /* Too short to reach B: a miss is right. */
+    cr_assert_eq(oracle_judge_cast(&p, (sr_dvec3){0.9, 0, 0}, &miss, why, sizeof why), ORACLE_PASS, "%s", why);
+}
+
+Test(oracle_judge, signed_distances_and_intersections)
+{
+    static oracle_pair p;
+    oracle_shape a = make(SR_SHAPE_BOX, (sr_dvec3){0, 0, 0}), b = make(SR_SHAPE_BOX, (sr_dvec3){1.5, 0.2, 0.1});
+    a.half_extents = b.half_extents = (sr_dvec3){1, 1, 1};
+    oracle_pair_prepare(&p, &a, &b);
+    oracle_answer truth;
+    oracle_solve(&p, &truth);
+    cr_assert_float_eq(truth.distance, -0.5, 1e-15);
+    char why[512];
+    /* Depth 0.5 along +x, witnesses on the faces. */
+    oracle_claim right = {true, -0.5, true, true, {1, 0, 0}, {1, 0.2, 0.1}, {0.5, 0.2, 0.1}};
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &right, false, why, sizeof why), ORACLE_PASS, "%s", why);
+    oracle_claim shallow = right;
+    shallow.distance = -0.4;
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &shallow, false, why, sizeof why), ORACLE_FAIL);
+    oracle_claim bullet = right; /* Bullet's answer for these boxes, margins 0 (see docs) */
+    bullet.distance = -0.31305;
+    bullet.normal = (sr_dvec3){0.447214, 0, -0.894427};
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &bullet, false, why, sizeof why), ORACLE_FAIL);
+    oracle_claim tilted = right; /* 10 degrees off, and B moved along it would not just touch */
+    tilted.normal = (sr_dvec3){cos(0.1745), sin(0.1745), 0};
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &tilted, false, why, sizeof why), ORACLE_FAIL);
+    oracle_claim off = right;
+    off.point_b = (sr_dvec3){0.5, 0.2, 1.5};
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &off, false, why, sizeof why), ORACLE_FAIL);
+    oracle_claim apart = {false, 0.1, true, true, {1, 0, 0}, {1, 0, 0}, {1.1, 0, 0}};
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &apart, false, why, sizeof why), ORACLE_FAIL);
+    cr_assert_eq(oracle_judge_intersect(&p, &truth, false, NULL, why, sizeof why), ORACLE_FAIL);
+    cr_assert_eq(oracle_judge_intersect(&p, &truth, true, NULL, why, sizeof why), ORACLE_PASS);
+    /* Apart by 0.5 along x: the axis must separate. */
+    b.pose.position = (sr_dvec3){2.5, 0.2, 0.1};
+    oracle_pair_prepare(&p, &a, &b);
+    oracle_solve(&p, &truth);
+    sr_dvec3 good = {1, 0, 0}, bad = {0, 1, 0};
+    cr_assert_eq(oracle_judge_intersect(&p, &truth, false, &good, why, sizeof why), ORACLE_PASS, "%s", why);
+    cr_assert_eq(oracle_judge_intersect(&p, &truth, false, &bad, why, sizeof why), ORACLE_FAIL);
+    oracle_claim closest = {false, 0.5, true, true, {1, 0, 0}, {1, 0.5, 0.5}, {1.5, 0.5, 0.5}};
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &closest, false, why, sizeof why), ORACLE_PASS, "%s", why);
+    closest.point_b = (sr_dvec3){1.5, 0.5, 1.5}; /* off B */
+    cr_assert_eq(oracle_judge_signed(&p, &truth, &closest, false, why, sizeof why), ORACLE_FAIL);
+    /* SAT apart: a face normal separates by 0.5, so a smaller separation is wrong. */
+    sr_collide_result sat = {.hit = false, .distance = 0.3, .normal = {0.6, 0.8, 0}};
+    cr_assert_eq(oracle_judge_sat(&p, &truth, &sat, why, sizeof why), ORACLE_FAIL);
+    sat.distance = 0.5;
+    sat.normal = (sr_dvec3){1, 0, 0};
+    cr_assert_eq(oracle_judge_sat(&p, &truth, &sat, why, sizeof why), ORACLE_PASS, "%s", why);
+}

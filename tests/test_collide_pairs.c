@@ -4,8 +4,9 @@
  * inside the other, coplanar faces, parallel edges; rounded, flat and needle hulls, hulls with
  * duplicate and inside points, scales 1e-3 and 1e3, poses 1e3 away), judged against the oracle's
  * exact or certified answers with issue 21's tolerances: signed distance, penetration, distance,
- * intersection (cold and warm-started with the returned axis) and SAT on polytope pairs (ray and
- * shape casts: test_collide_casts.c). Every answer must be finite, within the iteration cap and
+ * intersection (cold and warm-started with the returned axis), SAT on polytope pairs, a ray cast
+ * against each shape (rays aimed, from inside, grazing, along faces, stopping short) and shape casts
+ * (on every other pair). Every answer must be finite, within the iteration cap and
  * the same bits on a second call. A failure prints the pair as a pairs-file line (replay it with
  * `softrast collide --pairs FILE`) and every failing pair is also written to
  * BUILD/tests/collide_failures_TEST.jsonl.
@@ -36,10 +37,20 @@
 /* Failures printed in full per test (all are counted and written to the failures file). */
 #define PRINTED 12
 
-typedef enum query { Q_SIGNED, Q_PENETRATION, Q_DISTANCE, Q_INTERSECT, Q_INTERSECT_WARM, Q_SAT, Q_COUNT } query;
+typedef enum query {
+    Q_SIGNED,
+    Q_PENETRATION,
+    Q_DISTANCE,
+    Q_INTERSECT,
+    Q_INTERSECT_WARM,
+    Q_SAT,
+    Q_RAY,
+    Q_CAST,
+    Q_COUNT
+} query;
 
-static const char *const query_names[Q_COUNT] = {"signed_distance", "penetration",    "distance",
-                                                 "intersect",       "intersect_warm", "sat"};
+static const char *const query_names[Q_COUNT] = {"signed_distance", "penetration", "distance", "intersect",
+                                                 "intersect_warm",  "sat",         "ray_cast", "shape_cast"};
 
 typedef struct tally {
     size_t pairs, checked[Q_COUNT], failed[Q_COUNT], uncertified[Q_COUNT];
@@ -236,9 +247,56 @@ static void check_sat(tally *t)
     report(t, Q_SAT, oracle_judge_sat(&live.oracle, &live.truth, &first, why, sizeof why), why, answer);
 }
 
-/* Runs every pair query on the first `count` generated pairs of the kinds in `kinds` (a bit per
- * oracle_kind). */
-static void run_pairs(const char *name, const char *file, unsigned kinds, size_t count)
+static void check_rays(tally *t)
+{
+    for (int k = 0; k < 2; k++) {
+        const oracle_shape *shape = k ? &live.oracle.b : &live.oracle.a;
+        const sr_shape *target = k ? &live.b : &live.a;
+        sr_dvec3 origin, direction;
+        double max_t;
+        oracle_generate_ray(SEED, 2 * live.index + (uint64_t)k, shape, &origin, &direction, &max_t);
+        sr_collide_ray_hit first, second;
+        memset(&first, 0, sizeof first);
+        memset(&second, 0, sizeof second);
+        sr_collide_status status = sr_collide_ray_cast(target, origin, direction, max_t, NULL, &first);
+        sr_collide_ray_cast(target, origin, direction, max_t, NULL, &second);
+        const char *problem = basic_problem(status, &first, &second, sizeof first);
+        char why[512] = "", extra[400];
+        snprintf(
+            extra, sizeof extra,
+            "(ray against %s from (%.17g, %.17g, %.17g) along (%.17g, %.17g, %.17g), max_t %.17g: answered hit %d, "
+            "t %.17g)",
+            k ? "b" : "a", origin.x, origin.y, origin.z, direction.x, direction.y, direction.z, max_t, first.hit,
+            first.t);
+        if (problem)
+            report(t, Q_RAY, ORACLE_FAIL, problem, extra);
+        else
+            report(t, Q_RAY, oracle_judge_ray(shape, origin, direction, max_t, &first, why, sizeof why), why, extra);
+    }
+}
+
+static void check_cast(tally *t)
+{
+    sr_dvec3 translation = oracle_generate_sweep(SEED, live.index, &live.oracle.a, &live.oracle.b);
+    sr_collide_cast_hit first, second;
+    memset(&first, 0, sizeof first);
+    memset(&second, 0, sizeof second);
+    sr_collide_status status = sr_collide_shape_cast(&live.a, translation, &live.b, NULL, &first);
+    sr_collide_shape_cast(&live.a, translation, &live.b, NULL, &second);
+    const char *problem = basic_problem(status, &first, &second, sizeof first);
+    char why[512] = "", extra[300];
+    snprintf(extra, sizeof extra, "(A moved by (%.17g, %.17g, %.17g): answered hit %d, t %.17g, initially %d)",
+             translation.x, translation.y, translation.z, first.hit, first.t, first.initially_overlapping);
+    if (problem)
+        report(t, Q_CAST, ORACLE_FAIL, problem, extra);
+    else
+        report(t, Q_CAST, oracle_judge_cast(&live.oracle, translation, &first, why, sizeof why), why, extra);
+}
+
+/* Runs every query on the first `count` generated pairs of the kinds in `kinds` (a bit per
+ * oracle_kind): the pair queries, a ray against each shape, and a shape cast on every
+ * `cast_every`-th pair. */
+static void run_pairs(const char *name, const char *file, unsigned kinds, size_t count, size_t cast_every)
 {
     tally t = {0};
     open_failures(&t, file);
@@ -252,6 +310,9 @@ static void run_pairs(const char *name, const char *file, unsigned kinds, size_t
         check_pair_query(&t, Q_DISTANCE, sr_collide_distance, true);
         check_intersect(&t);
         check_sat(&t);
+        check_rays(&t);
+        if (done % cast_every == 0)
+            check_cast(&t);
         done++;
     }
     release_live();
@@ -278,19 +339,19 @@ Test(pairs, apart_and_near_touching, .timeout = 600)
     run_pairs("apart and near-touching", "apart",
               KIND(ORACLE_SEPARATED) | KIND(ORACLE_TOUCH_PLUS_1E4) | KIND(ORACLE_TOUCH_MINUS_1E4) |
                   KIND(ORACLE_TOUCH_PLUS_1E6) | KIND(ORACLE_TOUCH_MINUS_1E6) | KIND(ORACLE_TOUCH_ZERO),
-              12000 / SCALE);
+              12000 / SCALE, 2);
 }
 
 Test(pairs, penetrating, .timeout = 600)
 {
-    run_pairs("penetrating", "penetrating", KIND(ORACLE_SHALLOW) | KIND(ORACLE_DEEP), 4000 / SCALE);
+    run_pairs("penetrating", "penetrating", KIND(ORACLE_SHALLOW) | KIND(ORACLE_DEEP), 4000 / SCALE, 2);
 }
 
 Test(pairs, degenerate, .timeout = 600)
 {
     run_pairs("degenerate", "degenerate",
               KIND(ORACLE_IDENTICAL) | KIND(ORACLE_INSIDE) | KIND(ORACLE_COPLANAR) | KIND(ORACLE_PARALLEL_EDGES),
-              8000 / SCALE);
+              8000 / SCALE, 2);
 }
 
 /* ---- the kept failing cases ---- */
