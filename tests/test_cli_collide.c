@@ -232,3 +232,46 @@ Test(collide, failures_exit_1_and_leave_no_output)
     cr_assert_eq(file_size(out_path), -1);
     remove_dir(folder);
 }
+
+/* `softrast bench collide`: one JSON line with every kind's times and hits, the hits those of the
+ * library's own answers; usage errors exit 2. */
+Test(bench_collide, one_json_line_with_every_kind, .timeout = 120)
+{
+    char folder[64];
+    make_temp_dir(folder);
+    char pairs_path[128];
+    snprintf(pairs_path, sizeof pairs_path, "%s/pairs.jsonl", folder);
+    write_pairs(pairs_path, 9, 60);
+    const char *args[] = {"bench", "collide", "--pairs", pairs_path, "--runs", "1", NULL};
+    run_result r = run(args);
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cJSON *line = cJSON_Parse(r.out);
+    cr_assert_not_null(line, "not one JSON line: %s", r.out);
+    cr_assert_eq(number(line, "pairs", 1), 60);
+    const char *kinds[] = {"intersect", "distance", "penetration", "signed", "ray"};
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(line, "ns_per_query");
+    const cJSON *hits = cJSON_GetObjectItemCaseSensitive(line, "hits");
+    for (int k = 0; k < 5; k++) {
+        cr_assert(number(ns, kinds[k], 1) > 0.0, "%s: no time", kinds[k]);
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hits, kinds[k])), "%s: no hits", kinds[k]);
+    }
+    sr_pair_set *set = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_pair_set_load(pairs_path, &set, &err), SR_OK, "%s", err.message);
+    size_t signed_hits = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        sr_collide_result result;
+        sr_collide_signed_distance(&set->pairs[i].a.shape, &set->pairs[i].b.shape, NULL, &result);
+        signed_hits += result.hit;
+    }
+    cr_assert_eq((size_t)number(hits, "signed", 1), signed_hits);
+    sr_pair_set_destroy(set);
+    cJSON_Delete(line);
+    const char *no_pairs[] = {"bench", "collide", "--runs", "3", NULL};
+    r = run(no_pairs);
+    cr_assert(r.exited && r.code == 2 && strstr(r.err, "missing --pairs"), "%s", r.err);
+    const char *bad_runs[] = {"bench", "collide", "--pairs", pairs_path, "--runs", "0", NULL};
+    r = run(bad_runs);
+    cr_assert(r.exited && r.code == 2 && strstr(r.err, "--runs"), "%s", r.err);
+    remove_dir(folder);
+}

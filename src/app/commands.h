@@ -11,6 +11,7 @@ int sr_cmd_pick(int argc, char **argv);         /* cmd_pick.c */
 int sr_cmd_bench_scene(int argc, char **argv);  /* cmd_bench_scene.c: softrast bench scene */
 int sr_cmd_view(int argc, char **argv);         /* cmd_view.c */
 int sr_cmd_collide(int argc, char **argv);      /* cmd_collide.c */
+int sr_cmd_bench_collide(int argc, char **argv); /* cmd_bench_collide.c: softrast bench collide */
 
 /* cmd_raycast.c: CLOCK_MONOTONIC in seconds. */
 double sr_cmd_seconds(void);

@@ -26,6 +26,7 @@ static void print_usage(FILE *out)
           "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
           "  bench bvh MESH.obj [--runs N]\n"
           "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N] [--camera SPEC]\n"
+          "  bench collide --pairs FILE [--runs N]\n"
           "                                          benchmarks, one JSON line each\n"
           "  help                                    this text\n"
           "\n"
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
         return sr_cmd_collide(argc - 1, argv + 1);
     if (strcmp(command, "bench") == 0) {
         if (argc < 3) {
-            fputs("softrast bench: missing benchmark name (raster, bvh or scene)\n", stderr);
+            fputs("softrast bench: missing benchmark name (raster, bvh, scene or collide)\n", stderr);
             return 2;
         }
         if (strcmp(argv[2], "raster") == 0)
@@ -71,7 +72,9 @@ int main(int argc, char **argv)
             return sr_cmd_bench_bvh(argc - 2, argv + 2);
         if (strcmp(argv[2], "scene") == 0)
             return sr_cmd_bench_scene(argc - 2, argv + 2);
-        fprintf(stderr, "softrast bench: unknown benchmark '%s' (expected raster, bvh or scene)\n", argv[2]);
+        if (strcmp(argv[2], "collide") == 0)
+            return sr_cmd_bench_collide(argc - 2, argv + 2);
+        fprintf(stderr, "softrast bench: unknown benchmark '%s' (expected raster, bvh, scene or collide)\n", argv[2]);
         return 2;
     }
     fprintf(stderr, "softrast: unknown command '%s'\n\n", command);
