@@ -14,8 +14,8 @@
  * (both timed on the pairs the baseline answered), how many answers are wrong by the oracle of the
  * tests (tests/collide_oracle.h, issue 21's tolerances), and how many disagree with softrast's.
  *
- * Every method first answers every pair in a child process with a time limit per pair: a pair on
- * which it hangs or crashes is counted as such (and as wrong) and left out of its timing. Pairs a
+ * Every method first answers every pair in a child process with a limit of CPU time per pair: a
+ * pair on which it hangs or crashes is counted as such (and as wrong) and left out of its timing. Pairs a
  * library cannot represent (FCL has no rounded boxes, hulls, segments, triangles, cylinders or
  * cones) are counted apart. libccd is given softrast's support mappings (sr_shape_support) and the
  * shapes' middles as centres, max_iterations 1000 (its default has no cap) and its default
@@ -245,7 +245,9 @@ static answer *answer_isolated(method m, pair *pairs, size_t count)
                 if (representable(m, &pairs[i])) {
                     struct itimerval timer = {
                         {0, 0}, {(time_t)(limit_ms / 1000.0), (suseconds_t)(fmod(limit_ms, 1000.0) * 1000.0)}};
-                    setitimer(ITIMER_REAL, &timer, NULL); /* SIGALRM's default action ends the child */
+                    /* CPU time, not the clock: a loaded machine must not make hangs. SIGVTALRM's
+                     * default action ends the child. */
+                    setitimer(ITIMER_VIRTUAL, &timer, NULL);
                     a.fate = ANSWERED;
                     a.a = run(m, &pairs[i]);
                 }
@@ -271,7 +273,7 @@ static answer *answer_isolated(method m, pair *pairs, size_t count)
         int status = 0;
         waitpid(child, &status, 0);
         if (next < count && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-            answers[next++].fate = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? HUNG : CRASHED;
+            answers[next++].fate = WIFSIGNALED(status) && WTERMSIG(status) == SIGVTALRM ? HUNG : CRASHED;
     }
     return answers;
 }
