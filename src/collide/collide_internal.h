@@ -212,7 +212,7 @@ static inline sr_dvec3 cone_support(double radius, double half_height, sr_dvec3 
 }
 
 /* The core's support point along a direction of the query's frame. */
-static inline sr_dvec3 placed_support(const sr_placed *shape, sr_dvec3 d)
+__attribute__((always_inline)) static inline sr_dvec3 placed_support(const sr_placed *shape, sr_dvec3 d)
 {
     switch (shape->core) {
     case CORE_POINT:

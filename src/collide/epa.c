@@ -453,6 +453,31 @@ static void answer_along(const sr_placed *a, const sr_placed *b, sr_dvec3 normal
     sr_witness_along(a, b, normal, out->depth, &out->point_a, &out->point_b);
 }
 
+/* A difference that is flat, a segment or a point has depth about 0 across it: the cores touch
+ * (or overlap in a flat region), and GJK's simplex already holds their common point; the witness
+ * points are that point, moved apart by the depth along the normal. */
+static void answer_degenerate(const sr_placed *a, const sr_placed *b, sr_dvec3 normal, const sr_gjk_simplex *simplex,
+                              sr_epa_output *out)
+{
+    out->normal = normal;
+    out->depth = ddot(minkowski_support(a, b, normal).w, normal);
+    sr_dvec3 pa = dv(0, 0, 0), pb = dv(0, 0, 0);
+    double total = 0;
+    for (int k = 0; k < simplex->count; k++) {
+        pa = dmadd(pa, simplex->weights[k], simplex->v[k].a);
+        pb = dmadd(pb, simplex->weights[k], simplex->v[k].b);
+        total += simplex->weights[k];
+    }
+    if (!(total > 0.5)) { /* no weights: the supports along the normal */
+        sr_witness_along(a, b, normal, out->depth, &out->point_a, &out->point_b);
+    } else {
+        sr_dvec3 residual = dsub(dscale(normal, out->depth), dsub(pa, pb));
+        out->point_a = dmadd(pa, 0.5, residual);
+        out->point_b = dmadd(pb, -0.5, residual);
+    }
+    out->degenerate = true;
+}
+
 void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_simplex *simplex, int max_iterations,
                         sr_collide_trace *trace, sr_dvec3 origin, sr_epa_output *out)
 {
@@ -495,8 +520,7 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
             }
         }
         if (p.vertex_count == 1) { /* A - B is a point: no depth */
-            answer_along(a, b, dv(0, 0, 1), out);
-            out->degenerate = true;
+            answer_degenerate(a, b, dv(0, 0, 1), simplex, out);
             return;
         }
     }
@@ -520,8 +544,7 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
             }
         }
         if (p.vertex_count == 2) { /* A - B is a segment: no depth across it */
-            answer_along(a, b, lowest_direction, out);
-            out->degenerate = true;
+            answer_degenerate(a, b, lowest_direction, simplex, out);
             return;
         }
     }
@@ -532,8 +555,7 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         double above = ddot(dsub(up.w, w0), n), below = -ddot(dsub(down.w, w0), n);
         if (!(fmax(above, below) > flat)) { /* A - B is flat: its depth is 0 along the normal */
             double along_up = ddot(up.w, n), along_down = -ddot(down.w, n);
-            answer_along(a, b, along_up <= along_down ? n : dneg(n), out);
-            out->degenerate = true;
+            answer_degenerate(a, b, along_up <= along_down ? n : dneg(n), simplex, out);
             return;
         }
         p.vertices[3] = above >= below ? up : down;
@@ -591,8 +613,11 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         normal = refine_normal(a, b, upper_normal, &refined);
         upper = fmin(upper, refined);
     }
-    answer_along(a, b, normal, out);
-    if (converged && best[0] >= 0) {
+    if (!(converged && best[0] >= 0)) {
+        answer_along(a, b, normal, out);
+    } else {
+        out->normal = normal;
+        out->depth = ddot(minkowski_support(a, b, normal).w, normal);
         /* witnesses from that face: the barycentric point of the origin's projection on it, whose
          * difference is (its distance) * normal; the gap to the depth is spread over both. A face
          * coplanar with it may be the one the projection is in (a tie in the heap): the live face

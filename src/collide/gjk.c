@@ -282,23 +282,22 @@ void sr_gjk_distance(const sr_placed *a, const sr_placed *b, int max_iterations,
             repeated |= s->v[k].w.x == w.w.x && s->v[k].w.y == w.w.y && s->v[k].w.z == w.w.z;
         if (repeated)
             break;
-        sr_gjk_simplex previous = *s;
-        s->v[s->count++] = w;
         sr_dvec3 points[4];
         for (int k = 0; k < s->count; k++)
             points[k] = s->v[k].w;
+        points[s->count] = w.w;
         double weights[4];
-        sr_dvec3 next = sr_simplex_closest(points, s->count, weights);
+        sr_dvec3 next = sr_simplex_closest(points, s->count + 1, weights);
+        double next_vv = ddot(next, next);
+        bool inside = weights[0] > 0 && weights[1] > 0 && weights[2] > 0 && weights[3] > 0 && s->count == 3;
+        if (!inside && next_vv >= vv)
+            break; /* no progress: keep the simplex as it was (van den Bergen's backup) */
+        s->v[s->count++] = w;
         simplex_reduce(s, weights);
         if (s->count == 4) { /* the simplex holds the origin */
             v = dv(0, 0, 0);
             vv = 0;
             out->overlap = true;
-            break;
-        }
-        double next_vv = ddot(next, next);
-        if (next_vv >= vv) { /* no progress: keep the previous simplex (van den Bergen's backup) */
-            *s = previous;
             break;
         }
         v = next;
