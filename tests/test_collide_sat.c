@@ -253,6 +253,34 @@ __attribute__((format(printf, 1, 2))) static const char *message_of(const char *
     return message_buffer;
 }
 
+/* The largest separation, both ways, along the face normals of either shape found by brute force:
+ * the planes through three vertices with every vertex on one side (a flat shape's plane too). */
+static double face_separation(const poly *a, const poly *b)
+{
+    double best = -INFINITY;
+    for (int side = 0; side < 2; side++) {
+        const poly *p = side ? b : a;
+        double size = extent(p);
+        for (int i = 0; i < p->count; i++)
+            for (int j = i + 1; j < p->count; j++)
+                for (int k = j + 1; k < p->count; k++) {
+                    sr_dvec3 n =
+                        sr_dvec3_cross(sr_dvec3_sub(p->world[j], p->world[i]), sr_dvec3_sub(p->world[k], p->world[i]));
+                    double length = sr_dvec3_length(n);
+                    if (!(length > 1e-6 * size * size))
+                        continue;
+                    n = sr_dvec3_scale(n, 1.0 / length);
+                    double low, high;
+                    interval(p, n, &low, &high);
+                    double at = sr_dvec3_dot(n, p->world[i]);
+                    if (high > at + 1e-9 * size && low < at - 1e-9 * size)
+                        continue; /* vertices on both sides: no face */
+                    best = fmax(best, fmax(separation_along(a, b, n), separation_along(a, b, sr_dvec3_negate(n))));
+                }
+    }
+    return best;
+}
+
 typedef struct check_stats {
     int hits, misses, near_touching;
 } check_stats;
@@ -348,6 +376,10 @@ static void check_pair(const poly *a, const poly *b, int index, check_stats *sta
     } else {
         PAIR_ASSERT(result.distance <= o.distance + tolerance, "separation %.17g exceeds the distance %.17g",
                     result.distance, o.distance);
+        /* the largest separation over the axes: none of the face normals, either way, does better */
+        double faces = face_separation(a, b);
+        PAIR_ASSERT(result.distance >= faces - tolerance, "separation %.17g, but a face normal separates by %.17g",
+                    result.distance, faces);
         PAIR_ASSERT(in_a <= 1e-6 * size + tolerance && in_b <= 1e-6 * size + tolerance,
                     "witness points outside their shapes by %.3g and %.3g", in_a, in_b);
         PAIR_ASSERT(sr_dvec3_dot(sr_dvec3_sub(result.point_b, result.point_a), normal) >= result.distance - tolerance,
@@ -613,7 +645,8 @@ Test(collide_sat, coplanar_flat_shapes)
 {
     rng r = {0xc0f1a7};
     check_stats stats = {0};
-    for (int index = 0; index < BRUTE_COUNT(1500, 150); index++) {
+    int count = BRUTE_COUNT(1500, 150);
+    for (int index = 0; index < count; index++) {
         poly pa, pb;
         poly *a = &pa, *b = &pb;
         const int kinds[4] = {KIND_TRIANGLE, KIND_FLAT_HULL, KIND_FLAT_BOX, KIND_SEGMENT};
@@ -642,7 +675,119 @@ Test(collide_sat, coplanar_flat_shapes)
         poly_free(b);
     }
     cr_log_info("coplanar: %d hits, %d misses, %d near touching", stats.hits, stats.misses, stats.near_touching);
-    cr_assert(stats.hits > 100 && stats.misses > 100, "%d hits, %d misses", stats.hits, stats.misses);
+    cr_assert(stats.hits > count / 5 && stats.misses > count / 5, "%d hits, %d misses", stats.hits, stats.misses);
+}
+
+/* Hulls past the SAT's caches (1,024 faces and edges kept on the stack; beyond, the bounds are
+ * found again or loosened): a 1,200-point sphere (about 2,400 faces, 3,600 edges) and a 1,200-gon
+ * against boxes and small hulls. Too big for the brute force over vertex pairs: the depth is
+ * checked against the smallest overlap over directions (2,000 random, the best 20 refined by a
+ * descent over small rotations), which no direction may undercut, and recomputed along the
+ * normal by projecting every vertex. */
+static double overlap_along(const sr_dvec3 *pa, int na, const sr_dvec3 *pb, int nb, sr_dvec3 n)
+{
+    double a_high = -INFINITY, b_low = INFINITY;
+    for (int i = 0; i < na; i++)
+        a_high = fmax(a_high, sr_dvec3_dot(pa[i], n));
+    for (int i = 0; i < nb; i++)
+        b_low = fmin(b_low, sr_dvec3_dot(pb[i], n));
+    return a_high - b_low;
+}
+
+Test(collide_sat, big_hulls_past_the_caches)
+{
+    rng r = {0xb16};
+    enum { BIG = 1200 };
+    static sr_dvec3 local[BIG], world_a[BIG], world_b[16];
+    for (int flat = 0; flat < 2; flat++) {
+        for (int i = 0; i < BIG; i++) {
+            local[i] = rng_unit_dvec3(&r);
+            if (flat) { /* a polygon of 1,200 corners */
+                double angle = 2 * M_PI * i / BIG;
+                local[i] = sr_dvec3_make(cos(angle), sin(angle), 0);
+            }
+        }
+        sr_hull *big;
+        cr_assert_eq(sr_hull_create(local, BIG, &big, NULL), SR_OK);
+        sr_hull_view view = sr_hull_get_view(big);
+        cr_assert(flat || (view.face_count > 1024 && view.edge_count > 1024), "%zu faces, %zu edges", view.face_count,
+                  view.edge_count);
+        for (int index = 0; index < BRUTE_COUNT(24, 4); index++) {
+            sr_shape a =
+                sr_shape_with_pose(sr_shape_hull(big), sr_pose_make(rng_dvec3(&r, -0.2, 0.2), rng_rotation(&r)));
+            poly pb;
+            if (index % 2)
+                make_box(&pb, rng_dvec3(&r, 0.1, 0.6));
+            else {
+                sr_dvec3 pts[10];
+                for (int i = 0; i < 10; i++)
+                    pts[i] = rng_dvec3(&r, -0.5, 0.5);
+                make_hull(&pb, pts, 10);
+            }
+            poly_place(&pb,
+                       (sr_pose){sr_dvec3_scale(rng_unit_dvec3(&r), rng_double_range(&r, 0.6, 1.3)), rng_rotation(&r)});
+            for (size_t i = 0; i < view.vertex_count; i++)
+                world_a[i] = sr_pose_apply(a.pose, view.vertices[i]);
+            for (int i = 0; i < pb.count; i++)
+                world_b[i] = pb.world[i];
+            int na = (int)view.vertex_count, nb = pb.count;
+            sr_collide_result result;
+            cr_assert_eq(sr_collide_sat(&a, &pb.shape, NULL, &result), SR_COLLIDE_OK);
+            double along = -overlap_along(world_a, na, world_b, nb, result.normal);
+            cr_assert(fabs(along - result.distance) < 1e-9,
+                      "flat %d pair %d: separation along the normal %.17g, "
+                      "answer %.17g",
+                      flat, index, along, result.distance);
+            if (!result.hit || flat) { /* a flat hull's depth is 0; apart: a lower bound, checked along its normal */
+                poly_free(&pb);
+                continue;
+            }
+            /* no direction overlaps less than the depth */
+            double depth = -result.distance, least = INFINITY;
+            sr_dvec3 best[20];
+            double best_overlap[20];
+            int kept = 0;
+            for (int t = 0; t < 2000; t++) {
+                sr_dvec3 n = rng_unit_dvec3(&r);
+                double o = overlap_along(world_a, na, world_b, nb, n);
+                int slot;
+                if (kept < 20)
+                    slot = kept++;
+                else if (o < best_overlap[19])
+                    slot = 19;
+                else
+                    continue;
+                best[slot] = n;
+                best_overlap[slot] = o;
+                for (int j = slot; j > 0 && best_overlap[j] < best_overlap[j - 1]; j--) {
+                    sr_dvec3 sn = best[j];
+                    best[j] = best[j - 1];
+                    best[j - 1] = sn;
+                    double so = best_overlap[j];
+                    best_overlap[j] = best_overlap[j - 1];
+                    best_overlap[j - 1] = so;
+                }
+            }
+            for (int k = 0; k < kept; k++) {
+                sr_dvec3 n = best[k];
+                double o = best_overlap[k];
+                for (double step = 0.05; step > 1e-7; step *= 0.6)
+                    for (int t = 0; t < 12; t++) {
+                        sr_dvec3 m = sr_dvec3_normalize(sr_dvec3_add(n, sr_dvec3_scale(rng_unit_dvec3(&r), step)));
+                        double om = overlap_along(world_a, na, world_b, nb, m);
+                        if (om < o) {
+                            o = om;
+                            n = m;
+                        }
+                    }
+                least = fmin(least, o);
+            }
+            cr_assert(depth <= least + 1e-9, "pair %d: depth %.17g, but a direction overlaps only %.17g", index, depth,
+                      least);
+            poly_free(&pb);
+        }
+        sr_hull_destroy(big);
+    }
 }
 
 /* The same boxes and triangles as hulls of their corners: the generic test must agree with the

@@ -10,7 +10,6 @@
 #include "bounds_internal.h"
 #include "collide_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Large hulls try at most this many faces (the largest) and edges (the longest). */
@@ -32,8 +31,8 @@ static double fit(const sr_dvec3 *points, size_t count, sr_dvec3 mean, const fra
         sr_dvec3 p = dsub(points[i], mean);
         for (int k = 0; k < 3; k++) {
             double d = ddot(p, f->axes[k]);
-            low[k] = fmin(low[k], d);
-            high[k] = fmax(high[k], d);
+            low[k] = d < low[k] ? d : low[k]; /* (fmin and fmax are calls: NaN rules) */
+            high[k] = d > high[k] ? d : high[k];
         }
     }
     if (out) {
@@ -70,21 +69,53 @@ static double cross2(point2 o, point2 a, point2 b)
     return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
 }
 
-static int compare2(const void *pa, const void *pb)
+static bool before2(point2 a, point2 b)
 {
-    const point2 *a = pa, *b = pb;
-    if (a->x != b->x)
-        return a->x < b->x ? -1 : 1;
-    if (a->y != b->y)
-        return a->y < b->y ? -1 : 1;
-    return 0;
+    return a.x < b.x || (a.x == b.x && a.y < b.y);
+}
+
+/* Heapsort by (x, y): in place, no allocation (qsort's merge sort allocates on every call). */
+static void sort2(point2 *p, size_t n)
+{
+    for (size_t start = n / 2; start-- > 0;) /* heapify */
+        for (size_t root = start;;) {
+            size_t child = 2 * root + 1;
+            if (child >= n)
+                break;
+            if (child + 1 < n && before2(p[child], p[child + 1]))
+                child++;
+            if (!before2(p[root], p[child]))
+                break;
+            point2 swap = p[root];
+            p[root] = p[child];
+            p[child] = swap;
+            root = child;
+        }
+    for (size_t end = n; end-- > 1;) {
+        point2 swap = p[0];
+        p[0] = p[end];
+        p[end] = swap;
+        for (size_t root = 0;;) {
+            size_t child = 2 * root + 1;
+            if (child >= end)
+                break;
+            if (child + 1 < end && before2(p[child], p[child + 1]))
+                child++;
+            if (!before2(p[root], p[child]))
+                break;
+            swap = p[root];
+            p[root] = p[child];
+            p[child] = swap;
+            root = child;
+        }
+    }
 }
 
 /* Andrew's monotone chain: the hull of points[0 .. count) (sorted in place) into hull[], counter-
  * clockwise (hull needs count + 1 entries); returns its vertex count. */
 static size_t convex_hull2(point2 *points, size_t count, point2 *hull)
 {
-    qsort(points, count, sizeof *points, compare2);
+    sort2(points, count);
     size_t k = 0;
     for (size_t i = 0; i < count; i++) {
         while (k >= 2 && cross2(hull[k - 2], hull[k - 1], points[i]) <= 0.0)

@@ -74,6 +74,7 @@ typedef struct sat_face {
 typedef struct sat_edge {
     sr_dvec3 point, direction;
     sr_dvec3 arc_a, arc_b;
+    uint32_t face_a, face_b; /* the faces whose normals are arc_a and arc_b (none for a segment) */
     bool full_circle;
 } sat_edge;
 
@@ -89,6 +90,8 @@ uint32_t sat_poly_vertex_count(const sat_poly *p);
 sr_dvec3 sat_poly_vertex(const sat_poly *p, uint32_t v);
 /* A vertex farthest along the local direction d (deterministic ties). */
 sr_dvec3 sat_poly_support(const sat_poly *p, sr_dvec3 d);
+/* The index of such a vertex (sat_poly_vertex gives it). */
+uint32_t sat_poly_support_index(const sat_poly *p, sr_dvec3 d);
 
 /* The placement of B in A's local frame: x_A = r * x_B + t. */
 typedef struct sat_relative {

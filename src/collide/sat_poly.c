@@ -174,6 +174,28 @@ sr_dvec3 sat_poly_vertex(const sat_poly *p, uint32_t v)
     return p->source == SAT_FROM_BOX ? box_corner(p->half_extents, v) : p->vertices[v];
 }
 
+uint32_t sat_poly_support_index(const sat_poly *p, sr_dvec3 d)
+{
+    switch (p->source) {
+    case SAT_FROM_BOX:
+        return (uint32_t)((d.x >= 0) | (d.y >= 0) << 1 | (d.z >= 0) << 2); /* box_support's corner */
+    case SAT_FROM_HULL:
+        return sr_hull_support_index(p->hull, d);
+    default:
+        break;
+    }
+    uint32_t best = 0;
+    double best_dot = ddot(p->points[0], d);
+    for (uint32_t i = 1; i < p->vertex_count; i++) {
+        double dot = ddot(p->points[i], d);
+        if (dot > best_dot) {
+            best_dot = dot;
+            best = i;
+        }
+    }
+    return best;
+}
+
 sr_dvec3 sat_poly_support(const sat_poly *p, sr_dvec3 d)
 {
     switch (p->source) {
@@ -194,6 +216,38 @@ sr_dvec3 sat_poly_support(const sat_poly *p, sr_dvec3 d)
         }
     }
     return p->points[best];
+}
+
+/* The support of a hull warm-started: hill climbing over the vertex graph from the last answer
+ * (`*warm`; UINT32_MAX: none yet), which the loops below keep for directions that change little
+ * from one call to the next. Every local maximum of a linear function over a convex polytope's
+ * vertex graph is a global one (at a vertex that is not, some edge climbs: the simplex method's
+ * argument), so the start changes only which of tied vertices is returned. Small hulls and the
+ * other shapes: sat_poly_support. */
+static uint32_t support_warm(const sat_poly *p, sr_dvec3 d, uint32_t *warm)
+{
+    if (p->source != SAT_FROM_HULL || p->vertex_count <= SR_HULL_CLIMB_THRESHOLD)
+        return sat_poly_support_index(p, d);
+    const sr_hull *hull = p->hull;
+    uint32_t v = *warm == UINT32_MAX ? sr_hull_support_index(hull, d) : *warm;
+    const sr_dvec3 *vertices = p->vertices;
+    double best = ddot(vertices[v], d);
+    for (;;) {
+        uint32_t next = v;
+        for (uint32_t k = hull->adjacency_first[v]; k < hull->adjacency_first[v + 1]; k++) {
+            uint32_t u = hull->adjacency[k];
+            double dot = ddot(vertices[u], d);
+            if (dot > best) {
+                best = dot;
+                next = u;
+            }
+        }
+        if (next == v)
+            break;
+        v = next;
+    }
+    *warm = v;
+    return v;
 }
 
 /* ---- faces ---- */
@@ -290,6 +344,8 @@ sat_edge sat_poly_edge(const sat_poly *p, uint32_t e)
             edge.direction = axis_vector(axis, 1.0);
             edge.arc_a = axis_vector(u, su);
             edge.arc_b = axis_vector(w, sw);
+            edge.face_a = (uint32_t)(2 * u + (su < 0.0));
+            edge.face_b = (uint32_t)(2 * w + (sw < 0.0));
         } else {
             const sr_hull_view *view = &p->hull->view;
             const uint32_t *ends = view->edges + 2 * e;
@@ -298,6 +354,8 @@ sat_edge sat_poly_edge(const sat_poly *p, uint32_t e)
             edge.direction = dsub(view->vertices[ends[1]], edge.point);
             edge.arc_a = view->faces[faces[0]].normal;
             edge.arc_b = view->faces[faces[1]].normal;
+            edge.face_a = faces[0];
+            edge.face_b = faces[1];
         }
         return edge;
     case SAT_FLAT: {
@@ -309,11 +367,15 @@ sat_edge sat_poly_edge(const sat_poly *p, uint32_t e)
             edge.direction = dsub(cycle_vertex(p, i + 1), edge.point);
             edge.arc_a = e % 3 == 0 ? p->normal : dneg(p->normal);
             edge.arc_b = side_normal(p, i);
+            edge.face_a = e % 3;
+            edge.face_b = 2 + i;
             break;
         default: /* the edge of height 0 at vertex i, between the side faces meeting there */
             edge.direction = p->normal;
             edge.arc_a = side_normal(p, i + p->cycle_count - 1);
             edge.arc_b = side_normal(p, i);
+            edge.face_a = 2 + (i + p->cycle_count - 1) % p->cycle_count;
+            edge.face_b = 2 + i;
             break;
         }
         return edge;
@@ -322,6 +384,7 @@ sat_edge sat_poly_edge(const sat_poly *p, uint32_t e)
         edge.point = p->points[0];
         edge.direction = dsub(p->points[1], p->points[0]);
         edge.arc_a = edge.arc_b = dv(0, 0, 0);
+        edge.face_a = edge.face_b = UINT32_MAX;
         edge.full_circle = true;
         return edge;
     }
@@ -334,6 +397,7 @@ typedef struct prepared_edge {
     sr_dvec3 point, direction;
     sr_dvec3 arc_a, arc_b, circle; /* circle: arc_b x arc_a, or the direction of a full circle */
     double direction_length_squared;
+    uint32_t face_a, face_b;
     bool full_circle;
 } prepared_edge;
 
@@ -344,6 +408,8 @@ static prepared_edge prepare(sat_edge edge, bool negate)
     out.direction = edge.direction;
     out.direction_length_squared = dlength_squared(edge.direction);
     out.full_circle = edge.full_circle;
+    out.face_a = edge.face_a;
+    out.face_b = edge.face_b;
     /* B's arcs enter A - B negated */
     out.arc_a = negate ? dneg(edge.arc_a) : edge.arc_a;
     out.arc_b = negate ? dneg(edge.arc_b) : edge.arc_b;
@@ -365,6 +431,8 @@ static bool segment_arcs_cross(const prepared_edge *ea, const prepared_edge *eb)
 }
 
 enum { EDGE_CHUNK = 64 };
+/* A's edges whose bound is computed once and kept (4 KiB of the stack); beyond, per chunk. */
+enum { BOUNDED_EDGES = 1024 };
 
 /* B's edges of a chunk, structure of arrays for the crossing test's screen: the negated arcs'
  * ends c and d and their circle's normal d x c. */
@@ -410,50 +478,195 @@ static sr_dvec3 interior_point(const sat_poly *p)
 
 /* The largest v . n over the unit directions n of an edge's arc (a full circle: every unit n
  * orthogonal to circle). */
-static double arc_max(const prepared_edge *e, sr_dvec3 v)
+static double arc_max(const prepared_edge *e, sr_dvec3 v, double threshold)
 {
     sr_dvec3 normal = e->circle; /* orthogonal to the arc's plane */
     double normal_squared = dlength_squared(normal);
     if (!(normal_squared > 0.0)) /* an arc of one point, or a zero direction */
         return e->full_circle ? dlength(v) : ddot(e->arc_a, v);
-    sr_dvec3 in_plane = dmadd(v, -ddot(v, normal) / normal_squared, normal);
-    if (e->full_circle)
-        return dlength(in_plane);
-    /* the circle's maximum when it lies on the arc (between its ends), else the better end;
-     * circle = arc_b x arc_a, so the arc runs from arc_a to arc_b clockwise about it */
-    if (ddot(dcross(in_plane, e->arc_a), normal) >= 0.0 && ddot(dcross(e->arc_b, in_plane), normal) >= 0.0)
-        return dlength(in_plane);
-    return fmax(ddot(e->arc_a, v), ddot(e->arc_b, v));
+    /* On the arc's great circle the maximum of n . v is |v'|, v' = v without its part along the
+     * normal, at n = v' / |v'|: the answer when that point lies on the arc (between its ends;
+     * circle = arc_b x arc_a, so the arc runs from arc_a to arc_b clockwise about it: the tests
+     * read v for v', whose part along the normal drops out of them), else the better end. */
+    bool on_arc =
+        e->full_circle || (ddot(dcross(v, e->arc_a), normal) >= 0.0 && ddot(dcross(e->arc_b, v), normal) >= 0.0);
+    if (!on_arc)
+        return fmax(ddot(e->arc_a, v), ddot(e->arc_b, v));
+    if (threshold < 0.0)
+        return INFINITY; /* |v'| >= 0 beats a negative threshold: no need to know by how much */
+    double along = ddot(v, normal);
+    return sqrt(fmax(0.0, dlength_squared(v) - along * along / normal_squared));
 }
+
+/* A's edge e in B's frame, ready for the crossing test. */
+static prepared_edge prepare_a(const sat_poly *a, uint32_t e, const sat_relative *rel)
+{
+    sat_edge edge = sat_poly_edge(a, e);
+    edge.point = sat_a_to_b(rel, edge.point);
+    edge.direction = sat_rotate_inverse(&rel->r, edge.direction);
+    edge.arc_a = sat_rotate_inverse(&rel->r, edge.arc_a);
+    edge.arc_b = sat_rotate_inverse(&rel->r, edge.arc_b);
+    return prepare(edge, false);
+}
+
+/* The deepest vertex of the other shape against each face, found by the face loops and kept
+ * for the edges' bounds (the faces past the capacity find theirs again). */
+enum { FACE_CACHE = 1024 };
+
+typedef struct face_supports {
+    uint32_t vertex[FACE_CACHE];
+    uint32_t count; /* faces known */
+} face_supports;
+
+/* The vertex of `other` found for `face` (UINT32_MAX when not kept). */
+static uint32_t cached(const face_supports *c, uint32_t face)
+{
+    return face < c->count ? c->vertex[face] : UINT32_MAX;
+}
+
+/* The most any face of A - B that A's edge `ea` (B's frame) forms can separate: the largest of
+ * n . (q - pA) over its arc, q a point of B: B's deepest vertices against the faces at the arc's
+ * two ends (the face loop found them), the better of the two bounds (the second only when the
+ * first is above `threshold`, the separation to beat); B's interior point for a segment's full
+ * circle or faces not kept. */
+static double edge_a_bound(const prepared_edge *ea, const sat_poly *b, sr_dvec3 inside_b, const face_supports *c,
+                           double threshold)
+{
+    uint32_t qa = ea->full_circle ? UINT32_MAX : cached(c, ea->face_a);
+    uint32_t qb = ea->full_circle ? UINT32_MAX : cached(c, ea->face_b);
+    if (qa == UINT32_MAX || qb == UINT32_MAX)
+        return arc_max(ea, dsub(inside_b, ea->point), threshold);
+    double first = arc_max(ea, dsub(sat_poly_vertex(b, qa), ea->point), threshold);
+    if (first <= threshold)
+        return first; /* enough to skip the edge */
+    return fmin(first, arc_max(ea, dsub(sat_poly_vertex(b, qb), ea->point), threshold));
+}
+
+/* The same for B's edge `eb` (its arc negated, B's frame): n . (pB - q) over the arc, q A's
+ * highest vertices along the (negated) normals of B's faces at the arc's ends. */
+static double edge_b_bound(const prepared_edge *eb, const sat_poly *a, const sat_relative *rel, sr_dvec3 inside_a,
+                           const face_supports *c, double threshold)
+{
+    uint32_t qa = eb->full_circle ? UINT32_MAX : cached(c, eb->face_a);
+    uint32_t qb = eb->full_circle ? UINT32_MAX : cached(c, eb->face_b);
+    if (qa == UINT32_MAX || qb == UINT32_MAX)
+        return arc_max(eb, dsub(eb->point, inside_a), threshold);
+    double first = arc_max(eb, dsub(eb->point, sat_a_to_b(rel, sat_poly_vertex(a, qa))), threshold);
+    if (first <= threshold)
+        return first;
+    return fmin(first, arc_max(eb, dsub(eb->point, sat_a_to_b(rel, sat_poly_vertex(a, qb))), threshold));
+}
+
+static void edge_pairs(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                       sat_best *best, const face_supports *deepest_a, const face_supports *deepest_b);
+static void reversed_faces(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                           sat_best *best, uint32_t *warm_a, uint32_t *warm_b);
 
 void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
                  sat_best *best)
 {
     double edge_bias = 1e-9 * fmax(a->size, b->size);
+    face_supports deepest_b, deepest_a; /* B's vertex against each face of A; A's against B's */
     /* faces of A: B's deepest vertex against each */
+    uint32_t warm_a = UINT32_MAX, warm_b = UINT32_MAX; /* the last support vertex of each */
     uint32_t faces_a = sat_poly_face_count(a);
+    deepest_b.count = faces_a < FACE_CACHE ? faces_a : FACE_CACHE;
     for (uint32_t f = 0; f < faces_a; f++) {
         sat_face face = sat_poly_face(a, f);
-        sr_dvec3 deepest = sat_b_to_a(rel, sat_poly_support(b, sat_rotate_inverse(&rel->r, dneg(face.normal))));
-        double separation = ddot(face.normal, deepest) - face.offset;
+        sr_dvec3 against = sat_rotate_inverse(&rel->r, dneg(face.normal));
+        /* The last vertex found bounds this face's separation from above (B's lowest point along
+         * the normal is no higher): when that cannot beat the best, it stands for the face's
+         * deepest vertex in the edges' bounds, and no climb is needed. */
+        if (warm_b != UINT32_MAX && f > 0 &&
+            ddot(face.normal, sat_b_to_a(rel, sat_poly_vertex(b, warm_b))) - face.offset <= best->separation) {
+            if (f < FACE_CACHE)
+                deepest_b.vertex[f] = warm_b;
+            continue;
+        }
+        uint32_t v = support_warm(b, against, &warm_b);
+        warm_b = v;
+        if (f < FACE_CACHE)
+            deepest_b.vertex[f] = v;
+        double separation = ddot(face.normal, sat_b_to_a(rel, sat_poly_vertex(b, v))) - face.offset;
         sat_offer(best, separation, face.normal, SR_SAT_FACE_A, (int)f, -1, edge_bias);
         if (recorder)
             sat_record(recorder, SR_SAT_FACE_A, (int)f, -1, face.normal, separation);
     }
     /* faces of B, in B's frame: A's deepest vertex against each; the axis from A to B is -normal */
     uint32_t faces_b = sat_poly_face_count(b);
+    deepest_a.count = faces_b < FACE_CACHE ? faces_b : FACE_CACHE;
     for (uint32_t f = 0; f < faces_b; f++) {
         sat_face face = sat_poly_face(b, f);
         sr_dvec3 axis = sat_rotate(&rel->r, dneg(face.normal));
-        sr_dvec3 deepest = sat_a_to_b(rel, sat_poly_support(a, axis));
-        double separation = ddot(face.normal, deepest) - face.offset;
+        if (warm_a != UINT32_MAX &&
+            ddot(face.normal, sat_a_to_b(rel, sat_poly_vertex(a, warm_a))) - face.offset <= best->separation) {
+            if (f < FACE_CACHE)
+                deepest_a.vertex[f] = warm_a;
+            continue;
+        }
+        uint32_t v = support_warm(a, axis, &warm_a);
+        warm_a = v;
+        if (f < FACE_CACHE)
+            deepest_a.vertex[f] = v;
+        double separation = ddot(face.normal, sat_a_to_b(rel, sat_poly_vertex(a, v))) - face.offset;
         sat_offer(best, separation, axis, SR_SAT_FACE_B, -1, (int)f, edge_bias);
         if (recorder)
             sat_record(recorder, SR_SAT_FACE_B, -1, (int)f, axis, separation);
     }
-    /* edge pairs, in B's frame, B's edges prepared by chunks (no allocation) */
-    if (a->dim <= SAT_SEGMENT && b->dim <= SAT_SEGMENT)
-        return; /* points and segments: answered by their closest points (sat.c) */
+    if (!(a->dim <= SAT_SEGMENT && b->dim <= SAT_SEGMENT)) /* points and segments: sat.c's closest points */
+        edge_pairs(a, b, rel, recorder, best, &deepest_a, &deepest_b);
+    if (best->separation > 0.0)
+        reversed_faces(a, b, rel, recorder, best, &warm_a, &warm_b);
+}
+
+/* Apart, every face normal is also tried the other way round (from B's side of A to A's side of
+ * B): not a face of A - B, so it cannot give a depth, but when the shapes are apart it may
+ * separate them more than any face of A - B does, and the answer is the largest separation over
+ * the face normals of both as lines. The last vertices found bound each from above (A's lowest
+ * along the normal is no lower than any of its points, B's highest no higher), so most need no
+ * support point. Only after the faces and edges have found the shapes apart: an overlap's depth
+ * never comes from these. */
+static void reversed_faces(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                           sat_best *best, uint32_t *warm_a, uint32_t *warm_b)
+{
+    double edge_bias = 1e-9 * fmax(a->size, b->size);
+    uint32_t faces_a = sat_poly_face_count(a);
+    for (uint32_t f = 0; f < faces_a; f++) { /* A's face normal n, axis -n: min_A(n . a) - max_B(n . b) */
+        sr_dvec3 n = sat_poly_face(a, f).normal;
+        sr_dvec3 n_b = sat_rotate_inverse(&rel->r, n);
+        if (*warm_a != UINT32_MAX && *warm_b != UINT32_MAX &&
+            ddot(n, dsub(sat_poly_vertex(a, *warm_a), sat_b_to_a(rel, sat_poly_vertex(b, *warm_b)))) <=
+                best->separation)
+            continue;
+        *warm_a = support_warm(a, dneg(n), warm_a);
+        *warm_b = support_warm(b, n_b, warm_b);
+        double separation = ddot(n, dsub(sat_poly_vertex(a, *warm_a), sat_b_to_a(rel, sat_poly_vertex(b, *warm_b))));
+        sat_offer(best, separation, dneg(n), SR_SAT_FACE_A, (int)f, -1, edge_bias);
+        if (recorder)
+            sat_record(recorder, SR_SAT_FACE_A, (int)f, -1, dneg(n), separation);
+    }
+    uint32_t faces_b = sat_poly_face_count(b);
+    for (uint32_t f = 0; f < faces_b; f++) { /* B's face normal c, axis +c: min_B(c . b) - max_A(c . a) */
+        sr_dvec3 c = sat_poly_face(b, f).normal;
+        sr_dvec3 c_a = sat_rotate(&rel->r, c);
+        if (*warm_a != UINT32_MAX && *warm_b != UINT32_MAX &&
+            ddot(c, dsub(sat_poly_vertex(b, *warm_b), sat_a_to_b(rel, sat_poly_vertex(a, *warm_a)))) <=
+                best->separation)
+            continue;
+        *warm_b = support_warm(b, dneg(c), warm_b);
+        *warm_a = support_warm(a, c_a, warm_a);
+        double separation = ddot(c, dsub(sat_poly_vertex(b, *warm_b), sat_a_to_b(rel, sat_poly_vertex(a, *warm_a))));
+        sat_offer(best, separation, c_a, SR_SAT_FACE_B, -1, (int)f, edge_bias);
+        if (recorder)
+            sat_record(recorder, SR_SAT_FACE_B, -1, (int)f, c_a, separation);
+    }
+}
+
+/* The edge pairs whose arcs cross, in B's frame, B's edges prepared by chunks (no allocation). */
+static void edge_pairs(const sat_poly *a, const sat_poly *b, const sat_relative *rel, const sat_recorder *recorder,
+                       sat_best *best, const face_supports *deepest_a, const face_supports *deepest_b)
+{
+    double edge_bias = 1e-9 * fmax(a->size, b->size);
     uint32_t edges_a = sat_poly_edge_count(a), edges_b = sat_poly_edge_count(b);
     prepared_edge chunk[EDGE_CHUNK];
     uint32_t chunk_edge[EDGE_CHUNK];
@@ -461,16 +674,26 @@ void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
     /* a segment's arc is a whole circle: the scalar test */
     bool screened = a->dim != SAT_SEGMENT && b->dim != SAT_SEGMENT;
     /* Bounds that skip edges before any pair: on a face of A - B with normal n, from edge pA of
-     * A and pB of B, the separation n . (pB - pA) is at most n . (cB - pA) for any point cB of
-     * B (pB is B's lowest along n), and at most n . (pB - cA) for any point cA of A; n lies on
+     * A and pB of B, the separation n . (pB - pA) is at most n . (qB - pA) for any point qB of
+     * B (pB is B's lowest along n), and at most n . (pB - qA) for any point qA of A; n lies on
      * the edge's arc. An edge whose largest such value over its arc cannot beat the best
-     * separation found so far forms no pair that could. */
+     * separation found so far forms no pair that could. The points: the other shape's deepest
+     * vertices against the faces at the arc's ends, where the bound is the faces' separation. */
     sr_dvec3 inside_a = sat_a_to_b(rel, interior_point(a)), inside_b = interior_point(b);
+    /* A's edges' bounds once (not per chunk of B's), as floats rounded up, for the first ones */
+    float bound_a[BOUNDED_EDGES];
+    uint32_t bounded_a = edges_a < BOUNDED_EDGES ? edges_a : BOUNDED_EDGES;
+    for (uint32_t e = 0; e < bounded_a; e++) {
+        prepared_edge ea = prepare_a(a, e, rel);
+        double bound = edge_a_bound(&ea, b, inside_b, deepest_b, best->separation);
+        float rounded = (float)bound;
+        bound_a[e] = (double)rounded < bound ? nextafterf(rounded, INFINITY) : rounded;
+    }
     for (uint32_t next_b = 0; next_b < edges_b;) {
         uint32_t count = 0;
         for (; next_b < edges_b && count < EDGE_CHUNK; next_b++) {
             prepared_edge eb = prepare(sat_poly_edge(b, next_b), true);
-            if (arc_max(&eb, dsub(eb.point, inside_a)) <= best->separation)
+            if (edge_b_bound(&eb, a, rel, inside_a, deepest_a, best->separation) <= best->separation)
                 continue;
             chunk[count] = eb;
             chunk_edge[count] = next_b;
@@ -480,13 +703,10 @@ void sat_generic(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
             count++;
         }
         for (uint32_t e = 0; e < edges_a && count > 0; e++) {
-            sat_edge edge = sat_poly_edge(a, e);
-            edge.point = sat_a_to_b(rel, edge.point);
-            edge.direction = sat_rotate_inverse(&rel->r, edge.direction);
-            edge.arc_a = sat_rotate_inverse(&rel->r, edge.arc_a);
-            edge.arc_b = sat_rotate_inverse(&rel->r, edge.arc_b);
-            prepared_edge ea = prepare(edge, false);
-            if (arc_max(&ea, dsub(inside_b, ea.point)) <= best->separation)
+            if (e < bounded_a && bound_a[e] <= best->separation)
+                continue;
+            prepared_edge ea = prepare_a(a, e, rel);
+            if (e >= bounded_a && edge_a_bound(&ea, b, inside_b, deepest_b, best->separation) <= best->separation)
                 continue;
             if (screened)
                 screen(&ea, &soa, count);

@@ -1,11 +1,11 @@
 // bench_collide_sat_bullet.cpp — the baseline side of bench_collide_sat.c: Bullet's box-box test
 // (btBoxBoxDetector, ODE's dBoxBox: 15 separating axes, then clipping for up to 4 contacts), as
-// C functions so that bench_collide_sat.c stays C. Built only where Bullet and a C++ compiler
-// are installed (Debian's libbullet-dev, single precision); never run by `meson test`.
+// C functions so that bench_collide_sat.c stays C and alternates its rounds with ours. Built only
+// where Bullet and a C++ compiler are installed (Debian's libbullet-dev, single precision); never
+// run by `meson test`.
 #include <BulletCollision/CollisionDispatch/btBoxBoxDetector.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <ctime>
 #include <vector>
@@ -23,10 +23,11 @@ typedef struct bench_bullet_answer {
     int contacts;
 } bench_bullet_answer;
 
-/// Runs btBoxBoxDetector on every pair `rounds` times; returns the median ns per query over the
-/// rounds (after one warm-up round) and fills answers[] from the last.
-double bench_collide_sat_bullet(const bench_box *a, const bench_box *b, size_t count, int rounds,
-                                bench_bullet_answer *answers);
+/// Prepares Bullet's boxes and transforms for `count` pairs (kept until bench_collide_sat_bullet_end).
+void bench_collide_sat_bullet_begin(const bench_box *a, const bench_box *b, size_t count);
+/// One round of btBoxBoxDetector over every pair: ns per query; fills answers[].
+double bench_collide_sat_bullet_round(bench_bullet_answer *answers);
+void bench_collide_sat_bullet_end(void);
 }
 
 namespace
@@ -60,36 +61,46 @@ double now_ns()
     return double(t.tv_sec) * 1e9 + double(t.tv_nsec);
 }
 
+std::vector<btBoxShape> shapes_a, shapes_b;
+std::vector<btDiscreteCollisionDetectorInterface::ClosestPointInput> inputs;
+
 } // namespace
 
-double bench_collide_sat_bullet(const bench_box *a, const bench_box *b, size_t count, int rounds,
-                                bench_bullet_answer *answers)
+void bench_collide_sat_bullet_begin(const bench_box *a, const bench_box *b, size_t count)
 {
-    std::vector<btBoxShape> shapes_a, shapes_b;
-    std::vector<btDiscreteCollisionDetectorInterface::ClosestPointInput> inputs(count);
+    shapes_a.clear();
+    shapes_b.clear();
     shapes_a.reserve(count);
     shapes_b.reserve(count);
+    inputs.clear();
+    inputs.reserve(count);
     for (size_t i = 0; i < count; i++) {
         shapes_a.emplace_back(btVector3(btScalar(a[i].half[0]), btScalar(a[i].half[1]), btScalar(a[i].half[2])));
         shapes_b.emplace_back(btVector3(btScalar(b[i].half[0]), btScalar(b[i].half[1]), btScalar(b[i].half[2])));
-        inputs[i].m_transformA = transform_of(a[i]);
-        inputs[i].m_transformB = transform_of(b[i]);
+        btDiscreteCollisionDetectorInterface::ClosestPointInput input;
+        input.m_transformA = transform_of(a[i]);
+        input.m_transformB = transform_of(b[i]);
+        inputs.push_back(input);
     }
-    std::vector<double> samples;
-    for (int round = -1; round < rounds; round++) {
-        double start = now_ns();
-        for (size_t i = 0; i < count; i++) {
-            btBoxBoxDetector detector(&shapes_a[i], &shapes_b[i]);
-            deepest result;
-            detector.getClosestPoints(inputs[i], result, nullptr);
-            answers[i].hit = result.contacts > 0;
-            answers[i].depth = -double(result.depth);
-            answers[i].contacts = result.contacts;
-        }
-        double elapsed = now_ns() - start;
-        if (round >= 0)
-            samples.push_back(elapsed / double(count));
+}
+
+double bench_collide_sat_bullet_round(bench_bullet_answer *answers)
+{
+    double start = now_ns();
+    for (size_t i = 0; i < inputs.size(); i++) {
+        btBoxBoxDetector detector(&shapes_a[i], &shapes_b[i]);
+        deepest result;
+        detector.getClosestPoints(inputs[i], result, nullptr);
+        answers[i].hit = result.contacts > 0;
+        answers[i].depth = -double(result.depth);
+        answers[i].contacts = result.contacts;
     }
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
+    return (now_ns() - start) / double(inputs.size());
+}
+
+void bench_collide_sat_bullet_end(void)
+{
+    shapes_a = std::vector<btBoxShape>();
+    shapes_b = std::vector<btBoxShape>();
+    inputs = std::vector<btDiscreteCollisionDetectorInterface::ClosestPointInput>();
 }

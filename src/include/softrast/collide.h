@@ -299,8 +299,9 @@ sr_collide_status sr_collide_signed_distance(const sr_shape *a, const sr_shape *
 /// Separating-axis test of two polytopes (point, segment, triangle, box, hull; rounding not
 /// allowed): every face normal of both and every edge x edge cross product. On overlap the
 /// minimum translation distance (result.distance = -depth, normal, witness points); when apart,
-/// result.distance is the largest separation over the axes (a lower bound of the distance, equal
-/// to it when a face realises it) and normal that axis. SR_COLLIDE_UNSUPPORTED for curved or
+/// result.distance is the largest separation over the axes (every face normal of both taken
+/// both ways, and the edge pairs tested; a lower bound of the distance, equal to it when a face
+/// realises it) and normal that axis. SR_COLLIDE_UNSUPPORTED for curved or
 /// rounded shapes. Specialised paths for box-box (15 axes) and triangle-box (13 axes).
 /// Flat shapes also test the normals of their sides (in their plane), so that coplanar shapes
 /// apart in their plane are found apart; edge pairs are tested only where they form a face of
