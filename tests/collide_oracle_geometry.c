@@ -4,6 +4,7 @@
 #include "collide_oracle_internal.h"
 
 #include <assert.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,7 +344,16 @@ void oracle_poly_build(const sr_dvec3 *input, size_t input_count, oracle_poly *o
         out->axis = vunit(vsub(points[hi], points[lo]));
         return;
     }
-    sr_dvec3 m = vunit(vcross(vsub(points[b], points[a]), vsub(points[c], points[a])));
+    sr_dvec3 m_cross = vcross(vsub(points[b], points[a]), vsub(points[c], points[a]));
+    sr_dvec3 m = vunit(m_cross);
+    /* A plane through a thin triangle has a normal only as good as the triangle's conditioning
+     * (|e1| |e2| / |e1 x e2|) times the rounding of the coordinates: a point of an exactly flat
+     * sliver (a segment swept nearly along itself) lies that far off it. */
+    double magnitude = 0.0;
+    for (int i = 0; i < count; i++)
+        magnitude = fmax(magnitude, vmax_abs(points[i]));
+    double flat_eps = eps + 8.0 * DBL_EPSILON * magnitude * vdist(points[b], points[a]) * vdist(points[c], points[a]) /
+                                fmax(vlen(m_cross), 1e-300);
     double far_plane = -1.0;
     for (int i = 0; i < count; i++) {
         double h = fabs(vdot(vsub(points[i], points[a]), m));
@@ -355,7 +365,7 @@ void oracle_poly_build(const sr_dvec3 *input, size_t input_count, oracle_poly *o
     int all[ORACLE_MAX_POINTS * 2], polygon[ORACLE_MAX_POINTS * 2];
     for (int i = 0; i < count; i++)
         all[i] = i;
-    if (far_plane <= eps) {
+    if (far_plane <= flat_eps) {
         /* Flat: one polygon, its two sides two faces. */
         int n = plane_hull(points, all, count, m, eps, polygon);
         double offset = vdot(m, points[a]);
@@ -382,11 +392,13 @@ void oracle_poly_build(const sr_dvec3 *input, size_t input_count, oracle_poly *o
                     continue;
                 sr_dvec3 n = vscale(cross, 1.0 / cross_length);
                 double offset = vdot(n, points[i]);
+                /* The plane's own tolerance: eps, widened for a thin triangle (see flat_eps). */
+                double plane_eps = eps + 8.0 * DBL_EPSILON * magnitude * vlen(e1) * vlen(e2) / cross_length;
                 bool above = false, below = false;
                 for (int p = 0; p < count && !(above && below); p++) {
                     double h = vdot(n, points[p]) - offset;
-                    above = above || h > eps;
-                    below = below || h < -eps;
+                    above = above || h > plane_eps;
+                    below = below || h < -plane_eps;
                 }
                 if (above && below)
                     continue;
@@ -396,17 +408,29 @@ void oracle_poly_build(const sr_dvec3 *input, size_t input_count, oracle_poly *o
                 }
                 bool known = false;
                 for (int f = 0; f < out->face_count && !known; f++)
-                    known = vdist(out->faces[f].normal, n) <= 1e-9 && fabs(out->faces[f].offset - offset) <= 10 * eps;
+                    known =
+                        vdist(out->faces[f].normal, n) <= 1e-9 && fabs(out->faces[f].offset - offset) <= 10 * plane_eps;
                 if (known)
                     continue;
                 int on[ORACLE_MAX_POINTS * 2], on_count = 0;
                 for (int p = 0; p < count; p++)
-                    if (fabs(vdot(n, points[p]) - offset) <= eps)
+                    if (fabs(vdot(n, points[p]) - offset) <= plane_eps)
                         on[on_count++] = p;
                 int n_polygon = plane_hull(points, on, on_count, n, eps, polygon);
                 if (n_polygon >= 3)
                     add_face(out, n, offset, polygon, n_polygon);
             }
+    if (out->face_count == 0) { /* no plane held them all on one side: flat after all */
+        int n = plane_hull(points, all, count, m, flat_eps, polygon);
+        double offset = vdot(m, points[a]);
+        add_face(out, m, offset, polygon, n);
+        int reversed[ORACLE_MAX_POINTS * 2];
+        for (int i = 0; i < n; i++)
+            reversed[i] = polygon[n - 1 - i];
+        add_face(out, vscale(m, -1.0), -offset, reversed, n);
+        out->dimension = 2;
+        out->axis = m;
+    }
     compact_vertices(out, points, count);
 }
 

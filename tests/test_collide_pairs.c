@@ -382,6 +382,16 @@ Test(cases, kept_failures_are_answered_right, .timeout = 300)
         sr_pair_set *set = NULL;
         sr_error err = {0};
         cr_assert_eq(sr_pair_set_load(path, &set, &err), SR_OK, "%s", err.message);
+        /* A line "# seed N": the pairs are the generator's of seed N (ids their indices), so that
+         * their rays and sweeps can be made again and checked too. */
+        unsigned long long file_seed = 0;
+        bool seeded = false;
+        FILE *text = fopen(path, "r");
+        char header[256];
+        while (text && fgets(header, sizeof header, text) && header[0] == '#')
+            seeded = seeded || sscanf(header, "# seed %llu", &file_seed) == 1;
+        if (text)
+            fclose(text);
         for (size_t i = 0; i < set->count; i++, pairs++) {
             const sr_pair *p = &set->pairs[i];
             oracle_shape a, b;
@@ -397,6 +407,12 @@ Test(cases, kept_failures_are_answered_right, .timeout = 300)
             check_pair_query(&t, Q_DISTANCE, sr_collide_distance, true);
             check_intersect(&t);
             check_sat(&t);
+            if (seeded) {
+                seed = file_seed;
+                check_rays(&t);
+                check_cast(&t);
+                seed = DEFAULT_SEED;
+            }
             if (t.printed != before)
                 cr_log_error("(the pair above: %s, line %u)", entry->d_name, p->line);
         }
