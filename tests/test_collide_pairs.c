@@ -327,10 +327,12 @@ static void run_pairs(const char *name, const char *file, unsigned kinds, size_t
     release_live();
     if (t.failures)
         fclose(t.failures);
-    size_t failed = 0;
+    size_t failed = 0, uncertified = 0, checked = 0;
     char summary[1024] = "";
     for (int q = 0; q < Q_COUNT; q++) {
         failed += t.failed[q];
+        uncertified += t.uncertified[q];
+        checked += t.checked[q];
         size_t used = strlen(summary);
         snprintf(summary + used, sizeof summary - used, "%s%s %zu/%zu wrong (%zu uncertified)", q ? ", " : "",
                  query_names[q], t.failed[q], t.checked[q], t.uncertified[q]);
@@ -339,6 +341,9 @@ static void run_pairs(const char *name, const char *file, unsigned kinds, size_t
     cr_assert_eq(failed, 0,
                  "%s: %zu wrong answers on %zu pairs: %s (failing pairs in %s/tests/collide_failures_%s.jsonl)", name,
                  failed, count, summary, SR_BUILD_DIR, file);
+    /* An answer the oracle cannot judge passes: were the branch and bound to stop certifying, every
+     * curved pair would pass unseen. They are rare (none on the default seed). */
+    cr_assert_leq(uncertified, checked / 1000 + 3, "%s: %zu of %zu answers uncertified", name, uncertified, checked);
 }
 
 #define KIND(k) (1u << (k))
