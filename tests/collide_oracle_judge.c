@@ -242,8 +242,9 @@ oracle_verdict oracle_judge_ray(const oracle_shape *shape, sr_dvec3 origin, sr_d
 {
     static oracle_body body, segment; /* large; one thread */
     oracle_body_make(shape, origin, &body);
-    /* A point has no size: a floor well above the rounding of the ray's coordinates. */
-    double reach = vmax_abs(origin) + vmax_abs(direction) * max_t + vmax_abs(shape->pose.position);
+    /* A point has no size: a floor well above the rounding of the ray's and the shape's coordinates. */
+    double reach =
+        vmax_abs(origin) + vmax_abs(direction) * max_t + vmax_abs(vadd(oracle_support(&body, v3(1, 1, 1)), origin));
     double size = body.size > 0.0 ? body.size : 1e-9 * (1.0 + reach);
     double tol = oracle_tolerance(size, 0.0), speed = vlen(direction);
     if (!hit->hit) {

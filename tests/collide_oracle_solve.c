@@ -31,9 +31,17 @@ void oracle_pair_prepare(oracle_pair *pair, const oracle_shape *a, const oracle_
     pair->origin = vscale(vadd(a->pose.position, b->pose.position), 0.5);
     oracle_body_make(&pair->a, pair->origin, &pair->body_a);
     oracle_body_make(&pair->b, pair->origin, &pair->body_b);
-    /* Two points have no size: a floor well above the rounding of their coordinates (the
-     * tolerance, 1e-4 of it, is then 1e-13 of the coordinates). */
-    double far = fmax(vmax_abs(a->pose.position), vmax_abs(b->pose.position));
+    /* Two points have no size: a floor well above the rounding of their world coordinates (the
+     * tolerance, 1e-4 of it, is then 1e-13 of the coordinates; a hull's points may lie far from
+     * its position). */
+    double far = 0.0;
+    for (int k = 0; k < 6; k++) {
+        sr_dvec3 axis = v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
+        if (k >= 3)
+            axis = vscale(axis, -1.0);
+        far = fmax(far, fmax(vmax_abs(vadd(oracle_support(&pair->body_a, axis), pair->origin)),
+                             vmax_abs(vadd(oracle_support(&pair->body_b, axis), pair->origin))));
+    }
     pair->size = fmax(oracle_pair_size(&pair->body_a, &pair->body_b), 1e-9 * (1.0 + far));
 }
 
