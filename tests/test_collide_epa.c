@@ -421,6 +421,10 @@ Test(collide_epa, trace_records_the_polytope_and_ends_at_the_answer)
             cr_assert(fabs(last->upper_bound - (-traced.distance)) < 1e-9, "the last upper bound %g, depth %g",
                       last->upper_bound, -traced.distance);
             cr_assert(last->lower_bound <= last->upper_bound + 1e-12);
+            /* EPA converged by itself: its bounds (the closest face's distance, the support value
+             * along its normal) met at the answer */
+            cr_assert(last->upper_bound - last->lower_bound <= 1e-9 * (1 + last->upper_bound),
+                      "EPA's bounds did not meet: %.17g and %.17g", last->lower_bound, last->upper_bound);
             for (size_t s = 0; s < trace.epa_count; s++) {
                 cr_assert(steps[s].vertex_count <= trace.epa_vertex_count);
                 for (uint32_t f = steps[s].face_first; f < steps[s].face_first + steps[s].face_count; f++)
