@@ -319,6 +319,61 @@ Test(collide_sat, ridges_crossing_at_small_angles)
             }
 }
 
+/* A segment or a triangle's edge lying along a box's edge (touching): in the plane across the
+ * chosen axis, their projections share a line, and the crossing of two collinear edges is
+ * rounding anywhere along it; it must not count as a point of the contact (it once put the
+ * segment's end, 0.03 off the box, into the witness: tests/collide_cases/
+ * sat-touching-segments-normal-seed8.jsonl line 15). The segment reaches past either end of the
+ * box's edge or both, or lies within it; random rotations, at 1 and 1e3 from the origin. */
+Test(collide_sat, edges_lying_along_a_box_edge)
+{
+    rng r = {0xed6e};
+    check_stats stats = {0};
+    int count = BRUTE_COUNT(1200, 150);
+    for (int index = 0; index < count; index++) {
+        poly pa, pb;
+        poly *a = &pa, *b = &pb;
+        sr_dvec3 h = rng_dvec3(&r, 0.1, 1.0);
+        make_box(b, h);
+        /* the edge along axis k at the corner signs (sy, sz) of the two other axes */
+        int k = (int)(rng_next(&r) % 3);
+        double s1 = rng_next(&r) % 2 ? 1.0 : -1.0, s2 = rng_next(&r) % 2 ? 1.0 : -1.0;
+        double hk[3] = {h.x, h.y, h.z}, corner[3];
+        corner[k] = 0.0;
+        corner[(k + 1) % 3] = s1 * hk[(k + 1) % 3];
+        corner[(k + 2) % 3] = s2 * hk[(k + 2) % 3];
+        double low = rng_double_range(&r, -2.0, 0.5) * hk[k], high = rng_double_range(&r, -0.5, 2.0) * hk[k];
+        if (high < low + 0.05 * hk[k])
+            high = low + 0.05 * hk[k];
+        sr_dvec3 ends[3];
+        for (int e = 0; e < 2; e++) {
+            double c[3] = {corner[0], corner[1], corner[2]};
+            c[k] = e ? high : low;
+            ends[e] = sr_dvec3_make(c[0], c[1], c[2]);
+        }
+        if (index % 3 == 2) { /* a triangle whose edge it is, leaning out of the box */
+            double c[3] = {corner[0], corner[1], corner[2]};
+            c[(k + 1) % 3] += s1 * rng_double_range(&r, 0.0, 1.0);
+            c[(k + 2) % 3] += s2 * rng_double_range(&r, 0.0, 1.0);
+            c[k] = rng_double_range(&r, low, high);
+            ends[2] = sr_dvec3_make(c[0], c[1], c[2]);
+            make_points_shape(a, SR_SHAPE_TRIANGLE, ends, 3);
+        } else {
+            make_points_shape(a, SR_SHAPE_SEGMENT, ends, 2);
+        }
+        sr_dvec3 far = index % 4 == 0 ? sr_dvec3_make(1e3, 1e3, -1e3) : sr_dvec3_make(0, 0, 0);
+        sr_pose pose = {sr_dvec3_add(far, rng_dvec3(&r, -1, 1)),
+                        index % 5 == 0 ? sr_dquat_identity() : rng_rotation(&r)};
+        poly_place(a, pose);
+        poly_place(b, pose);
+        check_pair(a, b, index, &stats);
+        check_pair(b, a, index, &stats);
+        poly_free(a);
+        poly_free(b);
+    }
+    cr_assert_eq(stats.near_touching, 2 * count, "%d of %d pairs not touching", stats.near_touching, 2 * count);
+}
+
 /* Flat shapes in one plane: touching (depth 0) where they overlap in it, apart by their side
  * normals where they do not. */
 Test(collide_sat, coplanar_flat_shapes)

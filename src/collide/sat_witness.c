@@ -184,8 +184,12 @@ void sat_witness(const sat_poly *a, const sat_poly *b, const sat_relative *rel, 
             point2 p = fa[i], d1 = sub2(fa[(i + 1) % count_a], p);
             point2 q = fb[j], d2 = sub2(fb[(j + 1) % count_b], q);
             double denominator = d1.x * d2.y - d1.y * d2.x;
-            if (denominator == 0.0)
-                continue; /* parallel: their overlap's ends are vertices inside the other */
+            /* parallel within SAT_PARALLEL (collinear edges, a segment lying along a box's edge):
+             * the crossing of two such lines is rounding, anywhere along them (it once put a
+             * segment's end, 0.03 outside the box, into the centre). Their overlap's ends are
+             * vertices of one inside the other within the tolerance, counted above. */
+            if (!(fabs(denominator) > SAT_PARALLEL * sqrt(dot2(d1, d1) * dot2(d2, d2))))
+                continue;
             point2 pq = sub2(q, p);
             double s = (pq.x * d2.y - pq.y * d2.x) / denominator, t = (pq.x * d1.y - pq.y * d1.x) / denominator;
             if (s >= 0.0 && s <= 1.0 && t >= 0.0 && t <= 1.0) {
