@@ -467,6 +467,76 @@ Test(collide_epa, curved_pairs_stay_within_the_cap)
     cr_log_info("curved pairs: at most %d iterations", most);
 }
 
+/* Flat shapes (discs: cylinders and cones of height 0, flat boxes, triangles) against polytopes
+ * and discs, touching or within 1e-9 to 1e-5 of touching. A - B then has flat faces as large as
+ * the flat shape, GJK leaves support points a hair apart near the origin, and EPA's faces between
+ * them are slivers whose normals are off by the rounding over their altitude: the support point
+ * along such a normal lands across the flat face, 1e-9 above the sliver's plane but below its
+ * neighbours', and adding it folded the polytope, which EPA then expanded in a loop until the cap
+ * (tests/collide_cases/pair-iteration-cap-seed9.jsonl line 8). Never capped; the depth is the
+ * overlap along the normal, and no sampled direction is shallower by more than the rounding. */
+Test(collide_epa, flat_shapes_near_touching_never_reach_the_cap)
+{
+    drng r = {21};
+    int most = 0, hits = 0;
+    const double gaps[6] = {0, 1e-9, -1e-9, -1e-7, -1e-6, -1e-5};
+    for (int k = 0; k < COUNT(3000); k++) {
+        int kind = k % 4;
+        double radius = drng_range(&r, 0.2, 1);
+        sr_shape a = kind == 0   ? sr_shape_cylinder(radius, 0)
+                     : kind == 1 ? sr_shape_cone(radius, 0)
+                     : kind == 2 ? sr_shape_box(v3(drng_range(&r, 0.1, 1), drng_range(&r, 0.1, 1), 0))
+                                 : sr_shape_cylinder(radius, 0);
+        sr_dvec3 p[3];
+        for (int i = 0; i < 3; i++)
+            p[i] = drng_vec(&r, -1, 1);
+        int other = (k / 4) % 3;
+        sr_shape b = other == 0   ? sr_shape_triangle(p[0], p[1], p[2])
+                     : other == 1 ? sr_shape_box(drng_vec(&r, 0.1, 1))
+                                  : sr_shape_cylinder(drng_range(&r, 0.2, 1), 0);
+        a.pose = sr_pose_make(v3(0, 0, 0), drng_rotation(&r));
+        b.pose = sr_pose_make(v3(0, 0, 0), drng_rotation(&r));
+        /* B placed at `gap` from A along n: its support point against n at A's along n, moved */
+        sr_dvec3 n = drng_direction(&r);
+        double gap = gaps[(k / 12) % 6] * (sr_shape_size(&a) + sr_shape_size(&b));
+        b.pose.position = vsub(vadd(sr_shape_support(&a, n), vscale(n, gap)), sr_shape_support(&b, vscale(n, -1)));
+        sr_collide_result res = penetration_of(&a, &b);
+        most = res.iterations > most ? res.iterations : most;
+        if (!res.hit)
+            continue;
+        hits++;
+        double scale = sr_shape_size(&a) + sr_shape_size(&b) + vlength(b.pose.position);
+        /* (a touching answer, distance 0, may have them apart by the touching tolerance along it) */
+        cr_assert(fabs(depth_along(&a, &b, res.normal) + res.distance) <= 1e-9 * scale,
+                  "case %d: the depth is not the overlap along the normal (%.17g, distance %.17g, gap %g)", k,
+                  depth_along(&a, &b, res.normal), res.distance, gap);
+        cr_assert(-res.distance <= -gap + 1e-9 * scale,
+                  "case %d (%s-%s): depth %g, deeper than %g along n (%d iterations, method %d, scale %g)", k,
+                  sr_shape_type_name(a.type), sr_shape_type_name(b.type), -res.distance, -gap, res.iterations,
+                  res.method, scale);
+        for (int t = 0; t < 40; t++) {
+            sr_dvec3 d = t == 0 ? n : drng_direction(&r);
+            cr_assert(depth_along(&a, &b, d) >= -res.distance - 1e-9 * scale,
+                      "case %d: a shallower direction (%g < %g)", k, depth_along(&a, &b, d), -res.distance);
+        }
+    }
+    cr_log_info("flat shapes near touching: %d hits, at most %d iterations", hits, most);
+    cr_assert(hits > COUNT(3000) / 2, "only %d overlapping pairs", hits);
+    /* the pair the oracle found (seed 9, pair 258850): a disc and a triangle, 4.6e-7 deep */
+    sr_shape disc = sr_shape_cylinder(0.6321591152253726, 0);
+    disc.pose.rotation =
+        (sr_dquat){-0.99157852526468715, 0.032549835734456335, 0.12013877341077549, -0.035766067031790694};
+    sr_shape triangle = sr_shape_triangle(v3(-0.30526657429252474, -0.41610212687715031, 0.77630588871041828),
+                                          v3(-0.79433119904906946, -0.34859018683198856, 0.016848911672434973),
+                                          v3(-0.66140611043100406, -0.36693956267929689, 0.22326516192695933));
+    triangle.pose =
+        sr_pose_make(v3(-0.99729741131440686, 1.0874272570256251, 0.034312911514100167),
+                     (sr_dquat){-0.40044976085454487, 0.24583908034268706, -0.57535576949995049, -0.66945416132168434});
+    sr_collide_result res = penetration_of(&disc, &triangle);
+    cr_assert(fabs(depth_along(&disc, &triangle, res.normal) + res.distance) <= 1e-12 && res.distance > -1e-6,
+              "the disc and the triangle: distance %g", res.distance);
+}
+
 Test(collide_epa, invalid_shapes_are_refused)
 {
     sr_shape good = sr_shape_box(v3(1, 1, 1));

@@ -9,12 +9,16 @@
  * point along its normal (the depth is at most that far along it: an upper bound; the face's
  * distance is a lower bound, as the polytope is inside A - B), and stops when the two meet within
  * a relative 1e-10; otherwise the faces the new point sees are removed and the hole is closed by a
- * fan to it. GJK may end with fewer than four points (touching shapes, flat or needle differences):
- * the simplex is blown up to a tetrahedron by support points along directions around it (as Bullet
- * and Jolt do); a difference that stays flat, or a segment, or a point within 1e-10 of the scale
- * has depth 0 along its normal. The origin may lie just outside the first tetrahedron (touching
- * cores): faces with negative distances are then expanded first, and a support point that does not
- * reach past the origin means the cores only touch.
+ * fan to it. Rounding bounds how far that can go: a sliver face (vertices GJK left a hair apart
+ * near the origin) has a normal off by the rounding over its altitude, so it also stops when the
+ * gap is within that precision of the face's plane, or when a new face leaves the origin outside
+ * (the polytope folded, as Jolt's and Bullet's EPA check), and a local search on exact support
+ * values finishes from the best normal seen. GJK may end with fewer than four points (touching
+ * shapes, flat or needle differences): the simplex is blown up to a tetrahedron by support points
+ * along directions around it (as Bullet and Jolt do); a difference that stays flat, or a segment,
+ * or a point within 1e-10 of the scale has depth 0 along its normal. The origin may lie just
+ * outside the first tetrahedron (touching cores): faces with negative distances are then expanded
+ * first, and a support point that does not reach past the origin means the cores only touch.
  *
  * The answer: the normal of the last closest face; the depth is the support value along it (moving
  * B by depth * normal makes the cores touch exactly along that normal), the witness points the
@@ -36,6 +40,9 @@
 /* A result whose bounds are within this when the vertices or iterations run out is within the
  * contract (depth 1e-3 relative): reported as OK; beyond it, flagged as capped. */
 #define EPA_ACCEPTABLE 1e-3
+/* The rounding of a support point's coordinates, in units of DBL_EPSILON * scale: its shapes'
+ * coordinates, rotated and subtracted, are about the scale. */
+#define EPA_ROUNDING 8.0
 /* A difference flatter than this fraction of the scale is flat (or a segment, or a point). */
 #define EPA_FLAT 1e-10
 /* Depths below this fraction of the scale, when the polytope runs out before its bounds meet (a
@@ -51,6 +58,9 @@ typedef struct epa_face {
     uint32_t generation; /* bumped when the slot is reused: heap entries of old faces are stale */
     sr_dvec3 normal;
     double distance; /* of its plane from the origin, signed (negative: the origin is outside) */
+    /* How far its plane can be trusted (face_precision): its smallest altitude and its farthest
+     * vertex from the origin. */
+    double altitude, reach;
 } epa_face;
 
 typedef struct heap_entry {
@@ -165,10 +175,26 @@ static void face_plane(polytope *p, epa_face *face)
         face->normal = dscale(n, 1.0 / length);
         /* the average over the three vertices: better than any one of them */
         face->distance = (ddot(face->normal, a) + ddot(face->normal, b) + ddot(face->normal, c)) / 3;
+        face->altitude = length / sqrt(fmax(ab, fmax(bc, ca)));
+        face->reach = sqrt(fmax(dlength_squared(a), fmax(dlength_squared(b), dlength_squared(c))));
     } else {
         face->normal = dv(0, 0, 0);
         face->distance = INFINITY;
+        face->altitude = face->reach = 0;
     }
+}
+
+/* How much of the gap between the support value along a face's normal and the face's distance
+ * is rounding, for the support point w: the vertices' coordinates are off by about `rounding`,
+ * which tilts the plane of a sliver (its smallest altitude tiny: vertices GJK left a hair apart
+ * near the origin) by rounding / altitude, and the support value, taken as far away as w, by
+ * that much times |w|. Below it, expanding the face cannot help: the support point sits on the
+ * face's true plane, and adding it folds the polytope (found on a disc against a triangle: a face
+ * of altitude 7e-9 whose normal, 1e-7 rad off, sent the support point across the flat disc face
+ * of A - B). */
+static double face_precision(const epa_face *face, sr_dvec3 w, double rounding)
+{
+    return rounding * (1 + (face->reach + dlength(w)) / face->altitude);
 }
 
 static int32_t face_new(polytope *p, int32_t a, int32_t b, int32_t c)
@@ -295,9 +321,13 @@ static bool find_horizon(polytope *p, int32_t first, sr_dvec3 w)
     return true;
 }
 
-/* The fan from the new vertex to the horizon. */
-static bool add_fan(polytope *p, int32_t vertex)
+/* The fan from the new vertex to the horizon. False when the faces run out, or when a new face
+ * leaves the origin outside its plane by more than `floor` (INFINITY: not checked):
+ * the polytope folded (the Minkowski difference is convex, a polytope of its points around the
+ * origin keeps it inside every face; Bullet's EPA calls it non-convex, Jolt's a defect). */
+static bool add_fan(polytope *p, int32_t vertex, double floor)
 {
+    bool folded = false;
     int32_t first = -1, previous = -1;
     for (int k = 0; k < p->horizon_count; k++) {
         const horizon_edge *h = &p->horizon[k];
@@ -311,9 +341,10 @@ static bool add_fan(polytope *p, int32_t vertex)
             first = f;
         previous = f;
         heap_push_face(p, f);
+        folded |= p->faces[f].distance < -floor;
     }
     link(p, first, 2, previous, 1);
-    return true;
+    return !folded;
 }
 
 /* ---- traces ---- */
@@ -570,9 +601,10 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         for (int k = 0; k < 4; k++)
             record_vertex(trace, &p.vertices[k], origin);
 
-    double lower = -INFINITY, upper = INFINITY;
+    double lower = -INFINITY, upper = INFINITY, rounding = EPA_ROUNDING * DBL_EPSILON * scale;
     sr_dvec3 best_normal = dv(0, 0, 1), upper_normal = dv(0, 0, 1);
     int32_t best[3] = {-1, -1, -1}; /* the vertices of the last closest face */
+    double limit = 0;               /* the precision of the face's plane it stopped at, if it did */
     int iteration = 0;
     bool converged = false;
     for (;;) {
@@ -593,15 +625,29 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         iteration++;
         if (trace)
             record_step(trace, &p, f, &w, lower, upper, origin);
-        if (h - face->distance <= EPA_RELATIVE * fabs(h) + absolute) {
+        double gap = h - face->distance, tolerance = EPA_RELATIVE * fabs(h) + absolute;
+        if (gap <= tolerance) {
             converged = true;
+            break;
+        }
+        double precision = face_precision(face, w.w, rounding);
+        if (gap <= tolerance + precision) {
+            /* the gap is within what the face's plane can be trusted to: expanding it cannot
+             * tighten the bounds (the support point sits on the face's true plane; adding it
+             * folds the polytope), and its normal may be off by the rounding over its altitude.
+             * The polytope has done what it can: the local search below finishes from the best
+             * normal seen, on exact support values, and the bounds are judged with the plane's
+             * precision. */
+            limit = precision;
             break;
         }
         if (iteration >= max_iterations || p.vertex_count == EPA_MAX_VERTICES)
             break;
         int32_t vertex = p.vertex_count;
         p.vertices[p.vertex_count++] = w;
-        if (!find_horizon(&p, f, w.w) || !add_fan(&p, vertex))
+        /* a polytope that held the origin (the closest face's distance >= 0) must keep it */
+        double floor = face->distance >= 0 ? p.noise : INFINITY;
+        if (!find_horizon(&p, f, w.w) || !add_fan(&p, vertex, floor))
             break; /* the polytope cannot grow consistently: keep the best found */
         if (trace)
             record_vertex(trace, &w, origin);
@@ -666,5 +712,5 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
         out->point_a = dmadd(pa, 0.5, gap);
         out->point_b = dmadd(pb, -0.5, gap);
     }
-    out->capped = !converged && !(upper - lower <= EPA_ACCEPTABLE * fabs(upper) + absolute);
+    out->capped = !converged && !(upper - lower <= EPA_ACCEPTABLE * fabs(upper) + absolute + limit);
 }
