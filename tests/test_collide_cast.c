@@ -290,3 +290,96 @@ Test(collide_cast, random_sweeps_touch_at_the_time_of_impact)
     cr_assert(!hit.hit);
     cr_assert_eq(sr_collide_shape_cast(&a, v3(NAN, 0, 0), &a, NULL, &hit), SR_COLLIDE_INVALID_SHAPE);
 }
+
+/* Sweeps that graze curved shapes: segments, boxes, triangles, cones and cylinders starting 1e-6
+ * to 1e-3 of the size from a cone or a cylinder and moving at 70 to 90 degrees from the direction
+ * that separates them. The cast nests two iterations (advances along the sweep, GJK at each point),
+ * and GJK converges linearly on curved surfaces: a segment grazing a cone took 12 advances of about
+ * 12 steps, 147 in all, and a single budget of 128 called it capped (the kept pair, below). Each
+ * stage has its own cap: here a cap of 40 is never hit (at most 24 steps at one point and 18
+ * advances), though a sweep takes up to 104 steps in all. A hit touches at t (the distance query)
+ * and does not overlap just before; a miss never overlaps along the sweep (the penetration query). */
+Test(collide_cast, sweeps_grazing_curved_shapes_stay_within_the_cap)
+{
+    drng r = {99};
+    int hits = 0, most = 0;
+    for (int k = 0; k < COUNT(3000); k++) {
+        sr_shape a;
+        switch (k % 5) {
+        case 0:
+            a = sr_shape_segment(drng_vec(&r, -1, 1), drng_vec(&r, -1, 1));
+            break;
+        case 1:
+            a = sr_shape_box(drng_vec(&r, 0.1, 1));
+            break;
+        case 2:
+            a = sr_shape_cone(drng_range(&r, 0.1, 1), drng_range(&r, 0.05, 1));
+            break;
+        case 3:
+            a = sr_shape_cylinder(drng_range(&r, 0.1, 1), drng_range(&r, 0.05, 1));
+            break;
+        default:
+            a = sr_shape_triangle(drng_vec(&r, -1, 1), drng_vec(&r, -1, 1), drng_vec(&r, -1, 1));
+            break;
+        }
+        double radius = drng_range(&r, 0.1, 1), half_height = drng_range(&r, 0.05, 1);
+        sr_shape b = (k / 5) % 2 ? sr_shape_cylinder(radius, half_height) : sr_shape_cone(radius, half_height);
+        a.pose = sr_pose_make(v3(0, 0, 0), drng_rotation(&r));
+        b.pose = sr_pose_make(v3(0, 0, 0), drng_rotation(&r));
+        /* B at `gap` from A's support point along n, then A moved at angle theta from n */
+        sr_dvec3 n = drng_direction(&r);
+        const double gaps[4] = {1e-4, 1e-5, 1e-6, 1e-3};
+        double size = sr_shape_size(&a) + sr_shape_size(&b);
+        b.pose.position =
+            vsub(vadd(sr_shape_support(&a, n), vscale(n, gaps[k % 4] * size)), sr_shape_support(&b, vscale(n, -1)));
+        sr_dvec3 across = vcross(n, drng_direction(&r));
+        across = vscale(across, 1 / vlength(across));
+        double theta = drng_range(&r, 1.2, 0.5 * M_PI);
+        sr_dvec3 v = vscale(vadd(vscale(n, cos(theta)), vscale(across, sin(theta))), drng_range(&r, 0.5, 2) * size);
+        sr_collide_cast_hit hit;
+        sr_collide_status status = sr_collide_shape_cast(&a, v, &b, &(sr_collide_options){.max_iterations = 40}, &hit);
+        cr_assert_eq(status, SR_COLLIDE_OK, "case %d (%s-%s): status %d after %d iterations", k,
+                     sr_shape_type_name(a.type), sr_shape_type_name(b.type), status, hit.iterations);
+        most = hit.iterations > most ? hit.iterations : most;
+        sr_shape moved = a;
+        sr_collide_result at;
+        if (hit.hit) {
+            hits++;
+            moved.pose.position = vscale(v, hit.t);
+            sr_collide_distance(&moved, &b, NULL, &at);
+            /* (within the cast's stall tolerance, 1e-6 of the scale: GJK near a curved surface) */
+            cr_assert(at.hit || at.distance < 1e-6 * size, "case %d (%s-%s): %g apart at the time of impact", k,
+                      sr_shape_type_name(a.type), sr_shape_type_name(b.type), at.distance);
+            moved.pose.position = vscale(v, hit.t * (1 - 1e-6));
+            sr_collide_penetration(&moved, &b, NULL, &at);
+            cr_assert(at.distance >= -1e-9 * size, "case %d: %g deep just before the time of impact", k, -at.distance);
+        } else {
+            for (int i = 0; i <= 32; i++) {
+                moved.pose.position = vscale(v, i / 32.0);
+                sr_collide_penetration(&moved, &b, NULL, &at);
+                cr_assert(at.distance >= -1e-9 * size, "case %d (%s-%s): a miss, but %g deep at t = %g", k,
+                          sr_shape_type_name(a.type), sr_shape_type_name(b.type), -at.distance, i / 32.0);
+            }
+        }
+    }
+    cr_log_info("grazing sweeps: %d hits, at most %d iterations", hits, most);
+    cr_assert(hits > COUNT(3000) / 10, "only %d hits", hits);
+    /* the pair the oracle found (seed 9, pair 57146): a segment grazing a cone, 1.2e-5 away */
+    sr_shape segment = sr_shape_segment(v3(0.18005817804192586, -0.29141827339005189, 0.57400277330390825),
+                                        v3(-0.25805048037794431, -0.079863555742445191, -0.57178882514466511));
+    segment.pose.rotation =
+        (sr_dquat){0.78829778872420675, -0.098596041143959298, -0.60039585178301547, -0.091598243023609291};
+    sr_shape cone = sr_shape_cone(0.32076452073833456, 0.26436378685005912);
+    cone.pose =
+        sr_pose_make(v3(-0.66138226000806521, 0.4194595982386648, -0.39466827484320177),
+                     (sr_dquat){0.3830197091946575, 0.45357708487448672, 0.52892545485895082, 0.60646648188292707});
+    sr_dvec3 v = v3(-0.97581546491568583, 0.30222520647206175, -0.8284080503443062);
+    sr_collide_cast_hit hit;
+    cr_assert_eq(sr_collide_shape_cast(&segment, v, &cone, NULL, &hit), SR_COLLIDE_OK, "the kept pair: status");
+    cr_assert(hit.hit && hit.t > 3e-5 && hit.t < 3.5e-5, "the kept pair: hit %d at t %g", hit.hit, hit.t);
+    sr_shape moved = segment;
+    moved.pose.position = vscale(v, hit.t);
+    sr_collide_result at;
+    sr_collide_distance(&moved, &cone, NULL, &at);
+    cr_assert(at.hit || at.distance < 1e-6, "the kept pair: %g apart at t", at.distance);
+}

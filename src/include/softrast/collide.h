@@ -248,7 +248,9 @@ typedef enum sr_collide_method {
 } sr_collide_method;
 
 typedef struct sr_collide_options {
-    int max_iterations;       ///< cap of each iterative stage (GJK, EPA); 0 = default (128)
+    /// Cap of each iterative stage: GJK's steps, EPA's steps, and in a ray or shape cast the
+    /// advances along the ray and GJK's steps at each point of it. 0 = default (128).
+    int max_iterations;
     sr_collide_trace *trace;  ///< NULL: no trace, no cost
 } sr_collide_options;
 
@@ -354,7 +356,7 @@ typedef struct sr_collide_cast_hit {
     sr_dvec3 point;  ///< the contact point at time t (world)
     sr_dvec3 normal; ///< unit, from A towards B at time t
     bool initially_overlapping; ///< they overlap at t = 0 (then t = 0 and normal as sr_collide_penetration)
-    int iterations;
+    int iterations;             ///< GJK steps along the whole sweep (and the penetration query's at t = 0)
 } sr_collide_cast_hit;
 
 /// Linear sweep: shape A translated by `translation` over t in [0, 1] against B still (for two
