@@ -280,6 +280,63 @@ Test(collide_gjk, flat_and_needle_pairs)
     cr_assert(distance_of(&a, &p).hit, "a point on a segment");
 }
 
+/* Nearly parallel segment cores (segments, and rounded ones: capsules), 1e-10 to 1e-6 rad apart,
+ * their lines 2e-9 to 1e-5 of the scale apart and crossing inside both seen along the common
+ * perpendicular z: the distance is the lines' (less the radii) and the normal z. The endpoints are
+ * exact in the shapes' frame (A along x in the plane z = 0, B in z = h), posed together by one
+ * rotation. The closest point of the lines divides by a e - b^2 in Ericson's form, only rounding
+ * at these angles: it fell anywhere along A, and with the cores 5e-9 apart the normal leaned off
+ * z; the cross products' form is exact to the rounding. (Posing rounds the endpoints by 1e-16 of
+ * the size, which turns the common perpendicular of nearly parallel lines by 1e-16 / angle: the
+ * normal is asked to be within that, and within the rounding over the cores' distance.) */
+Test(collide_gjk, nearly_parallel_segment_cores)
+{
+    drng r = {21};
+    double worst_distance = 0, worst_normal = 0;
+    for (int k = 0; k < COUNT(3000); k++) {
+        double scale = k % 3 == 0 ? 1e-3 : k % 3 == 1 ? 1 : 1e3;
+        double angle = exp(drng_range(&r, log(1e-10), log(1e-6)));
+        double h = exp(drng_range(&r, log(2e-9), log(1e-5))) * scale;
+        double half = drng_range(&r, 0.2, 1) * scale, along = drng_range(&r, -0.9, 0.9) * half;
+        double rise = tan(angle) * half;
+        sr_shape a = sr_shape_segment(v3(-half, 0, 0), v3(half, 0, 0));
+        sr_shape b = sr_shape_segment(v3(along - half, -rise, h), v3(along + half, rise, h));
+        double ra = 0, rb = 0;
+        if (k % 2) { /* capsules, touching within h or overlapping by up to 1e-5 of the scale */
+            ra = drng_range(&r, 0, 1) * h;
+            rb = fmax(0, h - ra + drng_range(&r, -1, 1) * 1e-5 * scale);
+            a.rounding = ra;
+            b.rounding = rb;
+        }
+        a.pose = b.pose =
+            sr_pose_make(k % 4 < 2 ? v3(0, 0, 0) : vscale(drng_direction(&r), 1e3 * scale), drng_rotation(&r));
+        sr_dvec3 z = sr_dquat_rotate(a.pose.rotation, v3(0, 0, 1));
+        double expected = h - ra - rb;
+        double tolerance = 2e-15 * (vlength(a.pose.position) + scale);
+        double leaning = 2e-15 / angle + tolerance / h;
+        sr_collide_result res;
+        cr_assert_eq(sr_collide_signed_distance(&a, &b, NULL, &res), SR_COLLIDE_OK);
+        worst_distance = fmax(worst_distance, fabs(res.distance - expected) / tolerance);
+        worst_normal = fmax(worst_normal, vdistance(res.normal, z) / leaning);
+        cr_assert(fabs(res.distance - expected) <= tolerance, "case %d: signed distance %.17g, expected %.17g", k,
+                  res.distance, expected);
+        cr_assert(vdistance(res.normal, z) <= leaning,
+                  "case %d (%g rad, cores %g apart): the normal is %g off the common perpendicular", k, angle, h,
+                  vdistance(res.normal, z));
+        cr_assert(fabs(vdot(vsub(res.point_b, res.point_a), z) - expected) <= 2 * tolerance,
+                  "case %d: the witness points are %.17g apart along z, expected %.17g", k,
+                  vdot(vsub(res.point_b, res.point_a), z), expected);
+        if (expected > tolerance) {
+            sr_collide_result apart = distance_of(&a, &b);
+            cr_assert(!apart.hit && fabs(apart.distance - expected) <= tolerance &&
+                          vdistance(apart.normal, z) <= leaning,
+                      "case %d: distance %.17g, expected %.17g", k, apart.distance, expected);
+        }
+    }
+    cr_log_info("nearly parallel cores: at most %.2g of the tolerance in distance, %.2g in the normal", worst_distance,
+                worst_normal);
+}
+
 /* ---- warm starts, traces, limits, invalid shapes ---- */
 
 Test(collide_gjk, intersect_warm_start_gives_the_same_answer)

@@ -20,45 +20,6 @@ static bool is_simple_core(const sr_placed *s)
     return s->core == CORE_POINT || s->core == CORE_SEGMENT;
 }
 
-static double clamp01(double x)
-{
-    return x < 0 ? 0 : x > 1 ? 1 : x;
-}
-
-/* Closest points of segments p1-q1 and p2-q2 (points when an end equals the other): Ericson,
- * Real-Time Collision Detection 5.1.9, with the parallel case clamped through the second segment. */
-static void closest_segments(sr_dvec3 p1, sr_dvec3 q1, sr_dvec3 p2, sr_dvec3 q2, sr_dvec3 *c1, sr_dvec3 *c2)
-{
-    sr_dvec3 d1 = dsub(q1, p1), d2 = dsub(q2, p2), r = dsub(p1, p2);
-    double a = ddot(d1, d1), e = ddot(d2, d2), f = ddot(d2, r);
-    double s, t;
-    if (a <= 0 && e <= 0) {
-        s = t = 0;
-    } else if (a <= 0) {
-        s = 0;
-        t = clamp01(f / e);
-    } else {
-        double c = ddot(d1, r);
-        if (e <= 0) {
-            t = 0;
-            s = clamp01(-c / a);
-        } else {
-            double b = ddot(d1, d2), denominator = a * e - b * b;
-            s = denominator > 0 ? clamp01((b * f - c * e) / denominator) : 0;
-            t = (b * s + f) / e;
-            if (t < 0) {
-                t = 0;
-                s = clamp01(-c / a);
-            } else if (t > 1) {
-                t = 1;
-                s = clamp01((b - c) / a);
-            }
-        }
-    }
-    *c1 = dmadd(p1, s, d1);
-    *c2 = dmadd(p2, t, d2);
-}
-
 /* A unit vector perpendicular to d (any when d is zero), chosen the same way for the same d. */
 static sr_dvec3 perpendicular(sr_dvec3 d)
 {
@@ -80,7 +41,9 @@ static void simple_cores(const sr_placed *a, const sr_placed *b, double scale, c
 {
     sr_dvec3 a0 = a->p[0], a1 = a->core == CORE_SEGMENT ? a->p[1] : a->p[0];
     sr_dvec3 b0 = b->p[0], b1 = b->core == CORE_SEGMENT ? b->p[1] : b->p[0];
-    closest_segments(a0, a1, b0, b1, &out->a, &out->b);
+    /* (Ericson 5.1.9 with the lines' closest point from cross products: exact to the last digits
+     * for segments nearly parallel, where a e - b^2 is rounding) */
+    sr_collide_closest_segment_segment(a0, a1, b0, b1, &out->a, &out->b);
     sr_dvec3 offset = dsub(out->b, out->a);
     out->distance = dlength(offset);
     if (out->distance > CORES_CROSSING * scale) {
