@@ -30,7 +30,7 @@
 
 /* Hulls with more vertices than this find their support point by hill climbing over the vertex
  * adjacency (from the axis-extreme vertex nearest the direction); smaller ones by a linear scan,
- * which is faster there (measured in tests/bench: see docs/draft-collide-core.md). */
+ * which is faster there (measured in tests/bench). */
 #define SR_HULL_CLIMB_THRESHOLD 32
 
 /* ---- hulls ---- */

@@ -1,4 +1,4 @@
-/* collide_example.c — the collision queries' example of the README (docs/draft-collide-core.md):
+/* collide_example.c — the collision queries' example of the README ("Collision queries"):
  * a hull from points, a sphere, a capsule and a box placed by poses; their distance, penetration,
  * a warm-started intersection test, a ray cast and a linear sweep. Built against the installed
  * library and run by `meson test collide_example`; exits 1 if an answer is not the expected one. */
