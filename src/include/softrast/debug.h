@@ -4,12 +4,13 @@
  * triangle rasterisers, and the overlays that show what the geometry queries did (BVH nodes,
  * bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD), built only from
  * the public queries of geom, bvh and scene.
- * Stands on scene, raster, bvh, geom; knows nothing of SDL. Like Box2D's b2DebugDraw or Jolt's
+ * Stands on scene, collide, raster, bvh, geom; knows nothing of SDL. Like Box2D's b2DebugDraw or Jolt's
  * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame.
  * Bullet's btIDebugDraw and Box2D's b2Draw on a list: softrast/bullet_draw.hpp, box2d_draw.hpp. */
 #ifndef SOFTRAST_DEBUG_H
 #define SOFTRAST_DEBUG_H
 
+#include <softrast/collide.h>
 #include <softrast/core.h>
 #include <softrast/geom.h>
 #include <softrast/math.h>
@@ -210,6 +211,20 @@ void sr_debug_polygon_filled(sr_debug_list *list, const sr_vec3 *points, size_t 
 /// list.
 void sr_debug_text(sr_debug_list *list, sr_vec3 anchor, const char *text, sr_debug_style style);
 
+/// A convex shape of the collision queries (softrast/collide.h) as a wire at its pose (src/debug/
+/// debug_shape.c): a box's 12 edges; a sphere's three great circles (in its local XY, YZ and ZX
+/// planes); a capsule's, cylinder's and cone's rings (32 segments each) and four side lines in
+/// its local XZ and YZ planes, so that its rotation shows; a segment's line, a triangle's three
+/// edges, a hull's edges; a point as a marker cross (sr_debug_point, 8 pixels), as is a hull of
+/// one point. With `rounding` the wire is the rounded surface the queries see: the faces moved
+/// out by the rounding with arcs around the edges (box, triangle, hull), the profile with arcs
+/// (cylinder, cone; a rounded segment is a capsule, a rounded point a sphere). An invalid shape
+/// (sr_shape_validate) draws nothing. Kept as a SR_DEBUG_ITEM_SHAPE item of the shape's
+/// parameters (in float); a hull's wire (its edges, and when rounded the whole rounded wire, as
+/// pairs of segment ends in the hull's frame) is copied into the list's points: the hull need
+/// not outlive the call.
+void sr_debug_shape(sr_debug_list *list, const sr_shape *shape, sr_debug_style style);
+
 /* ---- 2D items (window pixels, origin top-left), always on top ---- */
 
 void sr_debug_text_2d(sr_debug_list *list, float x, float y, const char *text, sr_debug_style style);
@@ -240,6 +255,7 @@ typedef enum sr_debug_item_kind {
     SR_DEBUG_ITEM_TEXT,            ///< text: anchored at a world point
     SR_DEBUG_ITEM_TEXT_2D,         ///< text: anchor (x, y, 0) in window pixels
     SR_DEBUG_ITEM_RECT_2D,         ///< rect
+    SR_DEBUG_ITEM_SHAPE,           ///< shape: a collide shape (sr_debug_shape)
     SR_DEBUG_ITEM_KIND_COUNT
 } sr_debug_item_kind;
 
@@ -298,6 +314,19 @@ typedef struct sr_debug_item_rect {
     float x, y, width, height;
     bool filled;
 } sr_debug_item_rect;
+/// A collide shape's parameters in float: sr_shape's fields of the same names (a segment's and a
+/// triangle's points in `points`), its pose as `position` and a unit `rotation`. A hull keeps its
+/// wire in the list's points (sr_debug_list_item_points; `count` of them, in the hull's frame):
+/// `count / 2` segments, point 2 k to 2 k + 1, rounding included; `count` is 0 for other types.
+typedef struct sr_debug_item_shape {
+    sr_shape_type type;
+    sr_vec3 position;
+    sr_quat rotation;
+    float radius, half_height, rounding;
+    sr_vec3 half_extents;
+    sr_vec3 points[3];
+    uint32_t first, count; ///< a hull's wire among the list's points
+} sr_debug_item_shape;
 
 /// One item as the list keeps it: what was asked, before any tessellation. `style` is the
 /// style given with its width clamped to 1..4.
@@ -318,6 +347,7 @@ typedef struct sr_debug_item {
         sr_debug_item_polyline polyline;
         sr_debug_item_text text;
         sr_debug_item_rect rect;
+        sr_debug_item_shape shape;
     };
 } sr_debug_item;
 
@@ -325,8 +355,9 @@ typedef struct sr_debug_item {
 /// NULL list). Owned by the list: valid until the next sr_debug_list_clear or
 /// sr_debug_list_destroy (additions never move them).
 const sr_debug_item *sr_debug_list_items(const sr_debug_list *list, size_t *count);
-/// The points of a SR_DEBUG_ITEM_POLYLINE item of `list` (item->polyline.count of them); NULL
-/// for other kinds. Valid as sr_debug_list_items.
+/// The points of a SR_DEBUG_ITEM_POLYLINE item of `list` (item->polyline.count of them) or of a
+/// SR_DEBUG_ITEM_SHAPE item (item->shape.count, perhaps 0); NULL for other kinds. Valid as
+/// sr_debug_list_items.
 const sr_vec3 *sr_debug_list_item_points(const sr_debug_list *list, const sr_debug_item *item);
 /// The NUL-terminated text of a SR_DEBUG_ITEM_TEXT or _TEXT_2D item of `list`; NULL for other
 /// kinds. Valid as sr_debug_list_items.
@@ -334,7 +365,9 @@ const char *sr_debug_list_item_text(const sr_debug_list *list, const sr_debug_it
 /// Adds a copy of `item` (read from any list, or stored by a recorder) through the function of
 /// its kind, so it is checked and counted as that call would be. A polyline's points and a
 /// text's characters are taken from `points` / `text` (the offsets in `item` belong to the list
-/// it came from); they may be NULL for other kinds. An unknown kind is ignored.
+/// it came from), as are a shape's (item->shape.count of them; a count its type cannot have, or
+/// non-finite or negative sizes, drop the item); they may be NULL for other kinds. An unknown
+/// kind is ignored.
 void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const sr_vec3 *points, const char *text);
 
 /* ---- drawing ---- */
