@@ -115,4 +115,9 @@ static inline bool sr_debug_item_is_screen(const sr_debug_item *item)
     return item->kind == SR_DEBUG_ITEM_POINT || item->kind == SR_DEBUG_ITEM_RECT_2D;
 }
 
+/// The collision overlays of `desc` (SR_OVERLAY_CONTACTS, _CLOSEST, _PAIRS) from desc->collision,
+/// labels at text scale `scale`, for a `height`-pixel-high frame seen by `camera` (overlay_collide.c).
+void sr_overlay_add_collision(const sr_scene *scene, const sr_camera *camera, int height,
+                              const sr_overlay_desc *desc, int scale, sr_debug_list *list);
+
 #endif

@@ -400,6 +400,11 @@ enum {
     SR_OVERLAY_AXES = 1u << 8,     ///< world axes at the origin
     SR_OVERLAY_GRID = 1u << 9,     ///< a ground grid at y = 0 around the scene
     SR_OVERLAY_HUD = 1u << 10,     ///< statistics as text at the top left
+    /// The collision pass's contacts (sr_overlay_desc.collision): a dot at each contact point, its
+    /// normal as an arrow scaled by the depth, the depth as text
+    SR_OVERLAY_CONTACTS = 1u << 11,
+    SR_OVERLAY_CLOSEST = 1u << 12, ///< near pairs: the segment between their closest points, the distance
+    SR_OVERLAY_PAIRS = 1u << 13,   ///< candidate pairs as lines between their boxes' centres, coloured by state
 };
 
 /// The overlays' colours (sr_rgba8 values), documented in the README.
@@ -413,6 +418,10 @@ enum {
 #define SR_OVERLAY_COLOR_HIT_NORMAL 0xff40ffffu ///< yellow: the hit's normal
 #define SR_OVERLAY_COLOR_PICKED 0xffffffffu     ///< white: the picked instance's box
 #define SR_OVERLAY_COLOR_GRID 0xb0a0a0a0u       ///< translucent grey
+#define SR_OVERLAY_COLOR_CONTACT 0xff3c50ffu    ///< red: contact points, depths, contact pairs
+#define SR_OVERLAY_COLOR_CONTACT_NORMAL 0xff28dcffu ///< yellow: contact normals
+#define SR_OVERLAY_COLOR_CLOSEST 0xffffd040u    ///< light blue: closest points, distances, near pairs
+#define SR_OVERLAY_COLOR_APART 0xff8c8c8cu      ///< grey: candidate pairs found apart
 
 /// The colour of BVH depth `depth` of a range [first, last] drawn: a ramp from blue (first)
 /// through cyan, green and yellow to red (last).
@@ -448,6 +457,9 @@ typedef struct sr_overlay_desc {
     sr_debug_list *hud_list;
     /// Scale of the HUD's and the legends' text, 1 to 4 (0: sr_overlay_text_scale of the frame).
     int text_scale;
+    /// The collision pass (sr_scene_collide of the scene as drawn) that SR_OVERLAY_CONTACTS,
+    /// _CLOSEST and _PAIRS draw and the HUD counts; NULL: none (those overlays draw nothing).
+    const sr_collision *collision;
 } sr_overlay_desc;
 
 /// The text scale that keeps the HUD readable and in proportion to a `width` x `height` frame:
@@ -462,14 +474,15 @@ void sr_overlay_text_size(const char *text, int scale, int *width, int *height);
 /// short lines that keep the box narrow: the scene's name, the frame time (desc->frame_ms, or the
 /// frame's update + cull + draw) with desc->fps when it is not 0, instances and triangles drawn
 /// of those submitted, fragments and draw calls; then, when `pick` is not NULL, the pick once:
-/// node, triangle, t, position, normal and BVH nodes visited (or that it hit nothing); then
-/// desc->hud_text. Writes at most `size` bytes (NUL included); returns the text's length.
+/// node, triangle, t, position, normal and BVH nodes visited (or that it hit nothing); then the
+/// collision pass's counts and times when desc->collision is set (sr_overlay_collision_text);
+/// then desc->hud_text. Writes at most `size` bytes (NUL included); returns the text's length.
 size_t sr_overlay_hud_text(const sr_scene *scene, const sr_scene_frame *frame, const sr_overlay_desc *desc,
                            const sr_pick_hit *pick, char *out, size_t size);
 
 /// Parses the --overlay syntax: comma-separated items bvh[:A-B], mesh-bvh[:A-B], bounds, normals,
-/// wire, pick:X,Y, frustum, heat, axes, grid, hud (into desc->items and the ranges; other fields
-/// untouched). Errors name the item.
+/// wire, pick:X,Y, frustum, heat, axes, grid, hud, contacts, closest, pairs (into desc->items and
+/// the ranges; other fields untouched). Errors name the item.
 sr_status sr_overlay_parse(const char *text, sr_overlay_desc *desc, sr_error *err);
 
 /// Appends the overlays of `desc` to `list` for a `width` x `height` frame of `scene` seen by
@@ -478,6 +491,33 @@ sr_status sr_overlay_parse(const char *text, sr_overlay_desc *desc, sr_error *er
 /// pick from sr_scene_pick. Items past the list's capacity are dropped (see sr_debug_list_clear).
 sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, const sr_camera *camera, int width,
                          int height, const sr_overlay_desc *desc, sr_debug_list *list, sr_error *err);
+
+/// How sr_debug_contact draws a contact. Zero fields take their defaults.
+typedef struct sr_debug_contact_desc {
+    float length;          ///< of the normal's arrow, world units; 0: no arrow
+    float point_px;        ///< the dot's diameter in pixels; 0: 7
+    uint32_t point_color;  ///< dot and text; 0: SR_OVERLAY_COLOR_CONTACT
+    uint32_t normal_color; ///< 0: SR_OVERLAY_COLOR_CONTACT_NORMAL
+    /// The text beside the dot (the depth, say; copied); NULL: none. Anchored at `text_at`.
+    const char *text;
+    sr_vec3 text_at;
+    int width;    ///< the arrow's width and the text's scale, 1 to 4; 0: 2 and 1
+    bool depth_tested; ///< false (default): on top of everything, as physics debug views draw contacts
+} sr_debug_contact_desc;
+
+/// A contact as physics engines' debug views draw it (Box2D's b2_drawContactPoints and normals,
+/// Jolt's DrawContactPoint): a dot at `point` and the normal (unit, from A towards B: the way B
+/// is pushed out) as an arrow from it, with an optional label.
+void sr_debug_contact(sr_debug_list *list, sr_vec3 point, sr_vec3 normal, const sr_debug_contact_desc *desc);
+
+/// The pixels per world unit at `point` seen by `camera` in a `height`-pixel-high image (the
+/// scale of a small object there; 0 behind the eye or for a bad camera): for sizing world items
+/// in pixels.
+float sr_overlay_pixels_per_unit(const sr_camera *camera, int height, sr_vec3 point);
+
+/// The HUD's lines about a collision pass: shapes, pairs, queries, contacts and near pairs, and
+/// the broadphase and narrowphase times. Writes at most `size` bytes; returns the length.
+size_t sr_overlay_collision_text(const sr_collision *collision, char *out, size_t size);
 
 /// The heat map: for each pixel the nodes the closest-hit pick through its centre visited
 /// (sr_scene_pick's nodes_visited), written into `fb`'s colour as sr_overlay_heat_color(value,
