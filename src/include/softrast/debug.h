@@ -225,6 +225,76 @@ void sr_debug_text(sr_debug_list *list, sr_vec3 anchor, const char *text, sr_deb
 /// not outlive the call.
 void sr_debug_shape(sr_debug_list *list, const sr_shape *shape, sr_debug_style style);
 
+/* ---- collision queries at work (src/debug/debug_collide.c, debug_minkowski.c) ---- */
+
+/// Which steps of a trace sr_debug_collide_trace draws.
+typedef enum sr_debug_trace_kind {
+    SR_DEBUG_TRACE_GJK = 0, ///< trace->gjk: the simplex, the search direction, the support point
+    SR_DEBUG_TRACE_EPA,     ///< trace->epa: the polytope, the face it expands, the support point
+    SR_DEBUG_TRACE_SAT,     ///< trace->sat: the axis, the two projected intervals, the best axis so far
+} sr_debug_trace_kind;
+
+/// How sr_debug_collide_trace draws. Zero-initialised: GJK, step 0, the world view, no legend.
+typedef struct sr_debug_trace_desc {
+    sr_debug_trace_kind kind;
+    /// The step drawn, from 0 (the state after the first iteration); any negative value: the last.
+    int step;
+    /// false: the world view (the two shapes, the support points on each, the witnesses); true:
+    /// the Minkowski view (A - B, the origin, the simplex or polytope or projected interval).
+    bool minkowski;
+    /// Where the Minkowski view's origin is put in the list's world (so that both views can be
+    /// drawn side by side); the world view is drawn where the shapes are.
+    sr_vec3 minkowski_origin;
+    /// A legend in the window's top-left corner at (legend_x, legend_y) pixels: the step, what it
+    /// found, and what every colour is; its text scale is legend_scale (1 to 4; 0: 1).
+    bool legend;
+    float legend_x, legend_y;
+    int legend_scale;
+} sr_debug_trace_desc;
+
+/// The number of steps of `kind` that `trace` holds (0 for a NULL trace).
+size_t sr_debug_trace_step_count(const sr_collide_trace *trace, sr_debug_trace_kind kind);
+
+/// Appends to `list` the state of a query after step desc->step of its trace (filled by a query
+/// of softrast/collide.h on shapes `a` and `b`, which must be the query's). The traces hold the
+/// cores' points (a sphere is its centre, a capsule its segment: softrast/collide.h); the
+/// Minkowski view draws the cores' difference, where the steps happen, and around it, faint, the
+/// difference of the whole shapes (the cores' rounded by both radii) when the cores have radii.
+/// Colours (the legend says the same):
+///   A orange and B blue wires; A - B violet (its core hull exact for polytope cores, the hull of
+///   support points along 642 directions otherwise: sr_debug_minkowski_hull); the origin a white
+///   cross labelled O;
+///   GJK: the simplex yellow (vertices, edges, faces filled faintly; in the world view its
+///   vertices' points on A and on B joined by faint yellow lines), the closest point of the
+///   simplex to the origin and its witnesses on A and B green with the distance, the search
+///   direction a magenta arrow and the support point it found magenta (w; on A and on B);
+///   EPA: the polytope cyan, the face it expands filled red with its normal a red arrow from the
+///   origin to the face's plane, the support point along it magenta, the witnesses on A and B of
+///   that face green with the depth;
+///   SAT: every axis tested so far a grey arrow, the current one white and the best so far (the
+///   largest separation: the answer's axis at the last step) green; the shapes' projected
+///   intervals on the current axis orange (A) and blue (B) beside the shapes, their gap green or
+///   their overlap red with its length; in the Minkowski view the interval of A - B on the axis
+///   through the origin.
+/// Errors (nothing is added): a NULL list, shape, trace or desc; a shape that fails
+/// sr_shape_validate (the message names it: "shape b: radius is -1"); a trace with no steps of
+/// that kind ("the trace holds no EPA step: the pair was answered by SAT or a closed form"); a
+/// step past the last ("step 9: the trace holds 7 GJK steps (0 to 6)"); an EPA step whose faces
+/// or vertices were dropped (give the trace larger capacities); out of memory (A - B's hull).
+sr_status sr_debug_collide_trace(sr_debug_list *list, const sr_shape *a, const sr_shape *b,
+                                 const sr_collide_trace *trace, const sr_debug_trace_desc *desc, sr_error *err);
+
+/// The Minkowski difference of the cores of `a` and `b` (sr_shape_core_support) as a hull in world
+/// coordinates (free it with sr_hull_destroy), and in *rounding (may be NULL) the sum of the
+/// cores' radii (sr_shape_core_radius), so that A - B is the hull rounded by it. Exact (the hull of
+/// every vertex difference) when both cores are polytopes (points, segments, triangles, boxes,
+/// hulls, and the cores of spheres and capsules) with at most 65,536 vertex pairs; otherwise the
+/// hull of the support points of A - B along 642 directions spread over the sphere (an inner
+/// approximation whose faces are within about 1% of the size of curved shapes). Errors: NULL
+/// arguments, an invalid shape (named "shape a" / "shape b"), out of memory.
+sr_status sr_debug_minkowski_hull(const sr_shape *a, const sr_shape *b, sr_hull **out, double *rounding,
+                                  sr_error *err);
+
 /* ---- 2D items (window pixels, origin top-left), always on top ---- */
 
 void sr_debug_text_2d(sr_debug_list *list, float x, float y, const char *text, sr_debug_style style);
