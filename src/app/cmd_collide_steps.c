@@ -63,6 +63,7 @@ void sr_cmd_collide_steps_usage(FILE *out)
           "  --size WxH        image size (default 800x600)\n"
           "  --camera SPEC     eye=X,Y,Z:target=X,Y,Z[:up=..][:fov=DEG][:near=N][:far=F] over the\n"
           "                    default camera, which frames both shapes (or A - B and the origin)\n"
+          "                    looking across the answer's normal\n"
           "  --max-iterations N  cap of each iterative stage, 1 to 100000 (default: 128)\n"
           "\n"
           "Prints the query's answer and the number of steps. Exit status 2 for a bad command line, 1\n"
@@ -276,8 +277,33 @@ static void grow(sr_dbox *box, sr_dbox more)
     box->max = sr_dvec3_make(fmax(box->max.x, more.max.x), fmax(box->max.y, more.max.y), fmax(box->max.z, more.max.z));
 }
 
-/* The default camera frames both shapes, or A - B and the origin, with room for the legend. */
-static bool frame_camera(const sr_shape *a, const sr_shape *b, const steps_options *o, sr_camera *camera)
+/* The fitted camera turned about its target so that it looks across the answer's normal (the
+ * depth or distance along it is then seen at full length), from the side of its old eye. */
+static void look_across(sr_camera *camera, sr_dvec3 normal)
+{
+    double length = sr_dvec3_length(normal);
+    if (!(length > 0))
+        return;
+    sr_dvec3 n = sr_dvec3_scale(normal, 1.0 / length);
+    sr_dvec3 target = sr_dvec3_from_vec3(camera->target), eye = sr_dvec3_from_vec3(camera->eye);
+    sr_dvec3 offset = sr_dvec3_sub(eye, target);
+    double distance = sr_dvec3_length(offset);
+    sr_dvec3 across = sr_dvec3_sub(offset, sr_dvec3_scale(n, sr_dvec3_dot(offset, n)));
+    if (sr_dvec3_length(across) < 1e-3 * distance) // looking along the normal: any side will do
+        across = sr_dvec3_cross(n, fabs(n.x) < 0.9 ? sr_dvec3_make(1, 0, 0) : sr_dvec3_make(0, 0, 1));
+    across = sr_dvec3_normalize(across);
+    // Keep a little of the view from above, unless that would look along the normal again.
+    sr_dvec3 up = sr_dvec3_make(0, 1, 0);
+    if (fabs(across.y) > 0.9)
+        up = n;
+    camera->eye = sr_dvec3_to_vec3(sr_dvec3_add(target, sr_dvec3_scale(across, distance)));
+    camera->up = sr_dvec3_to_vec3(up);
+}
+
+/* The default camera frames both shapes, or A - B and the origin, with room for the legend, and
+ * looks across the answer's normal. */
+static bool frame_camera(const sr_shape *a, const sr_shape *b, const steps_options *o, const traced *t,
+                         sr_camera *camera)
 {
     sr_dbox box = sr_shape_bounds(a);
     grow(&box, sr_shape_bounds(b));
@@ -300,6 +326,8 @@ static bool frame_camera(const sr_shape *a, const sr_shape *b, const steps_optio
     sr_dvec3 half = sr_dvec3_scale(sr_dvec3_sub(box.max, box.min), 0.5 * (o->query == SR_DEBUG_TRACE_SAT ? 1.6 : 1.25));
     sr_aabb fit = {sr_dvec3_to_vec3(sr_dvec3_sub(centre, half)), sr_dvec3_to_vec3(sr_dvec3_add(centre, half))};
     *camera = sr_camera_fit_box(fit, sr_vec3_make(0, 1, 0), (float)o->width / (float)o->height);
+    if (t->status != SR_COLLIDE_UNSUPPORTED && t->status != SR_COLLIDE_INVALID_SHAPE)
+        look_across(camera, t->result.normal);
     if (o->camera) {
         sr_error err = {0};
         if (sr_camera_parse(o->camera, camera, camera, &err) != SR_OK) {
@@ -413,7 +441,7 @@ int sr_cmd_collide_steps(int argc, char **argv)
     size_t steps = sr_debug_trace_step_count(&t.trace, o.query);
     print_answer(&o, &t, steps);
     sr_camera camera;
-    if (!frame_camera(&a, &b, &o, &camera))
+    if (!frame_camera(&a, &b, &o, &t, &camera))
         goto done;
     if (sr_framebuffer_create(&(sr_framebuffer_desc){.width = o.width, .height = o.height}, &c.fb, &err) != SR_OK ||
         sr_renderer_create(&(sr_renderer_desc){0}, &c.renderer, &err) != SR_OK ||

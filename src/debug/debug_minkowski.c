@@ -1,18 +1,20 @@
 /* src/debug/debug_minkowski.c — the Minkowski difference of two collide shapes' cores as a hull
  * (sr_debug_minkowski_hull), for the Minkowski view of sr_debug_collide_trace and for tools: exact
- * from the vertex differences when both cores are polytopes, from support points along a spread of
- * directions otherwise. Knows the collide module's public API only. */
+ * from the vertex differences when both cores are polytopes (a cylinder's or cone's rims taken as
+ * 32-gons), from support points along a spread of directions when there are too many. Knows the collide module's public API only. */
 #include "debug_internal.h"
 
 #include <stdlib.h>
 
 /* Directions spread over the sphere (a Fibonacci lattice) for curved cores. */
 #define SAMPLE_DIRECTIONS 642
-/* Past this many vertex pairs, polytope cores are sampled too (the exact hull would be slow). */
+/* The sides of the polygons a cylinder's or cone's rims are taken as. */
+#define RIM_SIDES 32
+/* Past this many vertex pairs, the cores are sampled instead (the hull of them would be slow). */
 #define MAX_VERTEX_PAIRS 65536
 
-/* The vertices of a polytope core in world coordinates into `out` (NULL: only counted); -1 for a
- * curved core (cylinder, cone). */
+/* The vertices of a polytope core in world coordinates into `out` (NULL: only counted), a
+ * cylinder's or cone's rims as polygons; -1 for none. */
 static long core_vertices(const sr_shape *s, sr_dvec3 *out)
 {
     sr_dvec3 local[8];
@@ -46,6 +48,24 @@ static long core_vertices(const sr_shape *s, sr_dvec3 *out)
         from = view.vertices;
         count = (long)view.vertex_count;
         break;
+    }
+    case SR_SHAPE_CYLINDER:
+    case SR_SHAPE_CONE: {
+        // Rims as polygons of RIM_SIDES vertices (the rings sr_debug_shape draws); a cone's apex.
+        bool cone = s->type == SR_SHAPE_CONE;
+        count = cone ? RIM_SIDES + 1 : 2 * RIM_SIDES;
+        if (!out)
+            return count;
+        for (int k = 0; k < RIM_SIDES; k++) {
+            double angle = 6.283185307179586 * k / RIM_SIDES;
+            double x = s->radius * cos(angle), y = s->radius * sin(angle);
+            out[k] = sr_pose_apply(s->pose, sr_dvec3_make(x, y, -s->half_height));
+            if (!cone)
+                out[RIM_SIDES + k] = sr_pose_apply(s->pose, sr_dvec3_make(x, y, s->half_height));
+        }
+        if (cone)
+            out[RIM_SIDES] = sr_pose_apply(s->pose, sr_dvec3_make(0, 0, s->half_height));
+        return count;
     }
     default:
         return -1;

@@ -261,9 +261,8 @@ size_t sr_debug_trace_step_count(const sr_collide_trace *trace, sr_debug_trace_k
 /// Minkowski view draws the cores' difference, where the steps happen, and around it, faint, the
 /// difference of the whole shapes (the cores' rounded by both radii) when the cores have radii.
 /// Colours (the legend says the same):
-///   A orange and B blue wires; A - B violet (its core hull exact for polytope cores, the hull of
-///   support points along 642 directions otherwise: sr_debug_minkowski_hull); the origin a white
-///   cross labelled O;
+///   A orange and B blue wires; A - B violet (sr_debug_minkowski_hull; faint when it has more than
+///   64 vertices, so that the steps stand out); the origin a white cross labelled O;
 ///   GJK: the simplex yellow (vertices, edges, faces filled faintly; in the world view its
 ///   vertices' points on A and on B joined by faint yellow lines), the closest point of the
 ///   simplex to the origin and its witnesses on A and B green with the distance, the search
@@ -286,12 +285,12 @@ sr_status sr_debug_collide_trace(sr_debug_list *list, const sr_shape *a, const s
 
 /// The Minkowski difference of the cores of `a` and `b` (sr_shape_core_support) as a hull in world
 /// coordinates (free it with sr_hull_destroy), and in *rounding (may be NULL) the sum of the
-/// cores' radii (sr_shape_core_radius), so that A - B is the hull rounded by it. Exact (the hull of
-/// every vertex difference) when both cores are polytopes (points, segments, triangles, boxes,
-/// hulls, and the cores of spheres and capsules) with at most 65,536 vertex pairs; otherwise the
-/// hull of the support points of A - B along 642 directions spread over the sphere (an inner
-/// approximation whose faces are within about 1% of the size of curved shapes). Errors: NULL
-/// arguments, an invalid shape (named "shape a" / "shape b"), out of memory.
+/// cores' radii (sr_shape_core_radius), so that A - B is the hull rounded by it: the hull of every
+/// difference of a vertex of A's core and one of B's. Exact for polytope cores (points, segments,
+/// triangles, boxes, hulls, and the cores of spheres and capsules); a cylinder's or cone's rims are
+/// taken as 32-gons (an inner approximation within 0.5% of their radius). Past 65,536 vertex pairs
+/// (big hulls), the hull of the support points of A - B along 642 directions spread over the sphere
+/// instead. Errors: NULL arguments, an invalid shape (named "shape a" / "shape b"), out of memory.
 sr_status sr_debug_minkowski_hull(const sr_shape *a, const sr_shape *b, sr_hull **out, double *rounding,
                                   sr_error *err);
 
