@@ -426,6 +426,42 @@ Test(debug_collide, bad_input_is_refused_with_a_message_and_draws_nothing)
     sr_hull_destroy(hull);
 }
 
+Test(debug_collide, wild_traces_draw_without_crashing)
+{
+    // Every byte of the steps random (NaN, infinities, huge values, any simplex count, any face
+    // index): refused or drawn, never a crash or a read past the trace (the sanitized run checks).
+    sr_hull *hull = rock(0.8);
+    sr_shape a, b;
+    apart_pair(hull, &a, &b);
+    traced *t = traced_make();
+    uint64_t state = 7;
+    frame f = frame_make(1, false);
+    for (int round = 0; round < 40; round++) {
+        unsigned char *bytes[] = {(unsigned char *)t->gjk, (unsigned char *)t->epa, (unsigned char *)t->vertices,
+                                  (unsigned char *)t->faces, (unsigned char *)t->sat};
+        size_t sizes[] = {sizeof t->gjk, sizeof t->epa, sizeof t->vertices, 64 * sizeof t->faces[0], sizeof t->sat};
+        for (int k = 0; k < 5; k++)
+            for (size_t i = 0; i < sizes[k]; i++)
+                bytes[k][i] = (unsigned char)(uniform(&state) * 256);
+        t->trace.gjk_count = 1 + (size_t)(uniform(&state) * 8);
+        t->trace.epa_count = 1 + (size_t)(uniform(&state) * 8);
+        t->trace.epa_vertex_count = (size_t)(uniform(&state) * 512);
+        t->trace.epa_face_count = (size_t)(uniform(&state) * 64);
+        t->trace.sat_count = 1 + (size_t)(uniform(&state) * 8);
+        for (int kind = 0; kind < 3; kind++) {
+            sr_debug_list *list = list_make();
+            sr_debug_trace_desc desc = {.kind = (sr_debug_trace_kind)kind, .step = round % 3 - 1,
+                                        .minkowski = round % 2 == 0, .legend = true};
+            sr_debug_collide_trace(list, &a, &b, &t->trace, &desc, NULL);
+            draw(&f, list);
+            sr_debug_list_destroy(list);
+        }
+    }
+    frame_free(&f);
+    free(t);
+    sr_hull_destroy(hull);
+}
+
 /* ---- the command ---- */
 
 #define SCENE SR_SOURCE_DIR "/assets/scenes/steps.json"
