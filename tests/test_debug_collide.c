@@ -538,3 +538,51 @@ Test(cli_collide_steps, every_step_is_a_picture_and_the_last_is_the_default)
     remove_dir(steps);
     remove_dir(dir);
 }
+
+/* The pixels (BGR rows, bottom first) of a 24-bit BMP that softrast wrote, and its size. */
+static unsigned char *read_bmp(const char *path, int *width, int *height)
+{
+    long size = file_size(path);
+    cr_assert_gt(size, 54, "%s", path);
+    unsigned char *data = read_raw(path, size);
+    *width = data[18] | data[19] << 8;
+    *height = data[22] | data[23] << 8;
+    cr_assert_eq(data[28], 24);
+    return data;
+}
+
+Test(cli_collide_steps, both_views_side_by_side_are_the_two_views_alone)
+{
+    char dir[64], both[128], world[128], minkowski[128];
+    make_temp_dir(dir);
+    snprintf(both, sizeof both, "%s/both.bmp", dir);
+    snprintf(world, sizeof world, "%s/world.bmp", dir);
+    snprintf(minkowski, sizeof minkowski, "%s/minkowski.bmp", dir);
+    run_result r = run((const char *const[]){"collide", SCENE, "--pair", "drum,block", "--query", "epa", "--step", "2",
+                                             "--both", "--size", "320x120", "--out", both, NULL});
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    r = run((const char *const[]){"collide", SCENE, "--pair", "drum,block", "--query", "epa", "--step", "2", "--size",
+                                  "160x120", "--out", world, NULL});
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    r = run((const char *const[]){"collide", SCENE, "--pair", "drum,block", "--query", "epa", "--step", "2",
+                                  "--minkowski", "--size", "160x120", "--out", minkowski, NULL});
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    int w2, h2, w1, h1, w3, h3;
+    unsigned char *b = read_bmp(both, &w2, &h2), *l = read_bmp(world, &w1, &h1), *m = read_bmp(minkowski, &w3, &h3);
+    cr_assert(w2 == 320 && h2 == 120 && w1 == 160 && h1 == 120 && w3 == 160 && h3 == 120);
+    for (int y = 0; y < 120; y++) {
+        const unsigned char *row = b + 54 + (size_t)y * 320 * 3;
+        cr_assert(memcmp(row, l + 54 + (size_t)y * 160 * 3, 160 * 3) == 0, "row %d: the world view", y);
+        // The Minkowski view but its first column, the grey line between the views.
+        cr_assert(memcmp(row + 161 * 3, m + 54 + (size_t)y * 160 * 3 + 3, 159 * 3) == 0, "row %d: the Minkowski view",
+                  y);
+    }
+    free(b);
+    free(l);
+    free(m);
+    expect_error((const char *const[]){"collide", SCENE, "--pair", "drum,block", "--query", "epa", "--both",
+                                       "--minkowski", "--out", both, NULL},
+                 2, "--both and --minkowski");
+    remove_dir(dir);
+}
+

@@ -29,7 +29,7 @@ typedef struct steps_options {
     sr_debug_trace_kind query;
     bool query_given;
     int step; ///< -1: the last
-    bool minkowski;
+    bool minkowski, both; ///< the Minkowski view; both views side by side
     const char *out_path, *steps_dir, *camera;
     int width, height;
     int max_iterations;
@@ -37,7 +37,7 @@ typedef struct steps_options {
 
 void sr_cmd_collide_steps_usage(FILE *out)
 {
-    fputs("usage: softrast collide SCENE.json --pair A,B --query gjk|epa|sat [--step N] [--minkowski]\n"
+    fputs("usage: softrast collide SCENE.json --pair A,B --query gjk|epa|sat [--step N] [--minkowski|--both]\n"
           "                        (--out FILE.png | --steps DIR) [--size WxH] [--camera SPEC]\n"
           "                        [--max-iterations N]\n"
           "\n"
@@ -58,6 +58,7 @@ void sr_cmd_collide_steps_usage(FILE *out)
           "                    intervals, the best axis)\n"
           "  --step N          the step drawn, 0 for the first (default: the last, the answer)\n"
           "  --minkowski       the Minkowski view (A - B around the origin) instead of the world view\n"
+          "  --both            the world view and the Minkowski view side by side, each half the image\n"
           "  --out FILE        the picture (.png or .bmp)\n"
           "  --steps DIR       every step as DIR/QUERY-NNN.png (the folder is made if absent)\n"
           "  --size WxH        image size (default 800x600)\n"
@@ -82,8 +83,8 @@ static int parse(int argc, char **argv, steps_options *o)
             sr_cmd_collide_steps_usage(stdout);
             return 0;
         }
-        if (strcmp(arg, "--minkowski") == 0) {
-            o->minkowski = true;
+        if (strcmp(arg, "--minkowski") == 0 || strcmp(arg, "--both") == 0) {
+            *(arg[2] == 'm' ? &o->minkowski : &o->both) = true;
             continue;
         }
         static const char *const valued[] = {"--pair", "--query", "--step", "--out", "--steps",
@@ -183,6 +184,10 @@ static int parse(int argc, char **argv, steps_options *o)
         snprintf(error, sizeof error, "missing --out FILE.png or --steps DIR");
     else if (o->out_path && o->steps_dir)
         snprintf(error, sizeof error, "--out and --steps: give one (--steps writes every step)");
+    else if (o->both && o->minkowski)
+        snprintf(error, sizeof error, "--both and --minkowski: give one (--both shows the Minkowski view too)");
+    else if (o->both && o->width < 2)
+        snprintf(error, sizeof error, "--both: --size %dx%d is too narrow for two views", o->width, o->height);
     else if (o->steps_dir && o->step >= 0)
         snprintf(error, sizeof error, "--step and --steps: give one (--steps writes every step)");
     if (error[0])
@@ -303,11 +308,11 @@ static void look_across(sr_camera *camera, sr_dvec3 normal)
 /* The default camera frames both shapes, or A - B and the origin, with room for the legend, and
  * looks across the answer's normal. */
 static bool frame_camera(const sr_shape *a, const sr_shape *b, const steps_options *o, const traced *t,
-                         sr_camera *camera)
+                         bool minkowski, int width, sr_camera *camera)
 {
     sr_dbox box = sr_shape_bounds(a);
     grow(&box, sr_shape_bounds(b));
-    if (o->minkowski) {
+    if (minkowski) {
         sr_hull *hull = NULL;
         double rounding = 0;
         sr_error err = {0};
@@ -325,7 +330,7 @@ static bool frame_camera(const sr_shape *a, const sr_shape *b, const steps_optio
     sr_dvec3 centre = sr_dvec3_scale(sr_dvec3_add(box.min, box.max), 0.5);
     sr_dvec3 half = sr_dvec3_scale(sr_dvec3_sub(box.max, box.min), 0.5 * (o->query == SR_DEBUG_TRACE_SAT ? 1.6 : 1.25));
     sr_aabb fit = {sr_dvec3_to_vec3(sr_dvec3_sub(centre, half)), sr_dvec3_to_vec3(sr_dvec3_add(centre, half))};
-    *camera = sr_camera_fit_box(fit, sr_vec3_make(0, 1, 0), (float)o->width / (float)o->height);
+    *camera = sr_camera_fit_box(fit, sr_vec3_make(0, 1, 0), (float)width / (float)o->height);
     if (t->status != SR_COLLIDE_UNSUPPORTED && t->status != SR_COLLIDE_INVALID_SHAPE)
         look_across(camera, t->result.normal);
     if (o->camera) {
@@ -340,23 +345,50 @@ static bool frame_camera(const sr_shape *a, const sr_shape *b, const steps_optio
 
 /* ---- drawing ---- */
 
+/* One view of the picture: its own framebuffer (the whole image, or a half of it with --both),
+ * camera and list. */
 typedef struct canvas {
     sr_framebuffer *fb;
-    sr_renderer *renderer;
     sr_debug_list *list;
     sr_mat4 view_projection;
+    bool minkowski;
 } canvas;
 
-static bool draw_step(canvas *c, const sr_shape *a, const sr_shape *b, const traced *t, const steps_options *o,
-                      int step, const char *path)
+static bool canvas_make(canvas *c, const sr_shape *a, const sr_shape *b, const steps_options *o, const traced *t,
+                        bool minkowski, int width)
+{
+    sr_error err = {0};
+    c->minkowski = minkowski;
+    sr_camera camera;
+    if (!frame_camera(a, b, o, t, minkowski, width, &camera))
+        return false;
+    if (sr_framebuffer_create(&(sr_framebuffer_desc){.width = width, .height = o->height}, &c->fb, &err) != SR_OK ||
+        sr_debug_list_create(NULL, &c->list, &err) != SR_OK) {
+        fprintf(stderr, COMMAND ": %s\n", err.message);
+        return false;
+    }
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, width, o->height, &view, &projection);
+    c->view_projection = sr_mat4_mul(projection, view);
+    return true;
+}
+
+static void canvas_free(canvas *c)
+{
+    sr_debug_list_destroy(c->list);
+    sr_framebuffer_destroy(c->fb);
+}
+
+static bool draw_view(canvas *c, sr_renderer *renderer, const sr_shape *a, const sr_shape *b, const traced *t,
+                      const steps_options *o, int step)
 {
     sr_debug_trace_desc desc = {.kind = o->query,
                                 .step = step,
-                                .minkowski = o->minkowski,
+                                .minkowski = c->minkowski,
                                 .legend = true,
                                 .legend_x = 8,
                                 .legend_y = 8,
-                                .legend_scale = o->width >= 1200 ? 2 : 1};
+                                .legend_scale = c->fb->width >= 1200 ? 2 : 1};
     sr_error err = {0};
     // A list too small for the picture drops items; the clear grows it, so the second fill fits.
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -377,8 +409,37 @@ static bool draw_step(canvas *c, const sr_shape *a, const sr_shape *b, const tra
             break;
     }
     sr_framebuffer_clear(c->fb, BACKGROUND, 1.0f);
-    if (sr_debug_draw(c->list, c->renderer, c->fb, c->view_projection, &err) != SR_OK ||
-        sr_framebuffer_save(c->fb, path, &err) != SR_OK) {
+    if (sr_debug_draw(c->list, renderer, c->fb, c->view_projection, &err) != SR_OK) {
+        fprintf(stderr, COMMAND ": %s\n", err.message);
+        return false;
+    }
+    return true;
+}
+
+/* Draws every view of `step` and saves the picture (--both: the views side by side in `whole`,
+ * a one-pixel grey line between them). */
+static bool draw_step(canvas *views, int view_count, sr_framebuffer *whole, sr_renderer *renderer, const sr_shape *a,
+                      const sr_shape *b, const traced *t, const steps_options *o, int step, const char *path)
+{
+    for (int v = 0; v < view_count; v++)
+        if (!draw_view(&views[v], renderer, a, b, t, o, step))
+            return false;
+    const sr_framebuffer *out = views[0].fb;
+    if (view_count == 2) {
+        for (int y = 0; y < whole->height; y++) {
+            uint32_t *row = whole->color + (size_t)y * (size_t)whole->width;
+            int left = views[0].fb->width;
+            memcpy(row, views[0].fb->color + (size_t)y * (size_t)left, (size_t)left * sizeof *row);
+            memcpy(row + left, views[1].fb->color + (size_t)y * (size_t)views[1].fb->width,
+                   (size_t)views[1].fb->width * sizeof *row);
+            row[left] = 0xff606060u;
+        }
+        out = whole;
+    }
+    sr_error err = {0};
+    if (!path[0])
+        return true;
+    if (sr_framebuffer_save(out, path, &err) != SR_OK) {
         fprintf(stderr, COMMAND ": %s\n", err.message);
         return false;
     }
@@ -428,7 +489,9 @@ int sr_cmd_collide_steps(int argc, char **argv)
     sr_scene *scene = NULL;
     traced t;
     memset(&t, 0, sizeof t);
-    canvas c = {0};
+    canvas views[2] = {{0}, {0}};
+    sr_renderer *renderer = NULL;
+    sr_framebuffer *whole = NULL;
     if (sr_scene_load(&(sr_scene_load_desc){.path = o.scene_path}, &scene, &err) != SR_OK) {
         fprintf(stderr, COMMAND ": %s\n", err.message);
         goto done;
@@ -440,25 +503,24 @@ int sr_cmd_collide_steps(int argc, char **argv)
         goto done;
     size_t steps = sr_debug_trace_step_count(&t.trace, o.query);
     print_answer(&o, &t, steps);
-    sr_camera camera;
-    if (!frame_camera(&a, &b, &o, &t, &camera))
+    int view_count = o.both ? 2 : 1;
+    int left = o.both ? o.width / 2 : o.width;
+    if (!canvas_make(&views[0], &a, &b, &o, &t, o.minkowski, left) ||
+        (o.both && !canvas_make(&views[1], &a, &b, &o, &t, true, o.width - left)))
         goto done;
-    if (sr_framebuffer_create(&(sr_framebuffer_desc){.width = o.width, .height = o.height}, &c.fb, &err) != SR_OK ||
-        sr_renderer_create(&(sr_renderer_desc){0}, &c.renderer, &err) != SR_OK ||
-        sr_debug_list_create(NULL, &c.list, &err) != SR_OK) {
+    if (sr_renderer_create(&(sr_renderer_desc){0}, &renderer, &err) != SR_OK ||
+        (o.both &&
+         sr_framebuffer_create(&(sr_framebuffer_desc){.width = o.width, .height = o.height}, &whole, &err) != SR_OK)) {
         fprintf(stderr, COMMAND ": %s\n", err.message);
         goto done;
     }
-    sr_mat4 view, projection;
-    sr_camera_matrices(&camera, o.width, o.height, &view, &projection);
-    c.view_projection = sr_mat4_mul(projection, view);
     if (o.out_path) {
-        if (!draw_step(&c, &a, &b, &t, &o, o.step, o.out_path))
+        if (!draw_step(views, view_count, whole, renderer, &a, &b, &t, &o, o.step, o.out_path))
             goto done;
         printf(COMMAND ": wrote %s\n", o.out_path);
     } else {
         if (steps == 0) { // the library's message says why
-            draw_step(&c, &a, &b, &t, &o, -1, "");
+            draw_step(views, view_count, whole, renderer, &a, &b, &t, &o, -1, "");
             goto done;
         }
         if (!make_folder(o.steps_dir))
@@ -466,7 +528,7 @@ int sr_cmd_collide_steps(int argc, char **argv)
         for (size_t i = 0; i < steps; i++) {
             char path[SR_ARGS_PATH_SIZE + 32];
             snprintf(path, sizeof path, "%s/%s-%03zu.png", o.steps_dir, step_query_names[o.query], i);
-            if (!draw_step(&c, &a, &b, &t, &o, (int)i, path))
+            if (!draw_step(views, view_count, whole, renderer, &a, &b, &t, &o, (int)i, path))
                 goto done;
         }
         printf(COMMAND ": wrote %zu pictures %s/%s-000.png to %s-%03zu.png\n", steps, o.steps_dir,
@@ -474,9 +536,10 @@ int sr_cmd_collide_steps(int argc, char **argv)
     }
     exit_status = 0;
 done:
-    sr_debug_list_destroy(c.list);
-    sr_renderer_destroy(c.renderer);
-    sr_framebuffer_destroy(c.fb);
+    canvas_free(&views[0]);
+    canvas_free(&views[1]);
+    sr_renderer_destroy(renderer);
+    sr_framebuffer_destroy(whole);
     free_trace(&t);
     sr_scene_destroy(scene);
     return exit_status;
