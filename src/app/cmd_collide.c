@@ -233,9 +233,15 @@ static size_t answer_all(FILE *out, const collide_item *items, size_t count, con
 
 int sr_cmd_collide(int argc, char **argv)
 {
-    // A SCENE argument or --pair: one pair of a scene's shapes, step by step (cmd_collide_steps.c).
+    // A SCENE argument or an option only that form has: one pair of a scene's shapes, step by step
+    // (cmd_collide_steps.c).
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--pair") == 0 || (i == 1 && argv[i][0] != '-'))
+        static const char *const scene_only[] = {"--pair", "--step", "--steps", "--minkowski", "--both", "--camera",
+                                                 "--size"};
+        bool scene_option = false;
+        for (size_t k = 0; k < sizeof scene_only / sizeof scene_only[0]; k++)
+            scene_option |= strcmp(argv[i], scene_only[k]) == 0;
+        if (scene_option || (i == 1 && argv[i][0] != '-'))
             return sr_cmd_collide_steps(argc, argv);
     }
     collide_options o;
