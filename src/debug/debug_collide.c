@@ -145,6 +145,21 @@ static void witnesses(const sr_shape *a, const sr_shape *b, sr_dvec3 *pa, sr_dve
     *pb = sr_dvec3_sub(*pb, sr_dvec3_scale(n, rb));
 }
 
+/* Where a segment's label goes: off its middle, across it and as far down (-y) as can be, so that
+ * the text (drawn right and down of its anchor) keeps off the segment's end dots. */
+static sr_vec3 beside_segment(const painter *p, sr_dvec3 a, sr_dvec3 b)
+{
+    sr_dvec3 middle = sr_dvec3_scale(sr_dvec3_add(a, b), 0.5), u = sr_dvec3_sub(b, a);
+    double length = sr_dvec3_length(u);
+    sr_dvec3 down = sr_dvec3_make(0, -1, 0);
+    if (length > 0) {
+        u = sr_dvec3_scale(u, 1.0 / length);
+        down = sr_dvec3_sub(down, sr_dvec3_scale(u, sr_dvec3_dot(down, u)));
+        down = sr_dvec3_length(down) > 1e-3 ? sr_dvec3_normalize(down) : sr_dvec3_make(1, 0, 0);
+    }
+    return v3(sr_dvec3_add(middle, sr_dvec3_scale(down, 0.04 * p->size)));
+}
+
 static const char *simplex_name(int count)
 {
     static const char *const names[] = {"point", "segment", "triangle", "tetrahedron"};
@@ -232,7 +247,7 @@ static void draw_gjk(painter *p, const sr_shape *a, const sr_shape *b, const sr_
     }
     char text[48];
     snprintf(text, sizeof text, " %.4g", overlap ? 0.0 : s->upper_bound - p->radii);
-    sr_debug_text(p->list, v3(sr_dvec3_scale(sr_dvec3_add(pa, pb), 0.5)), text, style(COLOR_CLOSEST, 1));
+    sr_debug_text(p->list, beside_segment(p, pa, pb), text, style(COLOR_CLOSEST, 1));
     key(p, COLOR_SIMPLEX, "simplex vertices' points on A and on B");
     key(p, COLOR_CLOSEST, "closest points so far, their distance");
     if (!last)
@@ -320,7 +335,7 @@ static void draw_epa(painter *p, const sr_shape *a, const sr_shape *b, const sr_
         sr_debug_dot(p->list, v3(pb), 11.0f, style(COLOR_CLOSEST, 1));
         char text[48];
         snprintf(text, sizeof text, " depth %.4g", sr_dvec3_length(sr_dvec3_sub(pa, pb)));
-        sr_debug_text(p->list, v3(sr_dvec3_scale(sr_dvec3_add(pa, pb), 0.5)), text, style(COLOR_CLOSEST, 1));
+        sr_debug_text(p->list, beside_segment(p, pa, pb), text, style(COLOR_CLOSEST, 1));
     }
     key(p, COLOR_CLOSEST, "deepest points of this face's estimate");
     key(p, COLOR_FACE, "moving B by this arrow separates them");
