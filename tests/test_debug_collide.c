@@ -535,6 +535,12 @@ Test(cli_collide_steps, every_step_is_a_picture_and_the_last_is_the_default)
     cr_assert(memcmp(x, y, (size_t)size) == 0);
     free(x);
     free(y);
+    // A sphere and a capsule: the distance has a closed form, the steps shown are GJK's
+    // intersection test's.
+    r = run((const char *const[]){"collide", SCENE, "--pair", "ball,pill", "--query", "gjk", "--out", out, "--size",
+                                  "160x120", NULL});
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "GJK's intersection test") && strstr(r.out, "apart"), "%s", r.out);
     remove_dir(steps);
     remove_dir(dir);
 }

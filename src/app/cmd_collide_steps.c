@@ -50,7 +50,9 @@ void sr_cmd_collide_steps_usage(FILE *out)
           "options:\n"
           "  --pair A,B        the names of two different nodes that have shapes\n"
           "  --query Q         gjk: GJK distance (the simplex, the search direction, the support\n"
-          "                    point, the closest point); epa: the penetration depth's EPA (the\n"
+          "                    point, the closest point; pairs of spheres, capsules, points and\n"
+          "                    segments, whose distance has a closed form, show GJK's intersection\n"
+          "                    test); epa: the penetration depth's EPA (the\n"
           "                    polytope and the face it expands; only pairs with a cylinder or a cone\n"
           "                    whose cores overlap run it: polytopes are answered by SAT, spheres and\n"
           "                    capsules in closed form); sat: the separating-axis test of two\n"
@@ -229,6 +231,7 @@ typedef struct traced {
     sr_collide_trace trace;
     sr_collide_result result;
     sr_collide_status status;
+    bool boolean_gjk; ///< the GJK steps are sr_collide_intersect's (the distance had a closed form)
 } traced;
 
 static bool run_query(const sr_shape *a, const sr_shape *b, const steps_options *o, traced *t)
@@ -254,6 +257,16 @@ static bool run_query(const sr_shape *a, const sr_shape *b, const steps_options 
     switch (o->query) {
     case SR_DEBUG_TRACE_GJK:
         t->status = sr_collide_distance(a, b, &options, &t->result);
+        if (tr->gjk_count == 0) {
+            // Answered in closed form (points, spheres, segments, capsules): show the boolean GJK
+            // of sr_collide_intersect instead, which iterates on any pair.
+            sr_collide_trace kept = *tr;
+            bool hit = false;
+            sr_collide_intersect(a, b, NULL, &options, &hit);
+            t->boolean_gjk = tr->gjk_count > 0;
+            if (!t->boolean_gjk)
+                *tr = kept;
+        }
         break;
     case SR_DEBUG_TRACE_EPA:
         t->status = sr_collide_penetration(a, b, &options, &t->result);
@@ -467,6 +480,9 @@ static void print_answer(const steps_options *o, const traced *t, size_t steps)
     const sr_collide_result *r = &t->result;
     printf(COMMAND ": %s,%s %s: %zu step%s; ", o->name_a, o->name_b, step_query_names[o->query], steps,
            steps == 1 ? "" : "s");
+    if (t->boolean_gjk)
+        printf("(the distance has a closed form for these shapes: the steps are those of GJK's intersection "
+               "test) ");
     if (t->status == SR_COLLIDE_UNSUPPORTED)
         printf("not supported for these shapes\n");
     else if (r->hit && o->query == SR_DEBUG_TRACE_GJK)
