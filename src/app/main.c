@@ -32,6 +32,8 @@ static void print_usage(FILE *out)
                  "                                          cast a batch of rays against a mesh\n"
                  "  collide --pairs FILE [--out FILE] [--query signed|distance|penetration|intersect|sat]\n"
                  "                                          collision queries on pairs of convex shapes, as JSON lines\n"
+                 "  collide SCENE.json --pair A,B --query gjk|epa|sat [--step N] [--minkowski|--both] (--out FILE.png |\n"
+                 "          --steps DIR)                    a query on two nodes' shapes drawn step by step\n"
                  "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
                  "  bench bvh MESH.obj [--runs N]\n"
                  "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N] [--camera SPEC]\n"

@@ -338,6 +338,9 @@ void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const 
         sr_debug_rect_2d(list, item->rect.x, item->rect.y, item->rect.width, item->rect.height, item->rect.filled,
                          style);
         break;
+    case SR_DEBUG_ITEM_SHAPE:
+        sr_debug_shape_append(list, item, points);
+        break;
     case SR_DEBUG_ITEM_KIND_COUNT:
         break;
     }
