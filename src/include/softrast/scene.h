@@ -849,6 +849,9 @@ typedef struct sr_collision_stats {
     uint32_t filtered;      ///< candidates the filter callback dropped (not in `pairs`)
     uint32_t axis_rejects;  ///< candidates proved apart by last pass's separating axis, without a query
     uint32_t tests;         ///< convex queries run (sr_collide_signed_distance)
+    /// Candidates neither of whose shapes moved (nor the margin or max_iterations changed) since
+    /// their last query: that query's answer again, without running it (it would be the same).
+    uint32_t reused;
     uint32_t contacts, near;
     uint32_t iteration_caps; ///< queries that hit their iteration cap (their answer is flagged)
     /// Broadphase: world boxes, tree moves and queries, pair cache upkeep, box tests; narrowphase:
