@@ -17,6 +17,9 @@
 #define LOADING_REDRAW_MS 100
 /// The scene file's modification time is polled this often, in milliseconds.
 #define MTIME_POLL_MS 1000u
+/// A recording that changes on disk is read again by itself when its last opening took at most
+/// this long (milliseconds); otherwise the user is told, and R reads it.
+#define RECORDING_RELOAD_MS 250.0
 
 static double now_ms(void)
 {
@@ -45,6 +48,11 @@ void viewer_say(sr_viewer *viewer, bool is_error, const char *format, ...)
     }
 }
 
+bool viewer_owns_file(const sr_viewer *viewer)
+{
+    return viewer->scene_path[0] && (viewer->owns_scene || viewer->playback);
+}
+
 sr_camera viewer_view_camera(const sr_viewer *viewer)
 {
     return viewer->orbit_moved ? sr_orbit_camera(&viewer->orbit, &viewer->base) : viewer->base;
@@ -69,6 +77,8 @@ void viewer_watch_scene(sr_viewer *viewer)
         return;
     if (sr_scene_needs_update(viewer->scene))
         viewer->dirty = true;
+    if (viewer->playback)
+        return; // a recording's camera is followed frame by frame (viewer_playback_seek)
     sr_camera camera = sr_scene_camera(viewer->scene);
     camera = sr_camera_resolve(&camera);
     if (!same_camera(&camera, &viewer->home)) {
@@ -157,16 +167,28 @@ void viewer_pump(sr_viewer *viewer, int wait_ms)
 void viewer_periodic(sr_viewer *viewer)
 {
     bool loading = viewer_load_poll(viewer);
+    viewer_playback_tick(viewer);
     viewer_watch_scene(viewer);
     uint32_t ticks = SDL_GetTicks();
-    if (!loading && viewer->owns_scene && viewer->scene_path[0] && ticks - viewer->last_poll >= MTIME_POLL_MS) {
+    if (!loading && viewer_owns_file(viewer) && ticks - viewer->last_poll >= MTIME_POLL_MS) {
         viewer->last_poll = ticks;
         struct timespec mtime;
         bool readable = viewer_file_mtime(viewer->scene_path, &mtime);
         if (readable && (!viewer->have_mtime || mtime.tv_sec != viewer->scene_mtime.tv_sec ||
                          mtime.tv_nsec != viewer->scene_mtime.tv_nsec)) {
-            viewer_say(viewer, false, "%s changed on disk: reloading", viewer->scene_path);
-            viewer_load_start(viewer, viewer->scene != NULL);
+            if (!viewer->playback) {
+                viewer_say(viewer, false, "%s changed on disk: reloading", viewer->scene_path);
+                viewer_load_start(viewer, viewer->scene != NULL);
+            } else if (viewer->load.open_ms <= RECORDING_RELOAD_MS) {
+                // A recording that grows (its program still records): read again quietly, the
+                // frame shown kept, or the new last frame when the last one was shown.
+                viewer->load.quiet = true;
+                viewer_load_start(viewer, true);
+            } else if (!viewer->grew_said) {
+                viewer->grew_said = true;
+                viewer->scene_mtime = mtime;
+                viewer_say(viewer, false, "%s grew on disk: R reads it again", viewer->scene_path);
+            }
         }
     }
     if (viewer->message_until && (int32_t)(ticks - viewer->message_until) >= 0) {
@@ -174,7 +196,7 @@ void viewer_periodic(sr_viewer *viewer)
         viewer->message[0] = '\0';
         viewer->dirty = true;
     }
-    if (loading)
+    if (loading && !viewer->load.quiet)
         viewer->dirty = true; // the loading screen (or the HUD's "reloading") shows the progress
 }
 
@@ -185,9 +207,13 @@ static int next_wakeup(const sr_viewer *viewer)
         return LOADING_REDRAW_MS;
     uint32_t ticks = SDL_GetTicks();
     int wait = 1000;
-    if (viewer->owns_scene && viewer->scene_path[0]) {
+    int play = viewer_playback_wakeup(viewer);
+    if (play >= 0)
+        wait = play;
+    if (viewer_owns_file(viewer)) {
         uint32_t since = ticks - viewer->last_poll;
-        wait = since >= MTIME_POLL_MS ? 1 : (int)(MTIME_POLL_MS - since);
+        int poll = since >= MTIME_POLL_MS ? 1 : (int)(MTIME_POLL_MS - since);
+        wait = poll < wait ? poll : wait;
     }
     if (viewer->message_until) {
         int32_t left = (int32_t)(viewer->message_until - ticks);
@@ -281,11 +307,16 @@ static void update_title(sr_viewer *viewer, const char *busy)
         snprintf(title, sizeof title, "%s - %s - %s", viewer->title, viewer->scene_name,
                  viewer->load.running ? "loading" : "not loaded");
     else
-        snprintf(title, sizeof title, "%s - %s%s%s%s%s", viewer->title, viewer->scene_name,
-                 viewer->load.running ? " - reloading" : "", viewer->load_error[0] ? " - reload failed" : "",
-                 viewer->frozen ? " - culling frozen" : "", busy ? " - " : "");
+        snprintf(title, sizeof title, "%s - %s%s%s%s", viewer->title, viewer->scene_name,
+                 viewer->load.running && !viewer->load.quiet ? " - reloading" : "",
+                 viewer->load_error[0] ? " - reload failed" : "", viewer->frozen ? " - culling frozen" : "");
+    const viewer_playback *playback = viewer->playback;
+    if (playback && playback->has_frame)
+        snprintf(title + strlen(title), sizeof title - strlen(title), " - frame %llu / %llu%s",
+                 (unsigned long long)playback->frame.index, (unsigned long long)(playback->info->frame_count - 1),
+                 playback->playing ? " - playing" : "");
     if (busy)
-        snprintf(title + strlen(title), sizeof title - strlen(title), "%s", busy);
+        snprintf(title + strlen(title), sizeof title - strlen(title), " - %s", busy);
     if (strcmp(title, viewer->title_shown) == 0)
         return;
     snprintf(viewer->title_shown, sizeof viewer->title_shown, "%s", title);
@@ -575,6 +606,8 @@ void sr_viewer_destroy(sr_viewer *viewer)
         return;
     viewer_load_stop(viewer);
     pthread_mutex_destroy(&viewer->load.lock);
+    viewer_playback_free(viewer);
+    viewer_item_pick_free(viewer);
     if (viewer->owns_scene)
         sr_scene_destroy(viewer->scene);
     sr_debug_list_destroy(viewer->list);
