@@ -181,7 +181,7 @@ static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
         int text_height;
         sr_overlay_text_size(text, scale, NULL, &text_height);
         // Over a recording's timeline, not on it.
-        float bottom = viewer->playback ? height - viewer_timeline_height(scale) : height;
+        float bottom = viewer->playback && viewer->playback->layout.top > 0.0f ? viewer->playback->layout.top : height;
         text_panel(list, 8.0f * s, bottom - (float)text_height - 22.0f * s, text, color, backdrop, scale);
     }
 }
@@ -321,7 +321,10 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
             text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
                        sr_overlay_text_scale(fb->width, fb->height));
         }
-        if (status == SR_OK && viewer->playback)
+        // A recording's timeline and legend belong to the HUD: U hides them for a clean picture.
+        if (viewer->playback)
+            viewer->playback->layout = (playback_layout){0};
+        if (status == SR_OK && viewer->playback && (items & SR_OVERLAY_HUD))
             viewer_timeline_add(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
         if (status == SR_OK)
             add_panels(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
