@@ -876,9 +876,11 @@ void viewer_playback_print_state(const sr_viewer *viewer, FILE *out)
     const playback_layout *layout = &p->layout;
     fprintf(out,
             "], \"message_count\": %zu, \"timeline\": {\"top\": %.9g, \"bar\": [%.9g, %.9g, %.9g, %.9g]}"
+            ", \"legend_rows\": {\"x\": [%.9g, %.9g], \"top\": %.9g, \"height\": %.9g, \"count\": %d}"
             ", \"selected\": \"%s\"}",
             count, (double)layout->top, (double)layout->bar_x0, (double)layout->bar_y0, (double)layout->bar_x1,
-            (double)layout->bar_y1,
+            (double)layout->bar_y1, (double)layout->legend_x0, (double)layout->legend_x1, (double)layout->legend_y0,
+            (double)layout->legend_row_height, layout->legend_rows,
             p->selection.kind == PLAYBACK_SELECTED_ITEM   ? "item"
             : p->selection.kind == PLAYBACK_SELECTED_NODE ? "node"
                                                           : "none");
