@@ -533,12 +533,15 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
     viewer->scale_x = viewer->scale_y = 1.0f;
     viewer->dirty = true;
     viewer->last_poll = SDL_GetTicks();
+    viewer->load.cache_bytes = d.recording_cache_bytes ? d.recording_cache_bytes : VIEWER_RECORDING_CACHE_BYTES;
 
     sr_status status = SR_OK;
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
         status = sr_error_set(err, SR_ERROR_UNSUPPORTED, "cannot start SDL's video: %s", SDL_GetError());
     } else {
         viewer->sdl_ready = true;
+        Uint32 wake = SDL_RegisterEvents(1);
+        viewer->load.wake_event = wake == (Uint32)-1 ? 0 : wake;
         Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI | (d.hidden ? SDL_WINDOW_HIDDEN : 0u);
         viewer->window =
             SDL_CreateWindow(viewer->title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, d.width, d.height, flags);

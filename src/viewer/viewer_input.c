@@ -535,6 +535,8 @@ static sr_viewer_event program_event(const sr_viewer *viewer, const SDL_Event *e
 
 void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event)
 {
+    if (viewer->load.wake_event && event->type == viewer->load.wake_event)
+        return; // the viewer's own: the loader is done, the loop goes on to take its result
     const sr_viewer_desc *desc = &viewer->desc;
     sr_viewer_event handed = {.type = SR_VIEWER_EVENT_OTHER};
     if (desc->input_filter || desc->input)

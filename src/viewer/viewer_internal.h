@@ -26,6 +26,8 @@
 #define VIEWER_MESSAGE_MS 4000u
 /// The initial depth windows of the BVH overlays (`[` and `]` shift them).
 #define VIEWER_BVH_WINDOW 4
+/// A recording's decoded frames kept by default (sr_viewer_desc.recording_cache_bytes).
+#define VIEWER_RECORDING_CACHE_BYTES ((size_t)192 << 20)
 #define VIEWER_MESH_BVH_WINDOW 6
 
 /// A scene file loaded on a worker thread. The worker writes stage, fraction, done, scene and
@@ -52,6 +54,10 @@ typedef struct viewer_load {
     bool follow_end;
     double open_ms; ///< how long the worker took (a recording that grows reloads by itself when short)
     bool quiet;     ///< a recording read again because it grew: no message
+    size_t cache_bytes; ///< a recording's cache bound (sr_viewer_desc.recording_cache_bytes)
+    /// An SDL event type the worker pushes when it is done, so that the viewer's loop, waiting
+    /// for input, takes the result at once (0: none could be registered; the loop polls).
+    Uint32 wake_event;
 } viewer_load;
 
 /// The state of the mouse between a press and its release.

@@ -57,7 +57,8 @@ static sr_status open_recording(viewer_load *load, sr_recording **out, sr_error 
 {
     sr_recording *recording = NULL;
     sr_status status = sr_recording_open(
-        load->path, &(sr_recording_desc){.progress = on_progress, .user = load}, &recording, error);
+        load->path, &(sr_recording_desc){.cache_bytes = load->cache_bytes, .progress = on_progress, .user = load},
+        &recording, error);
     if (status != SR_OK)
         return status;
     const sr_recording_info *info = sr_recording_get_info(recording);
@@ -73,6 +74,13 @@ static sr_status open_recording(viewer_load *load, sr_recording **out, sr_error 
     }
     *out = recording;
     return SR_OK;
+}
+
+/* Wakes the viewer's loop (SDL_PushEvent may be called from any thread). */
+static void wake(const viewer_load *load)
+{
+    if (load->wake_event)
+        SDL_PushEvent(&(SDL_Event){.user = {.type = load->wake_event, .timestamp = SDL_GetTicks()}});
 }
 
 static void *load_main(void *user)
@@ -93,6 +101,7 @@ static void *load_main(void *user)
         load->open_ms = now_ms() - start;
         load->done = true;
         pthread_mutex_unlock(&load->lock);
+        wake(load);
         return NULL;
     }
     sr_status status = sr_scene_load(&(sr_scene_load_desc){.path = load->path,
@@ -110,6 +119,7 @@ static void *load_main(void *user)
     load->open_ms = now_ms() - start;
     load->done = true;
     pthread_mutex_unlock(&load->lock);
+    wake(load);
     return NULL;
 }
 

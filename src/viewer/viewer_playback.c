@@ -320,8 +320,16 @@ static void play_range(const viewer_playback *p, uint64_t *first, uint64_t *last
 /* Play's clock restarts at the frame shown (after a seek, a change of speed). */
 static void restart_clock(viewer_playback *p)
 {
+    if (!p->has_frame)
+        return;
     p->play_wall_ms = now_ms();
     p->play_origin = p->by_time ? p->frame.time : (double)p->frame.index;
+}
+
+void viewer_playback_restart_clock(sr_viewer *viewer)
+{
+    if (viewer->playback && viewer->playback->playing)
+        restart_clock(viewer->playback);
 }
 
 void viewer_playback_play(sr_viewer *viewer, bool play)

@@ -128,6 +128,8 @@ void viewer_playback_free(struct sr_viewer *viewer);
 bool viewer_playback_seek(struct sr_viewer *viewer, uint64_t frame);
 /// Starts or stops play (from the frame shown; at the last frame, play starts from the first).
 void viewer_playback_play(struct sr_viewer *viewer, bool play);
+/// While playing, play goes on from the frame shown (after a seek from code or the mouse).
+void viewer_playback_restart_clock(struct sr_viewer *viewer);
 /// While playing: shows the frame of this moment (wraps in the loop range, stops at the end).
 void viewer_playback_tick(struct sr_viewer *viewer);
 /// Milliseconds until play needs the next frame (-1 when not playing).
