@@ -287,8 +287,8 @@ Test(playback, each_key_goes_to_the_frame_the_help_says, .init = init, .timeout 
     run_result r = view_script(dir, file,
                                "print-state\nkey Right\nprint-state\nkey Shift+Right\nprint-state\nkey Left\n"
                                "print-state\nkey Ctrl+Right\nprint-state\nkey Ctrl+Right\nprint-state\n"
-                               "key Ctrl+Left\nprint-state\nkey End\nprint-state\nkey Page Up\nprint-state\n"
-                               "key Page Down\nprint-state\nkey Home\nprint-state\nkey Left\nprint-state\n"
+                               "key Ctrl+Left\nprint-state\nkey End\nprint-state\nkey PageUp\nprint-state\n"
+                               "key PageDown\nprint-state\nkey Home\nprint-state\nkey Left\nprint-state\n"
                                "key Shift+Left\nprint-state\nkey +\nkey +\nprint-state\nkey -\nprint-state\n"
                                "frame 17\nprint-state\nframe last\nprint-state\n");
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -331,7 +331,7 @@ Test(playback, play_follows_real_time_times_the_speed_and_loops_over_its_range, 
     run_result r = view_script(dir, file,
                                "loop 5 9\nkey Space\nsleep 400\nprint-state\nkey Space\nprint-state\n"
                                "loop off\nkey +\nkey +\nkey +\nkey +\nframe 0\nkey Space\nsleep 200\nprint-state\n"
-                               "key Space\nprint-state\nkey Space\n"
+                               "key -\nkey -\nkey -\nkey -\nkey Space\nprint-state\nkey Space\n"
                                "frame 3\nkey L\nprint-state\nframe 8\nkey L\nprint-state\nkey L\nprint-state\n");
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     cJSON *states[8];

@@ -208,7 +208,9 @@ bool viewer_playback_seek(sr_viewer *viewer, uint64_t frame)
         viewer_say(viewer, true, "%s", p->seek_error);
         return false;
     }
-    bool first = !p->has_frame;
+    // The first frame shown chooses the view; later ones (a reload's included) only follow it.
+    bool first = !p->camera_chosen;
+    p->camera_chosen = true;
     p->frame = shown;
     p->has_frame = true;
     p->seek_error[0] = '\0';

@@ -62,7 +62,8 @@ typedef struct playback_layout {
 typedef struct viewer_playback {
     sr_recording *recording;
     char path[4096];
-    bool seen; ///< a recording was taken before (the next one is a reload)
+    bool seen;          ///< a recording was taken before (the next one is a reload)
+    bool camera_chosen; ///< the first frame shown chose the view (home) camera
     /// The scene shown when the recording has none (the camera, grid, axes and HUD work on it).
     sr_scene *empty_scene;
     const sr_recording_info *info;
