@@ -323,6 +323,35 @@ size_t sr_scene_mesh_count(const sr_scene *scene)
     return scene ? scene->mesh_count : 0;
 }
 
+size_t sr_scene_mesh_part_count(const sr_scene *scene, sr_mesh_id mesh)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    return m ? m->part_count : 0;
+}
+
+sr_material_id sr_scene_mesh_part_material(const sr_scene *scene, sr_mesh_id mesh, size_t part)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    return m && part < m->part_count ? m->parts[part].material : (sr_material_id){0};
+}
+
+sr_status sr_scene_set_mesh_part_material(sr_scene *scene, sr_mesh_id mesh, size_t part, sr_material_id material,
+                                          sr_error *err)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    if (!m)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_set_mesh_part_material: mesh id %u does not exist",
+                            mesh.id);
+    if (part >= m->part_count)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': part %zu does not exist (it has %u)", m->name,
+                            part, m->part_count);
+    if (material.id > scene->material_count)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': material id %u does not exist", m->name,
+                            material.id);
+    m->parts[part].material = material;
+    return SR_OK;
+}
+
 /* ---- textures and materials ---- */
 
 sr_status sr_scene_add_texture(sr_scene *scene, sr_texture *texture, const char *name, sr_texture_id *out,
