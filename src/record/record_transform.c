@@ -4,14 +4,15 @@
  * Engines hand their boxes over as matrices (Bullet's btTransform basis, Jolt's Mat44), which a
  * recording must give back bit for bit: a replayed frame is pixel-identical to the live one.
  * Nine floats of a rotation hold three degrees of freedom, so the rotation is stored as a
- * quaternion's three smallest components (the fourth follows from unit length), and each of the
- * nine entries as its distance, in units in the last place, from the matrix that quaternion
- * predicts. The predictor is computed in double from the stored floats, the same way on both
- * sides, so it need not be accurate, only deterministic (the build has -ffp-contract=off). The
- * distance of an entry is about 1e-7 in absolute terms whatever its size, so in units in the
- * last place it grows as the entry shrinks: its bit width comes from the predicted entry's
- * exponent, which the reader knows too (a rotation of an engine in about 17 bytes instead of 36;
- * larger distances are escaped to varints). Identity rotations, zero translations, the last row
+ * quaternion's three smallest components (fixed point; the fourth follows from unit length), and
+ * each of the nine entries as its distance, in units in the last place, from the matrix that
+ * quaternion predicts. The predictor is computed in double from the stored numbers, the same way
+ * on both sides, so it need not be exact, only deterministic (the build has -ffp-contract=off).
+ * The distance of an entry is about 1e-7 in absolute terms whatever its size, so in units in the
+ * last place it grows as the entry shrinks: it is written as a Rice code whose parameter comes
+ * from the predicted entry's exponent, which the reader knows too (a rotation of an engine in
+ * about 17 bytes instead of 36; a wild entry is escaped to its raw bits, and a matrix for which
+ * this is not shorter is stored raw). Identity rotations, zero translations, the last row
  * (0, 0, 0, 1) and boxes whose min is -max cost a flag bit each. */
 #include "record_internal.h"
 
@@ -46,26 +47,38 @@ static inline uint32_t key_float(uint32_t key)
     return key & 0x80000000u ? key ^ 0x80000000u : ~key;
 }
 
-/* The bit width of an entry's residual, from the predicted entry's bits (both sides know them):
- * 1 bit (exact or escaped) for zeros, denormals and non-finite values; otherwise 2 - e bits for
- * a predicted magnitude in [2^e, 2^(e+1)), at least 3, at most 24. */
-static inline unsigned residual_bits(uint32_t predicted)
+/* The Rice parameter of an entry's residual, from the predicted entry's bits (both sides know
+ * them). The residual of an entry is about 1e-7 in absolute terms whatever its size (the
+ * engine's own rounding), so in units in the last place it doubles each time the entry halves:
+ * k grows by one per binade below [0.5, 1), where it is 0 (measured over Bullet's and softrast's
+ * rotation matrices: half the entries of [0.5, 1) are exact, most of the rest one unit off; k = 0
+ * there gives 17.1 bytes a rotation with the flags, k = 1 gives 17.4, the fixed widths tried
+ * before 17.9). Zeros, denormals and non-finite values take k = 0. */
+static inline unsigned rice_parameter(uint32_t predicted)
 {
     int biased = (int)(predicted >> 23 & 0xff);
     if (biased == 0 || biased == 0xff)
-        return 1;
-    int width = 2 - (biased - 127);
-    return width < 3 ? 3u : width > 24 ? 24u : (unsigned)width;
+        return 0;
+    int k = 126 - biased; // [0.5, 1): 0
+    return k < 0 ? 0u : k > 24 ? 24u : (unsigned)k;
 }
 
+/* A residual whose quotient reaches this many ones is escaped: the ones, then the entry's 32 bits. */
+#define RICE_ESCAPE 16u
+
+/* The stored components are fixed-point numbers of 31 fraction bits: far finer than a float's
+ * near +-0.7 (a float's rounding alone would put the predicted entries ~1e-7 off), so that the
+ * residuals are the matrix's own rounding. */
+#define QUATERNION_SCALE 2147483648.0
+
 /* The quaternion's full form from the three stored components, the dropped one from unit length. */
-static void rebuild_quaternion(const float stored[3], unsigned dropped, double q[4])
+static void rebuild_quaternion(const int32_t stored[3], unsigned dropped, double q[4])
 {
     double sum = 0.0;
     for (unsigned i = 0, k = 0; i < 4; i++) {
         if (i == dropped)
             continue;
-        q[i] = (double)stored[k++];
+        q[i] = (double)stored[k++] / QUATERNION_SCALE;
         sum += q[i] * q[i];
     }
     double rest = 1.0 - sum;
@@ -146,14 +159,6 @@ static inline int64_t unzigzag(uint64_t value)
     return (int64_t)(value >> 1) ^ -(int64_t)(value & 1);
 }
 
-static inline size_t varint_size(uint64_t value)
-{
-    size_t size = 1;
-    while (value >= 0x80)
-        value >>= 7, size++;
-    return size;
-}
-
 /* Writes the predicted form of the rotation `entries` (storage order) into `p` when it is shorter
  * than nine raw floats; returns the end, or NULL when the raw form is better. *dropped receives
  * the component left out. */
@@ -168,46 +173,46 @@ static uint8_t *encode_predicted(uint8_t *p, const uint32_t entries[9], unsigned
     for (unsigned i = 1; i < 4; i++)
         if (fabs(q[i]) > fabs(q[largest]))
             largest = i;
-    float stored[3];
+    int32_t stored[3];
     for (unsigned i = 0, k = 0; i < 4; i++)
-        if (i != largest)
-            stored[k++] = (float)(q[largest] < 0.0 ? -q[i] : q[i]); // the dropped one is kept positive
+        if (i != largest) // the dropped one is kept positive; the others are below 1/sqrt(2) in magnitude
+            stored[k++] = (int32_t)lrint((q[largest] < 0.0 ? -q[i] : q[i]) * QUATERNION_SCALE);
     double rebuilt[4];
     rebuild_quaternion(stored, largest, rebuilt);
     uint32_t predicted[9];
     predict_rotation(rebuilt, predicted);
 
-    int64_t residual[9];
-    unsigned width[9], total_bits = 0;
-    size_t escape_bytes = 0;
+    // Each residual as the Rice code of its zigzag value: the quotient in unary (ones, then a
+    // zero), then k low bits; a large one escaped.
+    uint64_t value[9];
+    unsigned k[9], total_bits = 0;
     for (int i = 0; i < 9; i++) {
-        residual[i] = (int64_t)float_key(entries[i]) - (int64_t)float_key(predicted[i]);
-        width[i] = residual_bits(predicted[i]);
-        total_bits += width[i];
-        int64_t limit = ((int64_t)1 << (width[i] - 1)) - 1; // the most negative code escapes
-        if (residual[i] < -limit || residual[i] > limit)
-            escape_bytes += varint_size(zigzag(residual[i]));
+        value[i] = zigzag((int64_t)float_key(entries[i]) - (int64_t)float_key(predicted[i]));
+        k[i] = rice_parameter(predicted[i]);
+        uint64_t quotient = value[i] >> k[i];
+        total_bits += quotient < RICE_ESCAPE ? (unsigned)quotient + 1 + k[i] : RICE_ESCAPE + 32;
     }
-    if (12u + (total_bits + 7u) / 8u + escape_bytes >= 36u)
+    if (12u + (total_bits + 7u) / 8u >= 36u)
         return NULL;
 
-    for (int k = 0; k < 3; k++)
-        p = rec_put_f32(p, stored[k]);
+    for (int j = 0; j < 3; j++)
+        p = rec_put_u32(p, (uint32_t)stored[j]);
     bit_writer w = {p, 0, 0};
     for (int i = 0; i < 9; i++) {
-        int64_t limit = ((int64_t)1 << (width[i] - 1)) - 1;
-        bool escaped = residual[i] < -limit || residual[i] > limit;
-        uint32_t code = escaped ? 1u << (width[i] - 1) : (uint32_t)residual[i];
-        put_bits(&w, code, width[i]);
+        uint64_t quotient = value[i] >> k[i];
+        if (quotient >= RICE_ESCAPE) {
+            put_bits(&w, (1u << RICE_ESCAPE) - 1, RICE_ESCAPE);
+            put_bits(&w, entries[i] & 0xffffu, 16);
+            put_bits(&w, entries[i] >> 16, 16);
+            continue;
+        }
+        put_bits(&w, (1u << quotient) - 1, (unsigned)quotient + 1); // quotient ones, then a zero
+        if (k[i])
+            put_bits(&w, (uint32_t)(value[i] & ((1u << k[i]) - 1)), k[i]);
     }
     if (w.bits)
         put_bits(&w, 0, 8 - w.bits);
     p = w.p;
-    for (int i = 0; i < 9; i++) {
-        int64_t limit = ((int64_t)1 << (width[i] - 1)) - 1;
-        if (residual[i] < -limit || residual[i] > limit)
-            p = rec_put_varint(p, zigzag(residual[i]));
-    }
     *dropped = largest;
     return p;
 }
@@ -283,31 +288,26 @@ static inline uint32_t get_bits(bit_reader *r, unsigned count)
 
 static bool decode_predicted(rec_cursor *c, unsigned dropped, uint32_t entries[9])
 {
-    float stored[3];
+    int32_t stored[3];
     for (int k = 0; k < 3; k++)
-        stored[k] = rec_get_f32(c);
+        stored[k] = (int32_t)rec_get_u32(c);
     double q[4];
     rebuild_quaternion(stored, dropped, q);
     uint32_t predicted[9];
     predict_rotation(q, predicted);
-    unsigned width[9], total_bits = 0;
-    for (int i = 0; i < 9; i++)
-        total_bits += width[i] = residual_bits(predicted[i]);
     bit_reader r = {c, 0, 0};
-    uint32_t code[9];
-    for (int i = 0; i < 9; i++)
-        code[i] = get_bits(&r, width[i]);
-    (void)total_bits; // the padding bits of the last byte are read with it
     for (int i = 0; i < 9; i++) {
-        uint32_t escape = 1u << (width[i] - 1);
-        int64_t residual;
-        if (code[i] == escape) {
-            residual = unzigzag(rec_get_varint(c));
-        } else {
-            // Sign-extend the width-bit code.
-            residual = code[i] & escape ? (int64_t)code[i] - ((int64_t)escape << 1) : (int64_t)code[i];
+        unsigned quotient = 0;
+        while (quotient < RICE_ESCAPE && get_bits(&r, 1))
+            quotient++;
+        if (quotient == RICE_ESCAPE) {
+            uint32_t low = get_bits(&r, 16);
+            entries[i] = low | get_bits(&r, 16) << 16;
+            continue;
         }
-        int64_t key = (int64_t)float_key(predicted[i]) + residual;
+        unsigned k = rice_parameter(predicted[i]);
+        uint64_t value = (uint64_t)quotient << k | (k ? get_bits(&r, k) : 0u);
+        int64_t key = (int64_t)float_key(predicted[i]) + unzigzag(value);
         if (key < 0 || key > (int64_t)UINT32_MAX)
             return false;
         entries[i] = key_float((uint32_t)key);

@@ -5,6 +5,7 @@
  * scene_render.c, picking scene_pick.c. Knows nothing of files or SDL. */
 #include "scene_internal.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -129,7 +130,10 @@ sr_status sr_scene_set_light(sr_scene *scene, sr_light light, sr_error *err)
 {
     if (!scene)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_set_light: scene is NULL");
-    sr_vec3 direction = sr_vec3_normalize(light.direction);
+    // A direction already of unit length is kept bit for bit: normalising it again may change its
+    // last bits, and a light read back (from a recording, say) must be the light that was set.
+    float length2 = sr_vec3_dot(light.direction, light.direction);
+    sr_vec3 direction = fabsf(length2 - 1.0f) <= 4.0f * FLT_EPSILON ? light.direction : sr_vec3_normalize(light.direction);
     if (sr_vec3_length(direction) == 0.0f)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "light direction (%g, %g, %g) is zero or not finite",
                             (double)light.direction.x, (double)light.direction.y, (double)light.direction.z);
