@@ -18,8 +18,9 @@ struct sr_recorder {
     uint32_t keyframe_interval;
     uint64_t max_bytes;
     bool sync;
-    /// Set by a failed write: every later call fails with this message.
-    bool failed;
+    /// Set by a failed write (or a frame past max_bytes): every later frame fails with this
+    /// message. `broken`: the write failed, so the index is not written at close either.
+    bool failed, broken;
     char failure[sizeof(((sr_error *)0)->message)];
     uint64_t offset; ///< bytes in the file
     uint64_t frames, keyframes, messages;
@@ -53,12 +54,19 @@ static sr_status write_all(sr_recorder *rec, const uint8_t *data, size_t size, s
 
 /* Writes `size` bytes of out at the end of the file; on failure the file is cut back to what it
  * was and the recorder refuses everything after. */
-static sr_status append(sr_recorder *rec, const uint8_t *data, size_t size, sr_error *err)
+static sr_status append(sr_recorder *rec, const uint8_t *data, size_t size, bool limited, sr_error *err)
 {
-    if (rec->max_bytes && (rec->offset + size + REC_TRAILER_SIZE > rec->max_bytes)) {
-        sr_error_set(err, SR_ERROR_IO, "%s: the recording would grow past its limit of %llu bytes (max_bytes)",
-                     rec->path, (unsigned long long)rec->max_bytes);
-    } else if (write_all(rec, data, size, err) == SR_OK) {
+    if (limited && rec->max_bytes && (rec->offset + size + REC_TRAILER_SIZE > rec->max_bytes)) {
+        // Nothing written: the file is whole, and its index still comes at close.
+        sr_error_set(err, SR_ERROR_IO, "%s: frame %llu would grow the recording past its limit of %llu bytes "
+                     "(max_bytes); recording stopped", rec->path, (unsigned long long)rec->frames,
+                     (unsigned long long)rec->max_bytes);
+        rec->failed = true;
+        snprintf(rec->failure, sizeof rec->failure, "%s", err ? err->message : "past max_bytes");
+        rec_scene_write_failed(&rec->scene);
+        return SR_ERROR_IO;
+    }
+    if (write_all(rec, data, size, err) == SR_OK) {
         if (rec->sync && fdatasync(rec->fd) != 0) {
             sr_error_set(err, SR_ERROR_IO, "%s: cannot sync: %s", rec->path, strerror(errno));
         } else {
@@ -71,7 +79,7 @@ static sr_status append(sr_recorder *rec, const uint8_t *data, size_t size, sr_e
     if (ftruncate(rec->fd, (off_t)rec->offset) != 0 || lseek(rec->fd, (off_t)rec->offset, SEEK_SET) < 0) {
         // The tail stays; a reader stops at it as at a crashed writer's.
     }
-    rec->failed = true;
+    rec->failed = rec->broken = true;
     snprintf(rec->failure, sizeof rec->failure, "%s", err ? err->message : "write failed");
     rec_scene_write_failed(&rec->scene);
     return SR_ERROR_IO;
@@ -148,7 +156,7 @@ sr_status sr_recorder_create(const char *path, const sr_recorder_desc *desc, sr_
         sr_recorder_destroy(rec);
         return SR_ERROR_IO;
     }
-    if (append(rec, header, header_size, err) != SR_OK) {
+    if (append(rec, header, header_size, false, err) != SR_OK) {
         sr_recorder_destroy(rec);
         return SR_ERROR_IO;
     }
@@ -244,7 +252,7 @@ sr_status sr_recorder_frame(sr_recorder *rec, double time, sr_debug_list *const 
     sizes.framing += (uint64_t)(rec->out.size - frame_start) - item_bytes;
 
     uint64_t base = rec->offset;
-    status = append(rec, rec->out.data, rec->out.size, err);
+    status = append(rec, rec->out.data, rec->out.size, true, err);
     if (status != SR_OK)
         return status;
 
@@ -304,7 +312,7 @@ sr_status sr_recorder_message(sr_recorder *rec, sr_record_level level, const cha
     p = rec_put_string(p, text, length);
     p = rec_record_finish(record, REC_MESSAGE, p);
     size_t size = (size_t)(p - record);
-    sr_status status = append(rec, record, size, err);
+    sr_status status = append(rec, record, size, true, err);
     if (status != SR_OK)
         return status;
     uint8_t *q = rec->index_messages.data + rec->index_messages.size;
@@ -380,7 +388,7 @@ static sr_status write_index(sr_recorder *rec, sr_error *err)
     p = rec_put_u32(p, 0);
     p = rec_put_u32(p, rec_crc32c(0, trailer, 28));
     size_t size = (size_t)(p - record);
-    return append(rec, record, size, err);
+    return append(rec, record, size, false, err);
 }
 
 sr_status sr_recorder_close(sr_recorder *rec, sr_error *err)
@@ -391,7 +399,7 @@ sr_status sr_recorder_close(sr_recorder *rec, sr_error *err)
     }
     sr_status status = SR_OK;
     if (rec->fd >= 0) {
-        if (rec->failed)
+        if (rec->broken)
             status = refuse(rec, err);
         else
             status = write_index(rec, err);
