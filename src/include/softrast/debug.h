@@ -334,7 +334,9 @@ const char *sr_debug_list_item_text(const sr_debug_list *list, const sr_debug_it
 /// Adds a copy of `item` (read from any list, or stored by a recorder) through the function of
 /// its kind, so it is checked and counted as that call would be. A polyline's points and a
 /// text's characters are taken from `points` / `text` (the offsets in `item` belong to the list
-/// it came from); they may be NULL for other kinds. An unknown kind is ignored.
+/// it came from); they may be NULL for other kinds. An unknown kind is ignored. An item read
+/// from a list is added bit for bit the same (an oriented sphere's rotation of unit length is
+/// kept, not normalised again), so a recording replays exactly.
 void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const sr_vec3 *points, const char *text);
 
 /* ---- drawing ---- */
