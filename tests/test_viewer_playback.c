@@ -336,7 +336,7 @@ Test(playback, play_follows_real_time_times_the_speed_and_loops_over_its_range, 
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     cJSON *states[8];
     int count = json_lines(r.out, states, 8);
-    cr_assert_eq(count, 6, "%s", r.out);
+    cr_assert_eq(count, 7, "%s", r.out);
     const cJSON *looping = recording_of(states[0]);
     cr_assert(flag_of(looping, "playing"), "Space plays");
     int frame = frame_of(states[0]);
@@ -356,6 +356,7 @@ Test(playback, play_follows_real_time_times_the_speed_and_loops_over_its_range, 
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(recording_of(states[4]), "loop")));
     range = cJSON_GetObjectItem(recording_of(states[5]), "loop");
     cr_assert(cJSON_GetArrayItem(range, 0)->valueint == 3 && cJSON_GetArrayItem(range, 1)->valueint == 8);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(recording_of(states[6]), "loop")), "a third L clears the range");
     free_lines(states, count);
     remove_dir(dir);
 }

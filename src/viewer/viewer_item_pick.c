@@ -312,73 +312,76 @@ void viewer_item_describe(const sr_debug_list *list, const sr_debug_item *item, 
 {
     size_t used = 0;
     out[0] = '\0';
+    // The kind on the first line, its parameters on short lines under it: the HUD stays narrow.
     append(out, size, &used, "%s", viewer_item_kind_name(item->kind));
+    bool is_2d;
     switch (item->kind) {
     case SR_DEBUG_ITEM_LINE:
     case SR_DEBUG_ITEM_ARROW:
-        append(out, size, &used, " ");
+        append(out, size, &used, "\n  ");
         append_vec3(out, size, &used, item->line.a);
-        append(out, size, &used, " to ");
+        append(out, size, &used, " to\n  ");
         append_vec3(out, size, &used, item->line.b);
         break;
     case SR_DEBUG_ITEM_POINT:
     case SR_DEBUG_ITEM_DOT:
-        append(out, size, &used, " at ");
+        append(out, size, &used, "\n  at ");
         append_vec3(out, size, &used, item->point.position);
         break;
-    case SR_DEBUG_ITEM_BOX: {
-        sr_vec3 half = sr_vec3_scale(sr_vec3_sub(item->box.box.max, item->box.box.min), 0.5f);
-        bool is_2d;
-        append(out, size, &used, " centre ");
+    case SR_DEBUG_ITEM_BOX:
+        append(out, size, &used, "\n  centre ");
         append_vec3(out, size, &used, viewer_item_position(list, item, &is_2d));
         append(out, size, &used, "\n  half extents ");
-        append_vec3(out, size, &used, half);
+        append_vec3(out, size, &used, sr_vec3_scale(sr_vec3_sub(item->box.box.max, item->box.box.min), 0.5f));
         break;
-    }
     case SR_DEBUG_ITEM_SPHERE:
     case SR_DEBUG_ITEM_ORIENTED_SPHERE:
-        append(out, size, &used, " centre ");
+        append(out, size, &used, "\n  centre ");
         append_vec3(out, size, &used, item->sphere.centre);
-        append(out, size, &used, " radius %.4g", (double)item->sphere.radius);
+        append(out, size, &used, "\n  radius %.4g", (double)item->sphere.radius);
         break;
     case SR_DEBUG_ITEM_CAPSULE:
     case SR_DEBUG_ITEM_CYLINDER:
     case SR_DEBUG_ITEM_CONE:
-        append(out, size, &used, " ");
+        append(out, size, &used, "\n  ");
         append_vec3(out, size, &used, item->segment.a);
-        append(out, size, &used, " to ");
+        append(out, size, &used, " to\n  ");
         append_vec3(out, size, &used, item->segment.b);
         append(out, size, &used, "\n  radius %.4g", (double)item->segment.radius);
         break;
     case SR_DEBUG_ITEM_CIRCLE:
-        append(out, size, &used, " centre ");
+        append(out, size, &used, "\n  centre ");
         append_vec3(out, size, &used, item->circle.centre);
-        append(out, size, &used, " radius %.4g", (double)item->circle.radius);
+        append(out, size, &used, "\n  radius %.4g", (double)item->circle.radius);
         break;
     case SR_DEBUG_ITEM_TRIANGLE:
-        append(out, size, &used, " ");
-        append_vec3(out, size, &used, item->triangle.a);
-        append(out, size, &used, "\n  ");
-        append_vec3(out, size, &used, item->triangle.b);
-        append(out, size, &used, " ");
-        append_vec3(out, size, &used, item->triangle.c);
+        for (int k = 0; k < 3; k++) {
+            append(out, size, &used, "\n  ");
+            append_vec3(out, size, &used, k == 0 ? item->triangle.a : k == 1 ? item->triangle.b : item->triangle.c);
+        }
         break;
     case SR_DEBUG_ITEM_POLYLINE:
-        append(out, size, &used, " of %u points%s", item->polyline.count, item->polyline.closed ? ", closed" : "");
+        append(out, size, &used, "\n  %u points%s, centre ", item->polyline.count,
+               item->polyline.closed ? ", closed" : "");
+        append_vec3(out, size, &used, viewer_item_position(list, item, &is_2d));
         break;
     case SR_DEBUG_ITEM_TEXT:
     case SR_DEBUG_ITEM_TEXT_2D: {
         const char *text = sr_debug_list_item_text(list, item);
-        append(out, size, &used, " \"%.60s%s\"", text ? text : "", text && strlen(text) > 60 ? "..." : "");
+        char shown[48];
+        snprintf(shown, sizeof shown, "%s", text ? text : "");
+        for (char *c = shown; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        append(out, size, &used, "\n  \"%s%s\"", shown, text && strlen(text) >= sizeof shown ? "..." : "");
+        append(out, size, &used, item->kind == SR_DEBUG_ITEM_TEXT ? "\n  at " : "\n  at pixel ");
+        append_vec3(out, size, &used, item->text.anchor);
         break;
     }
-    default: {
-        bool is_2d;
-        sr_vec3 at = viewer_item_position(list, item, &is_2d);
-        append(out, size, &used, " at ");
-        append_vec3(out, size, &used, at);
+    default:
+        append(out, size, &used, "\n  at ");
+        append_vec3(out, size, &used, viewer_item_position(list, item, &is_2d));
         break;
-    }
     }
     uint32_t c = item->style.color;
     append(out, size, &used, "\n  colour #%02x%02x%02x%02x", c & 0xffu, c >> 8 & 0xffu, c >> 16 & 0xffu, c >> 24);

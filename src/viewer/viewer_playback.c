@@ -131,9 +131,11 @@ static void find_selected_item(viewer_playback *p)
 static void build_highlight(sr_viewer *viewer)
 {
     viewer_playback *p = viewer->playback;
-    if (!p->highlight && sr_debug_list_create(NULL, &p->highlight, NULL) != SR_OK)
+    if ((!p->highlight && sr_debug_list_create(NULL, &p->highlight, NULL) != SR_OK) ||
+        (!p->highlight_top && sr_debug_list_create(NULL, &p->highlight_top, NULL) != SR_OK))
         return;
     sr_debug_list_clear(p->highlight, NULL);
+    sr_debug_list_clear(p->highlight_top, NULL);
     const playback_selection *s = &p->selection;
     if (s->kind == PLAYBACK_SELECTED_ITEM && s->item_here && s->item.list < p->frame.list_count) {
         const sr_debug_list *list = p->frame.lists[s->item.list];
@@ -157,8 +159,9 @@ static void build_highlight(sr_viewer *viewer)
         again.style.on_top = true;
         if (!(again.style.color >> 24))
             again.style.color = item_colour(&again) | 0xff000000u;
-        sr_debug_list_append(p->highlight, &again, points, text);
-    } else if (s->kind == PLAYBACK_SELECTED_NODE && s->node.index != SR_NODE_NULL.index && viewer->scene) {
+        // In a list of its own, drawn after the halo's (a list draws thin lines before wide ones).
+        sr_debug_list_append(p->highlight_top, &again, points, text);
+    } else if (s->kind == PLAYBACK_SELECTED_NODE && s->node.generation != 0 && viewer->scene) {
         sr_node_info info;
         if (sr_scene_node(viewer->scene, s->node, &info, NULL) == SR_OK && info.mesh.id != 0)
             sr_debug_aabb(p->highlight, info.world_aabb, sr_debug_style_make(SR_OVERLAY_COLOR_PICKED, 2, true));
@@ -300,6 +303,7 @@ void viewer_playback_free(sr_viewer *viewer)
     sr_free(p->filtered);
     sr_free(p->shown);
     sr_debug_list_destroy(p->highlight);
+    sr_debug_list_destroy(p->highlight_top);
     sr_free(p);
     viewer->playback = NULL;
 }
@@ -706,7 +710,7 @@ int viewer_playback_lists(sr_viewer *viewer, sr_debug_list *const **lists)
     if (!p || !p->has_frame)
         return 0;
     filter_lists(p);
-    size_t needed = p->frame.list_count + 1;
+    size_t needed = p->frame.list_count + 2;
     if (p->shown_capacity < needed) {
         sr_debug_list **grown = sr_realloc(p->shown, needed * sizeof *grown);
         if (!grown)
@@ -721,8 +725,10 @@ int viewer_playback_lists(sr_viewer *viewer, sr_debug_list *const **lists)
         bool filtered = p->hidden_colour_count > 0 && l < p->filtered_count && p->filtered[l];
         p->shown[count++] = filtered ? p->filtered[l] : p->frame.lists[l];
     }
-    if (p->selection.kind != PLAYBACK_SELECTED_NONE && p->highlight)
+    if (p->selection.kind != PLAYBACK_SELECTED_NONE && p->highlight && p->highlight_top) {
         p->shown[count++] = p->highlight;
+        p->shown[count++] = p->highlight_top;
+    }
     *lists = p->shown;
     return count;
 }
@@ -788,21 +794,21 @@ void viewer_playback_hud(const sr_viewer *viewer, char *text, size_t size)
             size_t count = 0;
             const sr_debug_item *items = sr_debug_list_items(list, &count);
             viewer_item_describe(list, &items[s->item.index], what, sizeof what);
-            append(text, size, &used, "selected %s\n  list '%s', item %u, frame %llu\n", what,
-                   list_name(p, s->item.list), s->item.index, (unsigned long long)p->frame.index);
+            append(text, size, &used, "selected %s\n  list '%.40s' item %u\n", what, list_name(p, s->item.list),
+                   s->item.index);
         } else {
-            append(text, size, &used, "selected %s of list '%s' (frame %llu):\n  none like it at this frame\n",
+            append(text, size, &used, "selected %s of list '%.40s'\n  (picked at frame %llu):\n  none like it here\n",
                    viewer_item_kind_name(s->item.item.kind), list_name(p, s->item.list),
                    (unsigned long long)s->picked_frame);
         }
     } else if (s->kind == PLAYBACK_SELECTED_NODE && s->picked_frame != p->frame.index) {
         sr_node_info info;
-        if (s->node.index != SR_NODE_NULL.index && sr_scene_node(viewer->scene, s->node, &info, NULL) == SR_OK) {
+        if (s->node.generation != 0 && sr_scene_node(viewer->scene, s->node, &info, NULL) == SR_OK) {
             sr_vec3 c = sr_vec3_scale(sr_vec3_add(info.world_aabb.min, info.world_aabb.max), 0.5f);
-            append(text, size, &used, "selected node '%s'\n  box centre (%.4g, %.4g, %.4g), frame %llu\n", info.name,
-                   (double)c.x, (double)c.y, (double)c.z, (unsigned long long)p->frame.index);
+            append(text, size, &used, "selected node '%.40s'\n  box centre (%.4g, %.4g, %.4g)\n", info.name,
+                   (double)c.x, (double)c.y, (double)c.z);
         } else {
-            append(text, size, &used, "selected node (frame %llu): not in this frame\n",
+            append(text, size, &used, "selected node (picked at\n  frame %llu): not in this frame\n",
                    (unsigned long long)s->picked_frame);
         }
     }
@@ -885,8 +891,8 @@ void viewer_playback_print_state(const sr_viewer *viewer, FILE *out)
     }
     const playback_layout *layout = &p->layout;
     fprintf(out,
-            "], \"message_count\": %zu, \"timeline\": {\"top\": %.9g, \"bar\": [%.9g, %.9g, %.9g, %.9g]}"
-            ", \"legend_rows\": {\"x\": [%.9g, %.9g], \"top\": %.9g, \"height\": %.9g, \"count\": %d}"
+            "], \"message_count\": %zu, \"timeline\": {\"top\": %.9g, \"bar\": [%.9g, %.9g, %.9g, %.9g]"
+            ", \"legend_rows\": {\"x\": [%.9g, %.9g], \"top\": %.9g, \"height\": %.9g, \"count\": %d}}"
             ", \"selected\": \"%s\"}",
             count, (double)layout->top, (double)layout->bar_x0, (double)layout->bar_y0, (double)layout->bar_x1,
             (double)layout->bar_y1, (double)layout->legend_x0, (double)layout->legend_x1, (double)layout->legend_y0,
@@ -936,10 +942,10 @@ void viewer_playback_print_pick(const sr_viewer *viewer, FILE *out)
         print_string(out, what);
         fputc('}', out);
     } else if (s->kind == PLAYBACK_SELECTED_NODE) {
-        fprintf(out, ", \"here\": %s, \"node\": {\"source\": %u", s->node.index != SR_NODE_NULL.index ? "true" : "false",
-                s->source_node.index);
+        fprintf(out, ", \"here\": %s, \"node\": {\"source\": [%u, %u]", s->node.generation != 0 ? "true" : "false",
+                s->source_node.index, s->source_node.generation);
         sr_node_info info;
-        if (s->node.index != SR_NODE_NULL.index && viewer->scene &&
+        if (s->node.generation != 0 && viewer->scene &&
             sr_scene_node(viewer->scene, s->node, &info, NULL) == SR_OK) {
             fprintf(out, ", \"index\": %u, \"name\": ", s->node.index);
             print_string(out, info.name);

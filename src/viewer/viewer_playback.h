@@ -100,7 +100,8 @@ typedef struct viewer_playback {
     sr_debug_list **filtered;
     size_t filtered_count, filtered_capacity;
     bool filtered_stale;
-    sr_debug_list *highlight; ///< the selection drawn over everything
+    sr_debug_list *highlight;     ///< the selection's halo, over everything
+    sr_debug_list *highlight_top; ///< the selected item again, over its halo
     sr_debug_list **shown;    ///< what viewer_playback_lists hands out
     size_t shown_capacity;
 

@@ -23,7 +23,7 @@
 #define COLOR_BACKDROP 0xb8000000u  ///< black at 72%
 #define COLOR_TRACK 0xff4a4a4au      ///< dark grey
 #define COLOR_PLAYED 0xff9a7a3au     ///< muted blue
-#define COLOR_LOOP 0x80ffa040u       ///< translucent light blue
+#define COLOR_LOOP 0x9060d060u       ///< translucent green
 #define COLOR_LOOP_MARK 0xff20d8ffu  ///< yellow
 #define COLOR_HANDLE 0xffffffffu
 #define COLOR_INFO 0xffd0d0d0u
@@ -210,8 +210,8 @@ void viewer_timeline_add(sr_viewer *viewer, sr_debug_list *list, int scale)
         for (int level = SR_RECORD_INFO; level <= SR_RECORD_ERROR; level++)
             for (size_t i = 0; i < count; i++)
                 if ((int)messages[i].level == level)
-                    rect(list, floorf(frame_x(p, messages[i].frame) - 0.5f * s), l->bar_y0 - 6.0f * s, 1.0f * s + 1.0f,
-                         5.0f * s, level_colour(messages[i].level));
+                    rect(list, floorf(frame_x(p, messages[i].frame) - 1.0f * s), l->bar_y0 - 7.0f * s, 2.0f * s,
+                         6.0f * s, level_colour(messages[i].level));
         if (p->has_frame)
             rect(list, floorf(here - 1.5f * s), l->bar_y0 - 4.0f * s, 3.0f * s, l->bar_y1 - l->bar_y0 + 8.0f * s,
                  COLOR_HANDLE);
