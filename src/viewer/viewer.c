@@ -15,6 +15,8 @@
 #define FRAME_IDLE_WAIT_MS 16
 /// Redraw interval of the loading screen, in milliseconds.
 #define LOADING_REDRAW_MS 100
+/// How long the first frame waits for a load before showing the loading screen, in milliseconds.
+#define FIRST_LOAD_WAIT_MS 150u
 /// The scene file's modification time is polled this often, in milliseconds.
 #define MTIME_POLL_MS 1000u
 /// A recording that changes on disk is read again by itself when its last opening took at most
@@ -378,8 +380,24 @@ bool viewer_lists_changed(const sr_viewer *viewer)
     return false;
 }
 
+/* Before the very first frame, a load that is about to finish is waited for (up to
+ * FIRST_LOAD_WAIT_MS after the viewer was created), so that a file that opens at once is shown
+ * without a loading screen flashing first; a longer load shows its progress after that. */
+static void wait_for_first_load(sr_viewer *viewer)
+{
+    while (viewer->load.running && !viewer->quit) {
+        int32_t left = (int32_t)(viewer->created_ticks + FIRST_LOAD_WAIT_MS - SDL_GetTicks());
+        if (left <= 0)
+            break;
+        viewer_pump(viewer, left); // the worker's wake event ends the wait
+        viewer_load_poll(viewer);
+    }
+}
+
 bool viewer_draw_if_needed(sr_viewer *viewer, bool force)
 {
+    if (viewer->frames == 0 && viewer->load.running)
+        wait_for_first_load(viewer);
     if (!viewer->dirty && !force && !viewer_lists_changed(viewer))
         return true;
     viewer->dirty = false;
@@ -533,6 +551,7 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
     viewer->scale_x = viewer->scale_y = 1.0f;
     viewer->dirty = true;
     viewer->last_poll = SDL_GetTicks();
+    viewer->created_ticks = SDL_GetTicks();
     viewer->load.cache_bytes = d.recording_cache_bytes ? d.recording_cache_bytes : VIEWER_RECORDING_CACHE_BYTES;
 
     sr_status status = SR_OK;
@@ -542,6 +561,10 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
         viewer->sdl_ready = true;
         Uint32 wake = SDL_RegisterEvents(1);
         viewer->load.wake_event = wake == (Uint32)-1 ? 0 : wake;
+        // The file loads on the worker while the window, the renderer and the framebuffer are
+        // made (a recording's first frame is often ready before they are).
+        if (!scene && viewer->scene_path[0] && !viewer_load_start(viewer, false))
+            status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: cannot start loading", viewer->scene_path);
         Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI | (d.hidden ? SDL_WINDOW_HIDDEN : 0u);
         viewer->window =
             SDL_CreateWindow(viewer->title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, d.width, d.height, flags);
@@ -581,8 +604,6 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
             snprintf(viewer->scene_name, sizeof viewer->scene_name, "%.127s", name ? name + 1 : viewer->scene_path);
             viewer->home = sr_bench_camera();
             viewer_reset_camera(viewer);
-            if (!viewer_load_start(viewer, false))
-                status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: cannot start loading", viewer->scene_path);
         } else {
             // No scene: an empty one of the viewer's own, so that the camera, the grid, the axes
             // and the HUD work as with any other.

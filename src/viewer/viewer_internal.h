@@ -157,6 +157,7 @@ struct sr_viewer {
     bool message_is_error;
     uint32_t message_until; ///< SDL_GetTicks() when the message goes; 0 = stays
     uint32_t last_poll;     ///< SDL_GetTicks() of the last mtime poll
+    uint32_t created_ticks; ///< SDL_GetTicks() at sr_viewer_create
     struct timespec scene_mtime;
     bool have_mtime;
     sr_error failure; ///< an error of sr_viewer_frame's own (rendering, SDL), reported once

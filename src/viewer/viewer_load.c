@@ -154,9 +154,11 @@ bool viewer_load_start(sr_viewer *viewer, bool reload)
     load->bar_shown = -1;
     load->terminal_progress = viewer->desc.terminal_progress && isatty(STDERR_FILENO);
     load->error = (sr_error){0};
-    // A mesh opens framed for the window as it is now (a reload frames it for the window then).
-    load->model_view =
-        (sr_model_view_desc){.up = viewer->desc.up, .aspect = (float)viewer->fb->width / (float)viewer->fb->height};
+    // A mesh opens framed for the window as it is now (a reload frames it for the window then;
+    // the first load starts before the framebuffer exists: the window's size asked for).
+    float aspect = viewer->fb ? (float)viewer->fb->width / (float)viewer->fb->height
+                              : (float)viewer->desc.width / (float)viewer->desc.height;
+    load->model_view = (sr_model_view_desc){.up = viewer->desc.up, .aspect = aspect};
     viewer->have_mtime = viewer_file_mtime(viewer->scene_path, &viewer->scene_mtime);
     if (pthread_create(&load->thread, NULL, load_main, load) != 0) {
         viewer_say(viewer, true, "%s: cannot start the loading thread", viewer->scene_path);

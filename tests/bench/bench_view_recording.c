@@ -284,12 +284,23 @@ int main(int argc, char **argv)
     sr_viewer_destroy(viewer);
 
     // A crashed writer's file: no index and trailer (the last byte cut), so the reader scans.
+    // The byte goes back afterwards, so that a kept file is whole again.
     double scan_first_ms = -1.0;
-    if (!o.file && file_bytes > 0 && truncate(path, file_bytes - 1) == 0) {
+    unsigned char last = 0;
+    f = !o.file && file_bytes > 0 ? fopen(path, "rb") : NULL;
+    bool have_last = f && fseek(f, file_bytes - 1, SEEK_SET) == 0 && fread(&last, 1, 1, f) == 1;
+    if (f)
+        fclose(f);
+    if (have_last && truncate(path, file_bytes - 1) == 0) {
         viewer = open_viewer(&o, path, &scan_first_ms, &err);
         if (!viewer)
             fprintf(stderr, "bench_view_recording: without its index: %s\n", err.message);
         sr_viewer_destroy(viewer);
+        f = fopen(path, "ab");
+        if (f) {
+            fwrite(&last, 1, 1, f);
+            fclose(f);
+        }
     }
     if (!o.file && !o.keep)
         remove(path);
