@@ -11,10 +11,14 @@
  * 100,000) instead, in the current folder (or reads PATH), closed cleanly. Then, in a hidden
  * viewer of W x H (default 1280 x 720) under SDL's dummy driver:
  *   - first_frame_ms: from sr_viewer_create to the first frame of the recording presented (the
- *     index read, the frame decoded and drawn), with the index; and once more after cutting the
- *     file's last byte, so that the reader has no index and scans the records (a crashed writer);
+ *     index read, the frame decoded and drawn), with the index, in a fresh process (SDL's start
+ *     and the first touch of the framebuffers and window included); first_frame_warm_ms the same
+ *     once more at the end (the recording's own part), and first_frame_no_index_warm_ms after
+ *     cutting the file's last byte, so that the reader has no index and scans the records (a
+ *     crashed writer; the byte is put back afterwards);
  *   - seek_ms: S random seeks (default 100) each until its frame is presented, medians and maxima,
- *     for the big frames and the others apart;
+ *     for the big frames (first visits: decoded from the file; again: from the cache) and the
+ *     others apart;
  *   - play_ms: P frames one after another (default 3,000: far past the cache's bound), median;
  *   - the process's peak resident memory (VmHWM) and its size at the end (VmRSS).
  * Prints one JSON line. The file is removed at the end unless --keep (or --file). */
@@ -247,10 +251,13 @@ int main(int argc, char **argv)
     sr_viewer_playback playback = sr_viewer_get_playback(viewer);
     uint64_t frames = playback.frame_count;
 
-    // Random seeks, each until its frame is presented; the big frames apart.
+    // Random seeks, each until its frame is presented; the big frames apart, and among them the
+    // first visits (decoded from the file) apart from the frames seen before (from the cache).
     int seeks = (int)o.seeks;
     double *big = calloc((size_t)seeks + 1, sizeof *big), *small = calloc((size_t)seeks + 1, sizeof *small);
-    int big_count = 0, small_count = 0;
+    double *big_again = calloc((size_t)seeks + 1, sizeof *big_again);
+    unsigned char *seen = calloc((size_t)frames, 1);
+    int big_count = 0, small_count = 0, again_count = 0;
     uint32_t state = 777u;
     for (int i = 0; i < seeks; i++) {
         uint64_t frame = next(&state) % frames;
@@ -264,10 +271,13 @@ int main(int argc, char **argv)
             return 1;
         }
         double ms = now_ms() - start;
-        if (is_big)
+        if (is_big && seen[frame])
+            big_again[again_count++] = ms;
+        else if (is_big)
             big[big_count++] = ms;
         else
             small[small_count++] = ms;
+        seen[frame] = 1;
     }
     // Play, frame after frame, from frame 0 (the cache fills to its bound and drops the oldest).
     long play = o.play < (long)frames ? o.play : (long)frames;
@@ -281,6 +291,10 @@ int main(int argc, char **argv)
         played[i] = now_ms() - start;
     }
     long peak_kib = status_kib("VmHWM:"), rss_kib = status_kib("VmRSS:");
+    sr_viewer_destroy(viewer);
+    // Opened again in this process (SDL started, memory touched before): the recording's own part.
+    double warm_first_ms = 0.0;
+    viewer = open_viewer(&o, path, &warm_first_ms, &err);
     sr_viewer_destroy(viewer);
 
     // A crashed writer's file: no index and trailer (the last byte cut), so the reader scans.
@@ -305,17 +319,23 @@ int main(int argc, char **argv)
     if (!o.file && !o.keep)
         remove(path);
 
+    double again_median = median(big_again, again_count), again_max = maximum(big_again, again_count);
     double big_median = median(big, big_count), big_max = maximum(big, big_count);
     double small_median = median(small, small_count), small_max = maximum(small, small_count);
     printf("{\"frames\": %llu, \"lines\": %ld, \"big_lines\": %ld, \"big_every\": %ld, \"file_mib\": %.1f, "
-           "\"record_s\": %.2f, \"size\": [%d, %d], \"first_frame_ms\": %.2f, \"first_frame_no_index_ms\": %.2f, "
+           "\"record_s\": %.2f, \"size\": [%d, %d], \"first_frame_ms\": %.2f, \"first_frame_warm_ms\": %.2f, "
+           "\"first_frame_no_index_warm_ms\": %.2f, "
            "\"seek_big_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
+           "\"seek_big_cached_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
            "\"seek_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, \"play_ms\": {\"median\": %.2f, "
            "\"frames\": %ld}, \"peak_rss_mib\": %.1f, \"rss_mib\": %.1f}\n",
            (unsigned long long)frames, o.lines, o.big_lines, o.big_every, (double)file_bytes / 1048576.0, record_s,
-           o.width, o.height, first_ms, scan_first_ms, big_median, big_max, big_count, small_median, small_max,
-           small_count, median(played, (int)play), play, (double)peak_kib / 1024.0, (double)rss_kib / 1024.0);
+           o.width, o.height, first_ms, warm_first_ms, scan_first_ms, big_median, big_max, big_count, again_median,
+           again_max, again_count, small_median, small_max, small_count, median(played, (int)play), play,
+           (double)peak_kib / 1024.0, (double)rss_kib / 1024.0);
     free(big);
+    free(big_again);
+    free(seen);
     free(small);
     free(played);
     return 0;
