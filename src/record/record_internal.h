@@ -9,6 +9,7 @@
 
 #include <softrast/record.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the file's layout ---- */
@@ -75,6 +76,20 @@ enum {
 /// The extension item tag (kind 31): varint length and payload, skipped by readers that do not
 /// know its first byte (a sub-kind). Kinds 19 to 30 are invalid in version 1.0.
 #define REC_ITEM_EXTENSION 31u
+
+/* ---- memcpy and qsort that take empty (and then perhaps NULL) arrays: the C library's may not ---- */
+
+static inline void rec_copy(void *to, const void *from, size_t size)
+{
+    if (size)
+        memcpy(to, from, size);
+}
+
+static inline void rec_sort(void *base, size_t count, size_t size, int (*compare)(const void *, const void *))
+{
+    if (count > 1)
+        qsort(base, count, size, compare);
+}
 
 /* ---- output: a growable byte buffer written without checks after one reservation ---- */
 

@@ -630,7 +630,7 @@ sr_status rec_scene_write(rec_scene_writer *w, const sr_scene *scene, const sr_c
         written->has_scene = view.has_scene;
         return SR_OK;
     }
-    qsort(w->added, added, sizeof *w->added, compare_u64);
+    rec_sort(w->added, added, sizeof *w->added, compare_u64);
 
     // The record's size, at most.
     size_t bound = REC_RECORD_OVERHEAD + REC_VARINT_MAX + 1 + 7 * (1 + REC_VARINT_MAX) + CAMERA_BYTES + LIGHT_BYTES + 4 +

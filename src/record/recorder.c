@@ -359,13 +359,13 @@ static sr_status write_index(sr_recorder *rec, sr_error *err)
     uint8_t *record = rec->out.data;
     uint8_t *p = record + REC_RECORD_HEAD;
     p = rec_put_varint(p, rec->frames);
-    memcpy(p, rec->index_frames.data, rec->index_frames.size);
+    rec_copy(p, rec->index_frames.data, rec->index_frames.size);
     p += rec->index_frames.size;
     p = rec_put_varint(p, rec->definition_count);
-    memcpy(p, rec->index_definitions.data, rec->index_definitions.size);
+    rec_copy(p, rec->index_definitions.data, rec->index_definitions.size);
     p += rec->index_definitions.size;
     p = rec_put_varint(p, rec->messages);
-    memcpy(p, rec->index_messages.data, rec->index_messages.size);
+    rec_copy(p, rec->index_messages.data, rec->index_messages.size);
     p += rec->index_messages.size;
     const sr_record_sizes *s = &rec->sizes;
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)

@@ -148,7 +148,7 @@ static void finish_tables(sr_recording *rec)
             m->frame = rec->frame_count - 1;
         m->time = rec->frame_count ? rec->frames[m->frame].time : 0.0;
     }
-    qsort(rec->definitions, rec->definition_count, sizeof *rec->definitions, compare_definitions);
+    rec_sort(rec->definitions, rec->definition_count, sizeof *rec->definitions, compare_definitions);
 }
 
 /* ---- the index ---- */
@@ -608,7 +608,9 @@ sr_status rec_read_definition(void *user, uint32_t type, uint32_t id, const uint
     sr_recording *rec = user;
     rec_definition key = {type, id, 0, 0};
     const rec_definition *d =
-        bsearch(&key, rec->definitions, rec->definition_count, sizeof *rec->definitions, compare_definitions);
+        rec->definition_count
+            ? bsearch(&key, rec->definitions, rec->definition_count, sizeof *rec->definitions, compare_definitions)
+            : NULL;
     static const char *const names[] = {"", "", "", "mesh", "", "texture", "material"};
     const char *name = type < sizeof names / sizeof *names ? names[type] : "definition";
     if (!d)
