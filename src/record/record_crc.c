@@ -65,12 +65,13 @@ uint32_t rec_crc32c_portable(uint32_t crc, const void *data, size_t size)
 
 #if defined(CRC_X86) || defined(CRC_ARM)
 
-/* Bytes of each of the three streams of a chunk: large enough that the two combining
- * multiplications cost a few per cent of the chunk. */
-#define CRC_STREAM_BYTES 16384u
-/* x^(8 CRC_STREAM_BYTES) modulo the polynomial, in the reflected representation (bit 31 is x^0):
- * what a register becomes after CRC_STREAM_BYTES zero bytes, starting from 1. */
-#define CRC_STREAM_SHIFT 0xbf455269u
+/* The three streams run over chunks of 3 L bytes, for L of 16 KiB, then 2 KiB, then 256 bytes
+ * (so that records of a few kilobytes gain too), with the combining multiplications a few per
+ * cent of a chunk. CRC_SHIFT_L is x^(8 L) modulo the polynomial, in the reflected representation
+ * (bit 31 is x^0): what a register becomes after L zero bytes, starting from 1. */
+static const struct {
+    uint32_t bytes, shift;
+} crc_streams[3] = {{16384u, 0xbf455269u}, {2048u, 0x0d65762au}, {256u, 0x88e56f72u}};
 
 /* a * b modulo the polynomial, both reflected: for each power x^i of a (bit 31 - i), adds b x^i. */
 static uint32_t multiply_mod(uint32_t a, uint32_t b)
@@ -108,20 +109,23 @@ CRC_TARGET static uint32_t crc_hardware(uint32_t c, const uint8_t *p, size_t siz
         c = CRC_U8(c, *p++);
         size--;
     }
-    while (size >= 3u * CRC_STREAM_BYTES) {
-        // Three independent registers over three consecutive blocks; the register over A || B
-        // is (register over A) x^(8 |B|) + (register of B from zero).
-        uint32_t c1 = 0, c2 = 0;
-        const uint8_t *p1 = p + CRC_STREAM_BYTES, *p2 = p + 2u * CRC_STREAM_BYTES;
-        for (size_t i = 0; i < CRC_STREAM_BYTES; i += 8) {
-            c = CRC_U64(c, load_u64(p + i));
-            c1 = CRC_U64(c1, load_u64(p1 + i));
-            c2 = CRC_U64(c2, load_u64(p2 + i));
+    for (int tier = 0; tier < 3; tier++) {
+        const size_t length = crc_streams[tier].bytes;
+        while (size >= 3u * length) {
+            // Three independent registers over three consecutive blocks; the register over A || B
+            // is (register over A) x^(8 |B|) + (register of B from zero).
+            uint32_t c1 = 0, c2 = 0;
+            const uint8_t *p1 = p + length, *p2 = p + 2u * length;
+            for (size_t i = 0; i < length; i += 8) {
+                c = CRC_U64(c, load_u64(p + i));
+                c1 = CRC_U64(c1, load_u64(p1 + i));
+                c2 = CRC_U64(c2, load_u64(p2 + i));
+            }
+            c = multiply_mod(c, crc_streams[tier].shift) ^ c1;
+            c = multiply_mod(c, crc_streams[tier].shift) ^ c2;
+            p += 3u * length;
+            size -= 3u * length;
         }
-        c = multiply_mod(c, CRC_STREAM_SHIFT) ^ c1;
-        c = multiply_mod(c, CRC_STREAM_SHIFT) ^ c2;
-        p += 3u * CRC_STREAM_BYTES;
-        size -= 3u * CRC_STREAM_BYTES;
     }
     for (; size >= 8; size -= 8, p += 8)
         c = CRC_U64(c, load_u64(p));

@@ -113,19 +113,21 @@ static void trim(sr_recording *rec, uint64_t keep_frame)
     }
 }
 
-/* An empty list: from the pool, or new with small capacities (decoding grows them). */
-static sr_debug_list *take_list(sr_recording *rec, sr_error *err)
+/* An empty list for `items` items: from the pool, or new with room for that many items and a
+ * segment each (a list of lines fits at once; shapes grow it at a second pass). */
+static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err)
 {
     if (rec->pool_count) {
         sr_debug_list *list = rec->pool[--rec->pool_count];
         rec->pool_bytes -= rec_list_memory(list);
         return list;
     }
+    size_t capacity = items ? items : 16;
     sr_debug_list *list = NULL;
-    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = 64,
+    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = capacity,
                                                .text_capacity = 4,
                                                .text_bytes = 256,
-                                               .item_capacity = 64,
+                                               .item_capacity = capacity,
                                                .triangle_capacity = 16,
                                                .point_capacity = 16},
                          &list, err);
@@ -164,7 +166,11 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
         if (!list_bytes)
             return sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu: list %zu is cut short", rec->path,
                                 (unsigned long long)frame, i);
-        if (!e->lists[i] && !(e->lists[i] = take_list(rec, err)))
+        // A list's items: its claim is checked against its bytes (an item takes one at least).
+        if (items > bytes)
+            return sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu: list %zu claims %u items in %u bytes", rec->path,
+                                (unsigned long long)frame, i, items, bytes);
+        if (!e->lists[i] && !(e->lists[i] = take_list(rec, items, err)))
             return SR_ERROR_OUT_OF_MEMORY;
         sr_debug_list *list = e->lists[i];
         for (int pass = 0; pass < 2; pass++) {
