@@ -399,10 +399,12 @@ static int render_frames(sr_recording *rec, const replay_options *o)
         sr_camera base = first.has_camera ? first.camera : sr_camera_fit_box(sr_recording_frame_bounds(rec),
                                                                               sr_vec3_make(0, 1, 0),
                                                                               (float)o->width / (float)o->height);
-        if (status == SR_OK && sr_camera_parse(o->camera_spec, &base, &camera, &err) == SR_OK)
+        if (status == SR_OK && sr_camera_parse(o->camera_spec, &base, &camera, &err) == SR_OK) {
+            camera = sr_camera_resolve(&camera);
             status = sr_camera_check(&camera, &err);
-        else if (status == SR_OK)
+        } else if (status == SR_OK) {
             status = err.status;
+        }
     }
     double start = sr_app_now_ms();
     uint64_t written = 0;
