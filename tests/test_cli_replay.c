@@ -20,21 +20,24 @@ static void make_recording(const char *path, bool close)
     sr_node_id falling, ground;
     sr_transform t = sr_transform_identity();
     t.translation.y = 2.0f;
-    cr_assert_eq(sr_scene_add_node(scene, &(sr_node_desc){.name = "falling", .transform = t, .mesh = box}, &falling, NULL),
-                 SR_OK);
+    cr_assert_eq(
+        sr_scene_add_node(scene, &(sr_node_desc){.name = "falling", .transform = t, .mesh = box}, &falling, NULL),
+        SR_OK);
     t = sr_transform_identity();
     t.scale = sr_vec3_make(4.0f, 0.2f, 4.0f);
-    cr_assert_eq(sr_scene_add_node(scene, &(sr_node_desc){.name = "ground", .transform = t, .mesh = box}, &ground, NULL),
-                 SR_OK);
+    cr_assert_eq(
+        sr_scene_add_node(scene, &(sr_node_desc){.name = "ground", .transform = t, .mesh = box}, &ground, NULL), SR_OK);
     sr_scene_set_camera(scene, &(sr_camera){.eye = {3, 3, 6}, .target = {0, 0.5f, 0}});
     sr_debug_list *lists[2] = {NULL, NULL};
     cr_assert_eq(sr_debug_list_create(NULL, &lists[0], NULL), SR_OK);
     cr_assert_eq(sr_debug_list_create(NULL, &lists[1], NULL), SR_OK);
     const char *names[] = {"shapes", "contacts"};
     sr_recorder *rec = NULL;
-    cr_assert_eq(sr_recorder_create(path, &(sr_recorder_desc){.title = "replay test", .list_names = names,
-                                                              .list_name_count = 2, .keyframe_interval = 3},
-                                    &rec, NULL),
+    cr_assert_eq(sr_recorder_create(
+                     path,
+                     &(sr_recorder_desc){
+                         .title = "replay test", .list_names = names, .list_name_count = 2, .keyframe_interval = 3},
+                     &rec, NULL),
                  SR_OK);
     for (int f = 0; f < 8; f++) {
         t = sr_transform_identity();
@@ -46,8 +49,10 @@ static void make_recording(const char *path, bool close)
         sr_debug_box(lists[0], (sr_aabb){{-0.55f, -0.55f, -0.55f}, {0.55f, 0.55f, 0.55f}}, sr_transform_matrix(t),
                      sr_debug_style_make(SR_DEBUG_GREEN, 2, false));
         sr_debug_sphere(lists[0], sr_vec3_make(-1.5f, 1.0f, 0.0f), 0.5f, sr_debug_style_color(SR_DEBUG_YELLOW));
-        sr_debug_dot(lists[1], sr_vec3_make(0.0f, t.translation.y - 0.5f, 0.0f), 8.0f, sr_debug_style_color(SR_DEBUG_RED));
-        sr_debug_arrow(lists[1], sr_vec3_make(1, 0.1f, 1), sr_vec3_make(1, 1.1f, 1), sr_debug_style_color(SR_DEBUG_CYAN));
+        sr_debug_dot(lists[1], sr_vec3_make(0.0f, t.translation.y - 0.5f, 0.0f), 8.0f,
+                     sr_debug_style_color(SR_DEBUG_RED));
+        sr_debug_arrow(lists[1], sr_vec3_make(1, 0.1f, 1), sr_vec3_make(1, 1.1f, 1),
+                       sr_debug_style_color(SR_DEBUG_CYAN));
         if (f == 5)
             cr_assert_eq(sr_recorder_message(rec, SR_RECORD_ERROR, "tunnelled", NULL), SR_OK);
         cr_assert_eq(sr_recorder_frame(rec, f / 60.0, lists, 2, scene, NULL), SR_OK);
@@ -124,7 +129,8 @@ Test(replay, frames_match_the_library_and_any_thread_count, .timeout = 120)
     stbi_image_free(a);
     stbi_image_free(b);
     snprintf(fit, sizeof fit, "%s/fit_%%02d.png", dir);
-    r = run((const char *[]){"replay", path, "--frames", "0:", "--out", fit, "--size", "96x64", "--camera", "fit", NULL});
+    r = run(
+        (const char *[]){"replay", path, "--frames", "0:", "--out", fit, "--size", "96x64", "--camera", "fit", NULL});
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.out, "wrote 8 frames (0 to 7") != NULL, "%s", r.out);
     snprintf(spec, sizeof spec, "%s/spec_%%d.bmp", dir);
@@ -147,10 +153,22 @@ Test(replay, info_describes_the_file)
     make_recording(crashed, false);
     run_result r = run((const char *[]){"replay", path, "--info", NULL});
     cr_assert_eq(r.code, 0, "%s", r.err);
-    const char *expected[] = {"recording: replay test", "closed:    cleanly", "frames:    8, times 0 to",
-                              "a keyframe every 3", "scene:     yes", "lists:     2 (0 'shapes', 1 'contacts')",
-                              "messages:  1", "frame 5", "error: tunnelled", "boxes", "spheres", "dots", "arrows",
-                              "meshes", "nodes", "framing"};
+    const char *expected[] = {"recording: replay test",
+                              "closed:    cleanly",
+                              "frames:    8, times 0 to",
+                              "a keyframe every 3",
+                              "scene:     yes",
+                              "lists:     2 (0 'shapes', 1 'contacts')",
+                              "messages:  1",
+                              "frame 5",
+                              "error: tunnelled",
+                              "boxes",
+                              "spheres",
+                              "dots",
+                              "arrows",
+                              "meshes",
+                              "nodes",
+                              "framing"};
     for (size_t i = 0; i < sizeof expected / sizeof *expected; i++)
         cr_assert(strstr(r.out, expected[i]) != NULL, "no '%s' in:\n%s", expected[i], r.out);
     r = run((const char *[]){"replay", crashed, "--info", NULL});

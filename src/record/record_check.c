@@ -116,7 +116,8 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
         uint64_t left = end - offset;
         uint64_t total = REC_RECORD_OVERHEAD;
         bool ok = left >= REC_RECORD_OVERHEAD;
-        if (ok && (status = rec_read_at(rec, offset, REC_RECORD_HEAD, &rec->buffer, &rec->buffer_capacity, err)) != SR_OK)
+        if (ok &&
+            (status = rec_read_at(rec, offset, REC_RECORD_HEAD, &rec->buffer, &rec->buffer_capacity, err)) != SR_OK)
             break;
         if (ok) {
             total = (uint64_t)rec_load_u32(rec->buffer + 1) + REC_RECORD_OVERHEAD;

@@ -27,10 +27,10 @@
 
 /// Record types. A reader skips types it does not know (a newer minor version's).
 enum {
-    REC_FRAME = 1,    ///< a frame's lists; the last record of a frame (its presence completes it)
-    REC_STATE = 2,    ///< a frame's retained-state changes (a keyframe: the whole state)
-    REC_MESH = 3,     ///< a mesh definition
-    REC_ALIAS = 4,    ///< a mesh identical to one already defined
+    REC_FRAME = 1, ///< a frame's lists; the last record of a frame (its presence completes it)
+    REC_STATE = 2, ///< a frame's retained-state changes (a keyframe: the whole state)
+    REC_MESH = 3,  ///< a mesh definition (a mesh identical to one defined before reuses its id)
+    // 4: reserved (never written)
     REC_TEXTURE = 5,  ///< a texture definition
     REC_MATERIAL = 6, ///< a material definition
     REC_MESSAGE = 7,  ///< a timeline message

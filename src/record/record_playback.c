@@ -183,10 +183,9 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
                 snprintf(what, sizeof what, "%zu bytes follow its items", rec_left(&items_cursor)),
                     status = SR_ERROR_PARSE;
             if (status != SR_OK) {
-                return status == SR_ERROR_PARSE
-                           ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu, list %zu: %s", rec->path,
-                                          (unsigned long long)frame, i, what)
-                           : status;
+                return status == SR_ERROR_PARSE ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu, list %zu: %s",
+                                                               rec->path, (unsigned long long)frame, i, what)
+                                                : status;
             }
             sr_debug_list_stats s = sr_debug_list_get_stats(list);
             if (!s.items_dropped && !s.segments_dropped && !s.texts_dropped)
@@ -198,8 +197,7 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
                 return sr_error_set(err, SR_ERROR_UNSUPPORTED,
                                     "%s: frame %llu, list %zu asks for %zu MiB to draw %zu items, more than the "
                                     "cache's bound (%zu MiB; sr_recording_desc.cache_bytes)",
-                                    rec->path, (unsigned long long)frame, i, asked >> 20, items_asked,
-                                    budget >> 20);
+                                    rec->path, (unsigned long long)frame, i, asked >> 20, items_asked, budget >> 20);
             }
         }
     }
@@ -250,8 +248,10 @@ static sr_status read_frame(sr_recording *rec, uint64_t frame, bool want_lists, 
         at += REC_RECORD_OVERHEAD + size;
     }
     if (((e->flags & REC_ENTRY_STATE) && !*state) || (want_lists && !*lists))
-        return sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu at offset %llu: its records are not where the index "
-                            "says", rec->path, (unsigned long long)frame, (unsigned long long)e->offset);
+        return sr_error_set(err, SR_ERROR_PARSE,
+                            "%s: frame %llu at offset %llu: its records are not where the index "
+                            "says",
+                            rec->path, (unsigned long long)frame, (unsigned long long)e->offset);
     return SR_OK;
 }
 
@@ -286,11 +286,10 @@ static sr_status seek_state(sr_recording *rec, uint64_t frame, uint32_t *decoded
         status = rec_state_apply(&rec->scene, state, state_size, f, what, sizeof what);
         if (status != SR_OK) {
             rec_scene_reader_clear_state(&rec->scene);
-            return status == SR_ERROR_PARSE ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu at offset %llu: %s",
-                                                           rec->path, (unsigned long long)f,
-                                                           (unsigned long long)e->offset, what)
-                                            : sr_error_set(err, status, "%s: frame %llu: %s", rec->path,
-                                                           (unsigned long long)f, what);
+            return status == SR_ERROR_PARSE
+                       ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu at offset %llu: %s", rec->path,
+                                      (unsigned long long)f, (unsigned long long)e->offset, what)
+                       : sr_error_set(err, status, "%s: frame %llu: %s", rec->path, (unsigned long long)f, what);
         }
         (*decoded)++;
     }

@@ -458,8 +458,8 @@ static sr_status load_material(rec_scene_reader *r, uint32_t stored, uint32_t *o
         desc.cull = (sr_cull_mode)cull;
         sr_material_id material;
         status = sr_scene_add_material(r->scene, &desc, &material, err);
-        if (status == SR_OK && !note_loaded(&r->materials, &r->material_count, &r->material_capacity, stored,
-                                            material.id))
+        if (status == SR_OK &&
+            !note_loaded(&r->materials, &r->material_count, &r->material_capacity, stored, material.id))
             status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "out of memory loading material %u", stored);
         if (status == SR_OK)
             *out = material.id;
@@ -731,7 +731,10 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
             return status;
         }
         rec_built *b = &r->fresh[fresh++];
-        *b = (rec_built){.slot = t->slot, .generation = t->node.generation, .id = id, .hidden = t->node.hidden,
+        *b = (rec_built){.slot = t->slot,
+                         .generation = t->node.generation,
+                         .id = id,
+                         .hidden = t->node.hidden,
                          .material = t->node.material};
         memcpy(b->transform, t->node.transform, sizeof b->transform);
     }

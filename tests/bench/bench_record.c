@@ -87,8 +87,8 @@ static sr_debug_list *lines_list(size_t count, uint32_t seed)
         fail("list", &err);
     uint32_t state = seed;
     static const uint32_t colors[4] = {SR_DEBUG_GREEN, SR_DEBUG_RED, SR_DEBUG_YELLOW, SR_DEBUG_CYAN};
-    static const int edges[12][2] = {{0, 1}, {1, 3}, {3, 2}, {2, 0}, {4, 5}, {5, 7}, {7, 6}, {6, 4},
-                                     {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    static const int edges[12][2] = {{0, 1}, {1, 3}, {3, 2}, {2, 0}, {4, 5}, {5, 7},
+                                     {7, 6}, {6, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
     sr_vec3 corners[8];
     for (size_t i = 0; i < count; i++) {
         if (i % 12 == 0) {
@@ -139,7 +139,8 @@ typedef struct results {
 
 static sr_mat4 rotation_of(uint32_t *state, sr_vec3 centre)
 {
-    sr_quat q = {next_float(state, -1, 1), next_float(state, -1, 1), next_float(state, -1, 1), next_float(state, -1, 1)};
+    sr_quat q = {next_float(state, -1, 1), next_float(state, -1, 1), next_float(state, -1, 1),
+                 next_float(state, -1, 1)};
     return sr_transform_matrix((sr_transform){centre, q, {1, 1, 1}});
 }
 
@@ -300,7 +301,8 @@ int main(int argc, char **argv)
     sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = 40000, .segment_capacity = 40000 * 140}, &shapes, NULL);
     uint32_t state = 3;
     for (int i = 0; i < 10000; i++) {
-        sr_debug_box(shapes, (sr_aabb){{-0.2f, -0.1f, -0.3f}, {0.2f, 0.1f, 0.3f}}, rotation_of(&state, next_point(&state)),
+        sr_debug_box(shapes, (sr_aabb){{-0.2f, -0.1f, -0.3f}, {0.2f, 0.1f, 0.3f}},
+                     rotation_of(&state, next_point(&state)),
                      sr_debug_style_color(i % 2 ? SR_DEBUG_GREEN : SR_DEBUG_RED));
         sr_debug_sphere(shapes, next_point(&state), 0.2f, sr_debug_style_color(SR_DEBUG_GREEN));
         sr_vec3 a = next_point(&state);
@@ -441,14 +443,14 @@ int main(int argc, char **argv)
            "\"bytes\": {\"line\": %.2f, \"box\": %.2f, \"sphere\": %.2f, \"capsule\": %.2f, \"moved_node\": %.2f, "
            "\"framing\": %.2f}, \"file_mib\": %.1f, "
            "\"first_frame_ms\": %.2f, \"first_frame_scan_ms\": %.2f, \"scan_ms\": %.2f, "
-           "\"big_seek_ms\": [%.2f, %.2f], \"big_seek_p90_ms\": [%.2f, %.2f], \"big_decode_ms\": %.2f, \"big_cold_ms\": %.2f, "
+           "\"big_seek_ms\": [%.2f, %.2f], \"big_seek_p90_ms\": [%.2f, %.2f], \"big_decode_ms\": %.2f, "
+           "\"big_cold_ms\": %.2f, "
            "\"any_seek_ms\": %.4f, "
            "\"forward_ms\": %.4f}\n",
            runs, threads, frames, r.warm_ns_per_line, r.warm_ns_per_line_null, r.batch_ns_per_line,
            r.batch_ns_per_line_null, r.batch_ms, r.batch_ms_null, r.line_bytes, r.box_bytes, r.sphere_bytes,
            r.capsule_bytes, r.moved_node_bytes, r.framing_bytes, r.file_mib, r.first_frame_ms, r.first_frame_scan_ms,
            r.scan_ms, r.big_seek_ms[0], r.big_seek_ms[1], r.big_seek_p90_ms[0], r.big_seek_p90_ms[1], r.big_decode_ms,
-           r.big_cold_ms, r.any_seek_ms,
-           r.forward_ms);
+           r.big_cold_ms, r.any_seek_ms, r.forward_ms);
     return 0;
 }

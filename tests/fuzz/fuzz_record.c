@@ -173,8 +173,8 @@ int fuzz_record_test_one_input(const uint8_t *data, size_t size)
         FUZZ_CHECK(info->readable_bytes <= info->file_bytes && info->file_bytes == file_size, "sizes: %llu of %llu",
                    (unsigned long long)info->readable_bytes, (unsigned long long)info->file_bytes);
         FUZZ_CHECK(info->note && info->note[0], "no note");
-        FUZZ_CHECK(info->frame_count <= file_size / 9, "%llu frames in %zu bytes", (unsigned long long)info->frame_count,
-                   file_size);
+        FUZZ_CHECK(info->frame_count <= file_size / 9, "%llu frames in %zu bytes",
+                   (unsigned long long)info->frame_count, file_size);
         size_t count = 0;
         const sr_recording_message *messages = sr_recording_messages(recording, &count);
         FUZZ_CHECK(count == info->message_count, "messages: %zu and %zu", count, info->message_count);
@@ -222,9 +222,10 @@ static void add_seeds(fuzz_corpus *corpus)
     for (int variant = 0; variant < 3; variant++) {
         sr_recorder *rec = NULL;
         const char *names[] = {"items"};
-        if (sr_recorder_create(path, &(sr_recorder_desc){.keyframe_interval = 2, .title = "seed", .list_names = names,
-                                                         .list_name_count = 1},
-                               &rec, NULL) != SR_OK)
+        if (sr_recorder_create(
+                path,
+                &(sr_recorder_desc){.keyframe_interval = 2, .title = "seed", .list_names = names, .list_name_count = 1},
+                &rec, NULL) != SR_OK)
             break;
         sr_scene *scene = NULL;
         if (variant == 1) {
@@ -238,8 +239,12 @@ static void add_seeds(fuzz_corpus *corpus)
             sr_node_id root, child;
             sr_scene_add_node(scene, &(sr_node_desc){.name = "root", .transform = sr_transform_identity(), .mesh = id},
                               &root, NULL);
-            sr_scene_add_node(scene, &(sr_node_desc){.name = "child", .parent = root, .transform = sr_transform_identity(),
-                                                     .mesh = id, .material = material},
+            sr_scene_add_node(scene,
+                              &(sr_node_desc){.name = "child",
+                                              .parent = root,
+                                              .transform = sr_transform_identity(),
+                                              .mesh = id,
+                                              .material = material},
                               &child, NULL);
         }
         for (int f = 0; f < 4; f++) {
@@ -287,10 +292,10 @@ static void add_seeds(fuzz_corpus *corpus)
         }
         sr_recorder_close(rec, NULL);
         sr_scene_destroy(scene);
-        add_file(corpus, path, 1, 0);        // checksums repaired after mutation
-        add_file(corpus, path, 2, 0);        // as is, tiny cache
-        add_file(corpus, path, 3, 0);        // both
-        if (variant == 2)                    // a crashed writer's file: no index, a torn last record
+        add_file(corpus, path, 1, 0); // checksums repaired after mutation
+        add_file(corpus, path, 2, 0); // as is, tiny cache
+        add_file(corpus, path, 3, 0); // both
+        if (variant == 2)             // a crashed writer's file: no index, a torn last record
             add_file(corpus, path, 1, 700);
     }
     sr_debug_list_destroy(list);
