@@ -608,6 +608,24 @@ Test(record, scene_plays_back_as_recorded_and_pixel_for_pixel, .timeout = 180)
         }
         cr_assert_eq(differ, 0, "frame %d: %zu pixels differ from the program's frame", f, differ);
     }
+    // The frame's scene is ready to pick: the node under a body's centre is that body.
+    {
+        sr_recording_frame frame;
+        cr_assert_eq(sr_recording_seek(recording, 0, &frame, &err), SR_OK);
+        const node_state *body = &states[0].nodes[1]; // "body 0": a box at (-1.5, 0.5, 0)
+        cr_assert_str_eq(body->name, "body 0");
+        sr_mat4 view, projection;
+        sr_camera_matrices(&states[0].camera, width, height, &view, &projection);
+        sr_vec3 ndc = sr_mat4_transform_point_projective(sr_mat4_mul(projection, view), body->transform.translation);
+        sr_pick_hit hit;
+        cr_assert_eq(sr_scene_pick(frame.scene, NULL, width, height, (ndc.x * 0.5f + 0.5f) * width,
+                                   (0.5f - ndc.y * 0.5f) * height, &hit, &err),
+                     SR_OK, "%s", err.message);
+        cr_assert(hit.hit);
+        sr_node_id source = sr_recording_source_node(recording, hit.node);
+        cr_assert(source.index == body->id.index && source.generation == body->id.generation,
+                  "picked the node of slot %u", source.index);
+    }
     // The scene keeps node handles across seeks while the node lives.
     sr_recording_frame frame;
     cr_assert_eq(sr_recording_seek(recording, 3, &frame, &err), SR_OK);

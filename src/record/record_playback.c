@@ -303,6 +303,9 @@ static sr_status seek_state(sr_recording *rec, uint64_t frame, uint32_t *decoded
         }
         return status;
     }
+    // Updated here, so that the frame's scene is ready to pick and to frame (sr_scene_bounds).
+    if (rec->scene.scene && (status = sr_scene_update(rec->scene.scene, NULL, err)) != SR_OK)
+        return status;
     rec->state_valid = true;
     rec->state_frame = frame;
     return SR_OK;

@@ -251,7 +251,8 @@ typedef struct sr_recording_frame {
     /// their transforms, visibility and materials as recorded; its camera, light and background
     /// those of the frame. NULL when the recording has no scene. The same scene object at every
     /// seek (only what differs is changed), so a node keeps its handle across frames while it
-    /// lives. The caller may update, render and pick it, and must not edit it.
+    /// lives. Updated (sr_scene_update) by the seek: ready to pick. The caller may render and
+    /// pick it, and must not edit it.
     sr_scene *scene;
     /// The camera recorded with this frame (sr_recorder_set_camera, or the scene's camera);
     /// has_camera is false when none was (no scene and no camera set).
