@@ -126,7 +126,8 @@ static inline sr_mat4 engine_rotation(rng *r, sr_vec3 translation)
     float yy = q[1] * ys, yz = q[1] * zs, zz = q[2] * zs;
     sr_mat4 m = sr_mat4_identity();
     // Rows of Bullet's basis; sr_mat4 is column-major: entry (row i, column j) at m[4 j + i].
-    float rows[3][3] = {{1.0f - (yy + zz), xy - wz, xz + wy}, {xy + wz, 1.0f - (xx + zz), yz - wx},
+    float rows[3][3] = {{1.0f - (yy + zz), xy - wz, xz + wy},
+                        {xy + wz, 1.0f - (xx + zz), yz - wx},
                         {xz - wy, yz + wx, 1.0f - (xx + yy)}};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)

@@ -84,10 +84,10 @@ Test(record, title_names_messages_and_times)
     const char *names[] = {"bodies", NULL};
     sr_recorder *rec = NULL;
     sr_error err = {0};
-    cr_assert_eq(sr_recorder_create(path, &(sr_recorder_desc){.title = "pile, seed 7", .list_names = names,
-                                                              .list_name_count = 2},
-                                    &rec, &err),
-                 SR_OK, "%s", err.message);
+    cr_assert_eq(
+        sr_recorder_create(
+            path, &(sr_recorder_desc){.title = "pile, seed 7", .list_names = names, .list_name_count = 2}, &rec, &err),
+        SR_OK, "%s", err.message);
     sr_debug_list *list = new_list();
     cr_assert_eq(sr_recorder_message(rec, SR_RECORD_INFO, "before the first frame", &err), SR_OK);
     for (int f = 0; f < 20; f++) {
@@ -154,9 +154,9 @@ static double bytes_per_item(const char *folder, add_fn add, int count, sr_debug
     char path[300];
     snprintf(path, sizeof path, "%s/size.srrec", folder);
     sr_debug_list *list = NULL;
-    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = (size_t)count,
-                                                            .segment_capacity = (size_t)count * 140},
-                                      &list, NULL),
+    cr_assert_eq(sr_debug_list_create(
+                     &(sr_debug_list_desc){.item_capacity = (size_t)count, .segment_capacity = (size_t)count * 140},
+                     &list, NULL),
                  SR_OK);
     rng r = {12345};
     for (int i = 0; i < count; i++)
@@ -298,20 +298,23 @@ static test_scene make_test_scene(void)
     sr_texture_id texture;
     cr_assert_eq(sr_scene_add_texture(t.scene, checker, "checker", &texture, NULL), SR_OK);
     cr_assert_eq(sr_scene_add_material(t.scene,
-                                       &(sr_material_desc){.name = "red", .base_color = {0.9f, 0.1f, 0.1f, 1.0f},
+                                       &(sr_material_desc){.name = "red",
+                                                           .base_color = {0.9f, 0.1f, 0.1f, 1.0f},
                                                            .shader = sr_shader_find("blinn_phong"),
                                                            .cull = SR_CULL_BACK},
                                        &t.red, NULL),
                  SR_OK);
-    cr_assert_eq(sr_scene_add_material(t.scene,
-                                       &(sr_material_desc){.name = "checker", .texture = texture,
-                                                           .sampler = {SR_FILTER_BILINEAR, SR_WRAP_CLAMP, SR_WRAP_REPEAT}},
-                                       &t.textured, NULL),
-                 SR_OK);
+    cr_assert_eq(
+        sr_scene_add_material(t.scene,
+                              &(sr_material_desc){.name = "checker",
+                                                  .texture = texture,
+                                                  .sampler = {SR_FILTER_BILINEAR, SR_WRAP_CLAMP, SR_WRAP_REPEAT}},
+                              &t.textured, NULL),
+        SR_OK);
     sr_node_id root;
-    cr_assert_eq(sr_scene_add_node(t.scene, &(sr_node_desc){.name = "pile", .transform = sr_transform_identity()},
-                                   &root, NULL),
-                 SR_OK);
+    cr_assert_eq(
+        sr_scene_add_node(t.scene, &(sr_node_desc){.name = "pile", .transform = sr_transform_identity()}, &root, NULL),
+        SR_OK);
     t.nodes[t.node_count++] = root;
     sr_mesh_id meshes[4] = {box, box_again, sphere, parts};
     for (int i = 0; i < 8; i++) {
@@ -325,7 +328,9 @@ static test_scene make_test_scene(void)
                                                        .parent = i < 6 ? root : t.nodes[1],
                                                        .transform = transform,
                                                        .mesh = meshes[i % 4],
-                                                       .material = i == 2 ? t.textured : i == 5 ? t.red : (sr_material_id){0},
+                                                       .material = i == 2   ? t.textured
+                                                                   : i == 5 ? t.red
+                                                                            : (sr_material_id){0},
                                                        .hidden = i == 7},
                                        &id, NULL),
                      SR_OK);
@@ -356,10 +361,10 @@ static void animate(test_scene *t, int f)
     if (f == 13) {
         sr_transform transform = sr_transform_identity();
         transform.scale = sr_vec3_make(2.0f, 0.5f, 1.0f);
-        cr_assert_eq(sr_scene_add_node(t->scene,
-                                       &(sr_node_desc){.name = "late", .parent = t->nodes[1], .transform = transform,
-                                                       .mesh = {3}},
-                                       &t->nodes[t->node_count++], NULL),
+        cr_assert_eq(sr_scene_add_node(
+                         t->scene,
+                         &(sr_node_desc){.name = "late", .parent = t->nodes[1], .transform = transform, .mesh = {3}},
+                         &t->nodes[t->node_count++], NULL),
                      SR_OK);
     }
     if (f == 17) {
@@ -413,8 +418,12 @@ static scene_state snapshot(const sr_scene *scene)
         sr_node_info info;
         cr_assert_eq(sr_scene_node(scene, id, &info, NULL), SR_OK);
         node_state *n = &s.nodes[s.count++];
-        *n = (node_state){.id = id, .parent = info.parent, .transform = info.transform, .hidden = info.hidden,
-                          .mesh = info.mesh, .material = info.material};
+        *n = (node_state){.id = id,
+                          .parent = info.parent,
+                          .transform = info.transform,
+                          .hidden = info.hidden,
+                          .mesh = info.mesh,
+                          .material = info.material};
         snprintf(n->name, sizeof n->name, "%s", info.name);
     }
     s.camera = sr_scene_camera(scene);
@@ -502,8 +511,8 @@ static void draw_lists(sr_debug_list *lists[2], int f)
     for (int i = 0; i < 8; i++) {
         sr_vec3 c = sr_vec3_make((float)(i % 4) - 1.5f, 0.5f + (float)(i / 4) - 0.01f * (float)(i * f), 0.2f);
         sr_debug_style style = sr_debug_style_make(i % 2 ? SR_DEBUG_GREEN : SR_DEBUG_YELLOW, 1 + i % 3, i == 3);
-        sr_debug_box(lists[0], (sr_aabb){{-0.55f, -0.55f, -0.55f}, {0.55f, 0.55f, 0.55f}},
-                     sr_mat4_translation(c), style);
+        sr_debug_box(lists[0], (sr_aabb){{-0.55f, -0.55f, -0.55f}, {0.55f, 0.55f, 0.55f}}, sr_mat4_translation(c),
+                     style);
         sr_debug_sphere_oriented(lists[0], c, sr_quat_from_euler_degrees(sr_vec3_make((float)f, 0, 0)), 0.3f, style);
         sr_debug_dot(lists[1], sr_vec3_add(c, sr_vec3_make(0, 0.5f, 0)), 7.0f, sr_debug_style_color(SR_DEBUG_RED));
         sr_debug_arrow(lists[1], c, sr_vec3_add(c, sr_vec3_make(0, 0.8f, 0.1f)), sr_debug_style_color(SR_DEBUG_CYAN));
@@ -564,8 +573,10 @@ Test(record, scene_plays_back_as_recorded_and_pixel_for_pixel, .timeout = 180)
     uint64_t all = 0, box = mesh_bytes(sr_scene_mesh(t.scene, (sr_mesh_id){1}));
     for (uint32_t m = 1; m <= 4; m++)
         all += mesh_bytes(sr_scene_mesh(t.scene, (sr_mesh_id){m}));
-    cr_assert_leq(info->bytes.meshes, all - box + 256, "the second box was stored again (%llu bytes of meshes, %llu "
-                  "for the four)", (unsigned long long)info->bytes.meshes, (unsigned long long)all);
+    cr_assert_leq(info->bytes.meshes, all - box + 256,
+                  "the second box was stored again (%llu bytes of meshes, %llu "
+                  "for the four)",
+                  (unsigned long long)info->bytes.meshes, (unsigned long long)all);
 
     sr_renderer *threaded = NULL;
     cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = 3}, &threaded, NULL), SR_OK);
@@ -596,6 +607,24 @@ Test(record, scene_plays_back_as_recorded_and_pixel_for_pixel, .timeout = 180)
             sr_framebuffer_save(fb, out, NULL);
         }
         cr_assert_eq(differ, 0, "frame %d: %zu pixels differ from the program's frame", f, differ);
+    }
+    // The frame's scene is ready to pick: the node under a body's centre is that body.
+    {
+        sr_recording_frame frame;
+        cr_assert_eq(sr_recording_seek(recording, 0, &frame, &err), SR_OK);
+        const node_state *body = &states[0].nodes[1]; // "body 0": a box at (-1.5, 0.5, 0)
+        cr_assert_str_eq(body->name, "body 0");
+        sr_mat4 view, projection;
+        sr_camera_matrices(&states[0].camera, width, height, &view, &projection);
+        sr_vec3 ndc = sr_mat4_transform_point_projective(sr_mat4_mul(projection, view), body->transform.translation);
+        sr_pick_hit hit;
+        cr_assert_eq(sr_scene_pick(frame.scene, NULL, width, height, (ndc.x * 0.5f + 0.5f) * width,
+                                   (0.5f - ndc.y * 0.5f) * height, &hit, &err),
+                     SR_OK, "%s", err.message);
+        cr_assert(hit.hit);
+        sr_node_id source = sr_recording_source_node(recording, hit.node);
+        cr_assert(source.index == body->id.index && source.generation == body->id.generation,
+                  "picked the node of slot %u", source.index);
     }
     // The scene keeps node handles across seeks while the node lives.
     sr_recording_frame frame;
@@ -695,9 +724,10 @@ Test(record, picking_finds_the_item_under_the_cursor_and_again_after_a_seek)
         float x = 0.1f * (float)f;
         sr_debug_line(list, sr_vec3_make(-4, 2, 0), sr_vec3_make(4, 2, 0), sr_debug_style_color(SR_DEBUG_RED));
         sr_debug_sphere(list, sr_vec3_make(-2 + x, -1, 0), 1.0f, sr_debug_style_color(SR_DEBUG_GREEN));
-        sr_debug_box(list, (sr_aabb){{-0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f}}, sr_mat4_translation(sr_vec3_make(2 + x, -1, 0)),
-                     sr_debug_style_color(SR_DEBUG_BLUE));
-        sr_debug_sphere(list, sr_vec3_make(2 + x, -1, 3), 0.2f, sr_debug_style_color(SR_DEBUG_YELLOW)); // in front of the box
+        sr_debug_box(list, (sr_aabb){{-0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f}},
+                     sr_mat4_translation(sr_vec3_make(2 + x, -1, 0)), sr_debug_style_color(SR_DEBUG_BLUE));
+        sr_debug_sphere(list, sr_vec3_make(2 + x, -1, 3), 0.2f,
+                        sr_debug_style_color(SR_DEBUG_YELLOW)); // in front of the box
         sr_debug_text_2d(list, 10, 10, "label", sr_debug_style_color(SR_DEBUG_WHITE));
         cr_assert_eq(sr_recorder_frame(rec, f, &list, 1, NULL, NULL), SR_OK);
     }

@@ -116,9 +116,9 @@ static void animate(sr_scene *scene, int f)
         if (alive && !id.generation) {
             sr_transform t = sr_transform_identity();
             t.translation = sr_vec3_make((float)n, 0.0f, 0.0f);
-            cr_assert_eq(sr_scene_add_node(scene, &(sr_node_desc){.name = (char[]){(char)('a' + n), 0},
-                                                                  .transform = t, .mesh = {1}},
-                                           &id, NULL),
+            cr_assert_eq(sr_scene_add_node(
+                             scene, &(sr_node_desc){.name = (char[]){(char)('a' + n), 0}, .transform = t, .mesh = {1}},
+                             &id, NULL),
                          SR_OK);
         } else if (!alive && id.generation) {
             cr_assert_eq(sr_scene_remove_node(scene, id, NULL), SR_OK);
@@ -288,8 +288,8 @@ Test(record_files, a_killed_writer_leaves_every_finished_frame_readable, .timeou
         cr_assert_eq(report.health, SR_RECORDING_TRUNCATED, "run %d: %s", run, report.message);
         cr_assert_geq((int64_t)report.frames, (int64_t)last + 1);
     }
-    cr_log_info("%d runs, %d of them killed in the middle of a write; %d frames read back in all", runs,
-                truncated_runs, frames_seen);
+    cr_log_info("%d runs, %d of them killed in the middle of a write; %d frames read back in all", runs, truncated_runs,
+                frames_seen);
     sr_debug_list_destroy(big);
     sr_debug_list_destroy(expected[0]);
     sr_debug_list_destroy(expected[1]);
@@ -486,10 +486,10 @@ Test(record_files, absurd_lengths_and_counts_allocate_nothing_absurd)
     payload[n++] = 0; // frame 0
     double time = 0.0;
     memcpy(payload + n, &time, 8), n += 8;
-    payload[n++] = 1; // one list
-    put_u32(payload + n, 0xffffffffu), n += 4; // items
-    put_u32(payload + n, 4), n += 4;            // bytes
-    payload[n++] = 0x20 | 15; // a polyline in the previous style
+    payload[n++] = 1;                                              // one list
+    put_u32(payload + n, 0xffffffffu), n += 4;                     // items
+    put_u32(payload + n, 4), n += 4;                               // bytes
+    payload[n++] = 0x20 | 15;                                      // a polyline in the previous style
     payload[n++] = 0xff, payload[n++] = 0xff, payload[n++] = 0xff; // a count past the list's bytes
     size_t length = craft_record(record, 1, payload, (uint32_t)n);
     uint8_t *crafted = malloc(header + length);
@@ -604,7 +604,7 @@ static uint64_t digest_frame(const sr_recording *recording, const sr_recording_f
 {
     uint64_t h = 1469598103934665603ull;
 #define MIX(data, size)                                                                                                \
-    for (size_t _i = 0; _i < (size); _i++)                                                                           \
+    for (size_t _i = 0; _i < (size); _i++)                                                                             \
     h = (h ^ ((const uint8_t *)(data))[_i]) * 1099511628211ull
     for (size_t l = 0; l < frame->list_count; l++) {
         size_t count = 0;
@@ -665,7 +665,8 @@ Test(record_files, random_seeks_give_the_frames_of_a_playback_from_the_start, .t
         cr_assert_eq(sr_recording_seek(recording, f, &frame, &err), SR_OK, "%s", err.message);
         cr_assert_eq(digest_frame(recording, &frame), digests[f], "seek %d: frame %llu differs from playback", k,
                      (unsigned long long)f);
-        cr_assert_leq(frame.frames_decoded, 5 + 1, "a seek decoded %u frames (keyframes every 5)", frame.frames_decoded);
+        cr_assert_leq(frame.frames_decoded, 5 + 1, "a seek decoded %u frames (keyframes every 5)",
+                      frame.frames_decoded);
     }
     sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
     cr_assert_gt(stats.evictions, 0);
@@ -683,9 +684,9 @@ Test(record_files, the_cache_stays_within_its_bound, .timeout = 120)
     // Frames of 20,000 lines (half a megabyte in the file, a few megabytes decoded).
     enum { FRAMES = 30, LINES = 20000 };
     sr_debug_list *list = NULL;
-    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &list,
-                                      NULL),
-                 SR_OK);
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &list, NULL),
+        SR_OK);
     sr_recorder *rec = NULL;
     cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
     rng r = {5};

@@ -286,7 +286,8 @@ static void print_info(const sr_recording *rec)
     const sr_recording_info *info = sr_recording_get_info(rec);
     printf("recording: %s\n", info->title[0] ? info->title : "(no title)");
     printf("format:    %u.%u\n", info->version_major, info->version_minor);
-    printf("closed:    %s\n", info->closed_cleanly ? "cleanly (index and trailer present)" : "no (the writer did not close it)");
+    printf("closed:    %s\n",
+           info->closed_cleanly ? "cleanly (index and trailer present)" : "no (the writer did not close it)");
     if (!info->closed_cleanly || info->truncated)
         printf("note:      %s\n", info->note);
     printf("frames:    %llu", (unsigned long long)info->frame_count);
@@ -312,9 +313,9 @@ static void print_info(const sr_recording *rec)
     printf("bytes:     %llu in the file%s\n", (unsigned long long)info->file_bytes,
            info->truncated ? " (some past the readable part)" : "");
     static const char *const kinds[SR_DEBUG_ITEM_KIND_COUNT] = {
-        "lines",     "arrows",   "points",    "dots",      "boxes",     "spheres",  "oriented spheres",
-        "capsules",  "cylinders", "cones",    "circles",   "frustums",  "axes",     "grids",
-        "triangles", "polylines", "texts",    "2d texts",  "2d rects"};
+        "lines",     "arrows",    "points", "dots",     "boxes",    "spheres", "oriented spheres",
+        "capsules",  "cylinders", "cones",  "circles",  "frustums", "axes",    "grids",
+        "triangles", "polylines", "texts",  "2d texts", "2d rects"};
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
         print_bytes_line(kinds[k], s->items[k], s->item_counts[k], s->total);
     print_bytes_line("items (unsorted)", s->unsorted_items, 0, s->total);
@@ -396,13 +397,15 @@ static int render_frames(sr_recording *rec, const replay_options *o)
     if (status == SR_OK && o->camera == CAMERA_SPEC) {
         sr_recording_frame first;
         status = sr_recording_seek(rec, o->first, &first, &err);
-        sr_camera base = first.has_camera ? first.camera : sr_camera_fit_box(sr_recording_frame_bounds(rec),
-                                                                              sr_vec3_make(0, 1, 0),
-                                                                              (float)o->width / (float)o->height);
-        if (status == SR_OK && sr_camera_parse(o->camera_spec, &base, &camera, &err) == SR_OK)
+        sr_camera base = first.has_camera ? first.camera
+                                          : sr_camera_fit_box(sr_recording_frame_bounds(rec), sr_vec3_make(0, 1, 0),
+                                                              (float)o->width / (float)o->height);
+        if (status == SR_OK && sr_camera_parse(o->camera_spec, &base, &camera, &err) == SR_OK) {
+            camera = sr_camera_resolve(&camera);
             status = sr_camera_check(&camera, &err);
-        else if (status == SR_OK)
+        } else if (status == SR_OK) {
             status = err.status;
+        }
     }
     double start = sr_app_now_ms();
     uint64_t written = 0;
@@ -410,10 +413,9 @@ static int render_frames(sr_recording *rec, const replay_options *o)
     for (uint64_t f = o->first; status == SR_OK && f <= last; f += o->step) {
         status = sr_recording_seek(rec, f, NULL, &err);
         if (status == SR_OK)
-            status = sr_recording_render(rec, renderer, fb,
-                                         &(sr_recording_render_desc){.camera = fixed_camera ? &camera : NULL,
-                                                                     .lists_shown = shown},
-                                         &err);
+            status = sr_recording_render(
+                rec, renderer, fb,
+                &(sr_recording_render_desc){.camera = fixed_camera ? &camera : NULL, .lists_shown = shown}, &err);
         if (status == SR_OK) {
             frame_path(o->out, f, path, sizeof path);
             status = sr_framebuffer_save(fb, path, &err);
@@ -455,8 +457,9 @@ int sr_cmd_replay(int argc, char **argv)
         if (sr_recording_check(o.path, NULL, &report, &err) != SR_OK)
             return fail(err.message);
         printf("%s: %s\n", o.path, report.message);
-        return report.health == SR_RECORDING_CLEAN ? 0 : report.health == SR_RECORDING_TRUNCATED ? EXIT_TRUNCATED
-                                                                                                  : SR_EXIT_FAILURE;
+        return report.health == SR_RECORDING_CLEAN       ? 0
+               : report.health == SR_RECORDING_TRUNCATED ? EXIT_TRUNCATED
+                                                         : SR_EXIT_FAILURE;
     }
     sr_recording *rec = NULL;
     if (sr_recording_open(o.path, NULL, &rec, &err) != SR_OK)

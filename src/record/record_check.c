@@ -102,8 +102,7 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
         return status;
     bool indexed = rec->info.closed_cleanly;
     uint64_t end = indexed ? rec->file_size - REC_TRAILER_SIZE : rec->file_size;
-    sr_record_sizes *sizes = &report->bytes;
-    sizes->framing = rec->header.size;
+    report->bytes.framing = rec->header.size;
     rec_scene_reader state = {0};
     uint64_t offset = rec->header.size, frame = 0, index_offset = UINT64_MAX;
     uint64_t frame_start = offset;
@@ -117,7 +116,8 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
         uint64_t left = end - offset;
         uint64_t total = REC_RECORD_OVERHEAD;
         bool ok = left >= REC_RECORD_OVERHEAD;
-        if (ok && (status = rec_read_at(rec, offset, REC_RECORD_HEAD, &rec->buffer, &rec->buffer_capacity, err)) != SR_OK)
+        if (ok &&
+            (status = rec_read_at(rec, offset, REC_RECORD_HEAD, &rec->buffer, &rec->buffer_capacity, err)) != SR_OK)
             break;
         if (ok) {
             total = (uint64_t)rec_load_u32(rec->buffer + 1) + REC_RECORD_OVERHEAD;
@@ -135,6 +135,10 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
             ok = rec_record_check(rec->buffer, (size_t)total, &type, &payload, &size, why, sizeof why);
         }
         report->records++;
+        // This record's bytes, added to the report's only when it is valid (a bad one's all count
+        // as framing).
+        sr_record_sizes record_sizes = {0};
+        sr_record_sizes *sizes = &record_sizes;
         if (ok) {
             sizes->framing += REC_RECORD_OVERHEAD;
             switch (type) {
@@ -206,6 +210,10 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
                 break;
             }
         }
+        if (ok)
+            rec_sizes_add(&report->bytes, &record_sizes);
+        else
+            report->bytes.framing += total <= left ? total : left;
         if (!ok) {
             report->bad_records++;
             if (report->first_bad_offset == UINT64_MAX) {
@@ -220,7 +228,6 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
             // Go on after it when its length leads to a valid record; otherwise this is where the
             // readable part ends.
             if (total <= left && offset + total < end && valid_record_at(rec, offset + total, err)) {
-                sizes->framing += total;
                 offset += total;
                 continue;
             }
@@ -238,14 +245,14 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
     }
     if (status == SR_OK) {
         if (indexed) {
-            sizes->framing += REC_TRAILER_SIZE;
+            report->bytes.framing += REC_TRAILER_SIZE;
             if (!report->bad_records && (index_offset == UINT64_MAX || frame != rec->frame_count)) {
                 report->bad_records++;
                 snprintf(problem, sizeof problem, "the index lists %llu frames, the records hold %llu",
                          (unsigned long long)rec->frame_count, (unsigned long long)frame);
             }
         }
-        sizes->total = rec_sizes_sum(sizes);
+        report->bytes.total = rec_sizes_sum(&report->bytes);
         // A file without a trailer whose only problem is at its end was cut short (a writer that
         // was killed); a problem followed by valid records, or in a file closed cleanly, is damage.
         bool tail_only = stopped && !indexed && report->bad_records == 1;

@@ -52,8 +52,9 @@ static bool reserve_text(rec_decode_scratch *scratch, size_t length)
 const char *rec_item_kind_name(sr_debug_item_kind kind)
 {
     static const char *const names[SR_DEBUG_ITEM_KIND_COUNT] = {
-        "line",   "arrow",   "point",   "dot",  "box",  "sphere",   "oriented sphere", "capsule", "cylinder", "cone",
-        "circle", "frustum", "axes",    "grid", "triangle", "polyline", "text",        "text 2d", "rect 2d",
+        "line",     "arrow",    "point", "dot",     "box",     "sphere", "oriented sphere",
+        "capsule",  "cylinder", "cone",  "circle",  "frustum", "axes",   "grid",
+        "triangle", "polyline", "text",  "text 2d", "rect 2d",
     };
     return (unsigned)kind < SR_DEBUG_ITEM_KIND_COUNT ? names[kind] : "unknown item";
 }
@@ -143,9 +144,9 @@ sr_status rec_list_decode(rec_cursor *c, uint64_t item_count, sr_debug_list *lis
         case SR_DEBUG_ITEM_POINT:
         case SR_DEBUG_ITEM_DOT:
             item.point.position = rec_get_vec3(c);
-            item.point.size_px = (tag & TAG_FLAG_1)
-                                     ? (item.kind == SR_DEBUG_ITEM_POINT ? REC_POINT_DEFAULT_SIZE : REC_DOT_DEFAULT_SIZE)
-                                     : rec_get_f32(c);
+            item.point.size_px =
+                (tag & TAG_FLAG_1) ? (item.kind == SR_DEBUG_ITEM_POINT ? REC_POINT_DEFAULT_SIZE : REC_DOT_DEFAULT_SIZE)
+                                   : rec_get_f32(c);
             break;
         case SR_DEBUG_ITEM_BOX:
             if (!rec_transform_decode(c, &item.box.transform, &item.box.box))
@@ -200,7 +201,8 @@ sr_status rec_list_decode(rec_cursor *c, uint64_t item_count, sr_debug_list *lis
         case SR_DEBUG_ITEM_POLYLINE: {
             size_t n = (size_t)rec_get_count(c, rec_left(c) / 12u);
             if (!reserve_points(scratch, n)) {
-                snprintf(what, what_size, "item %llu (polyline): out of memory for %zu points", (unsigned long long)i, n);
+                snprintf(what, what_size, "item %llu (polyline): out of memory for %zu points", (unsigned long long)i,
+                         n);
                 return SR_ERROR_OUT_OF_MEMORY;
             }
             for (size_t k = 0; k < n; k++)
@@ -227,7 +229,8 @@ sr_status rec_list_decode(rec_cursor *c, uint64_t item_count, sr_debug_list *lis
                 return SR_ERROR_PARSE;
             }
             if (!reserve_text(scratch, length)) {
-                snprintf(what, what_size, "item %llu (text): out of memory for %zu bytes", (unsigned long long)i, length);
+                snprintf(what, what_size, "item %llu (text): out of memory for %zu bytes", (unsigned long long)i,
+                         length);
                 return SR_ERROR_OUT_OF_MEMORY;
             }
             if (bytes)

@@ -29,9 +29,11 @@ size_t rec_list_bound(const sr_debug_list_stats *stats)
            (stats->items + 1) * (size_t)REC_VARINT_MAX;
 }
 
+_Static_assert(sizeof(sr_vec3) == 12, "sr_vec3 is three floats: stored with one copy");
+
 static inline bool same_vec3(sr_vec3 a, sr_vec3 b)
 {
-    return memcmp(&a, &b, sizeof a) == 0;
+    return memcmp(&a, &b, sizeof a) == 0; // bit for bit: -0 is not +0, a NaN may equal itself
 }
 
 static inline uint32_t packed_style(const sr_debug_style *style)
@@ -51,13 +53,31 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
     memset(styles->packed, 0, sizeof styles->packed);
     // The style an item repeats when it has none of its own; the reader starts from the same.
     uint32_t previous_color = SR_DEBUG_WHITE, previous_packed = 0;
-    sr_vec3 previous_end = {0, 0, 0};
-    bool has_end = false;
+    const sr_vec3 *previous_end = NULL; // the last line's or arrow's b, in the list (NULL: none yet)
     uint64_t kind_bytes[SR_DEBUG_ITEM_KIND_COUNT] = {0}, kind_counts[SR_DEBUG_ITEM_KIND_COUNT] = {0};
+    uint64_t line_bytes = 0, line_count = 0; // the fast path's, in registers
 
     for (size_t i = 0; i < count; i++) {
         const sr_debug_item *item = &items[i];
         uint32_t kind = (uint32_t)item->kind;
+        // The common case first: a one-coloured line in the previous item's style (an engine's
+        // stream of drawLine calls). Same bytes as the general path below, with less to decide.
+        if (kind == SR_DEBUG_ITEM_LINE && item->style.color == previous_color && item->line.color_b == previous_color &&
+            packed_style(&item->style) == previous_packed) {
+            uint8_t *start = p;
+            if (previous_end && same_vec3(item->line.a, *previous_end)) {
+                *p++ = SR_DEBUG_ITEM_LINE | TAG_SAME_STYLE | TAG_FLAG_2;
+                p = rec_put_vec3(p, item->line.b);
+            } else {
+                *p++ = SR_DEBUG_ITEM_LINE | TAG_SAME_STYLE;
+                p = rec_put_vec3(p, item->line.a);
+                p = rec_put_vec3(p, item->line.b);
+            }
+            previous_end = &item->line.b;
+            line_bytes += (uint64_t)(p - start);
+            line_count++;
+            continue;
+        }
         if (kind >= SR_DEBUG_ITEM_KIND_COUNT)
             continue; // a list never holds one; nothing a reader could rebuild
         uint8_t *start = p++;
@@ -82,7 +102,7 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
         switch (item->kind) {
         case SR_DEBUG_ITEM_LINE:
         case SR_DEBUG_ITEM_ARROW:
-            if (has_end && same_vec3(item->line.a, previous_end))
+            if (previous_end && same_vec3(item->line.a, *previous_end))
                 tag |= TAG_FLAG_2;
             else
                 p = rec_put_vec3(p, item->line.a);
@@ -92,8 +112,7 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
                 tag |= TAG_FLAG_1;
                 p = rec_put_u32(p, item->line.color_b);
             }
-            previous_end = item->line.b;
-            has_end = true;
+            previous_end = &item->line.b;
             break;
         case SR_DEBUG_ITEM_POINT:
         case SR_DEBUG_ITEM_DOT: {
@@ -202,6 +221,8 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
         kind_bytes[kind] += (uint64_t)(p - start);
         kind_counts[kind]++;
     }
+    kind_bytes[SR_DEBUG_ITEM_LINE] += line_bytes;
+    kind_counts[SR_DEBUG_ITEM_LINE] += line_count;
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++) {
         *encoded += kind_counts[k];
         if (sizes) {

@@ -63,11 +63,13 @@ sr_status rec_header_parse(const char *path, const uint8_t *data, size_t size, u
     rec_cursor c = rec_cursor_make(data + SR_RECORD_MAGIC_SIZE, size - SR_RECORD_MAGIC_SIZE);
     uint32_t major = rec_get_u16(&c), minor = rec_get_u16(&c), length = rec_get_u32(&c);
     if (major > SR_RECORD_VERSION_MAJOR)
-        return sr_error_set(err, SR_ERROR_UNSUPPORTED,
-                            "%s: written in recording format %u.%u, newer than this build reads (%d.x): update softrast",
-                            path, major, minor, SR_RECORD_VERSION_MAJOR);
+        return sr_error_set(
+            err, SR_ERROR_UNSUPPORTED,
+            "%s: written in recording format %u.%u, newer than this build reads (%d.x): update softrast", path, major,
+            minor, SR_RECORD_VERSION_MAJOR);
     if (major == 0)
-        return sr_error_set(err, SR_ERROR_PARSE, "%s: format version 0.%u does not exist (a damaged header)", path, minor);
+        return sr_error_set(err, SR_ERROR_PARSE, "%s: format version 0.%u does not exist (a damaged header)", path,
+                            minor);
     uint64_t needed = (uint64_t)REC_HEADER_FIXED + length + 4u;
     if (needed > file_size)
         return sr_error_set(err, SR_ERROR_PARSE, "%s: the header announces %u bytes, more than the file holds", path,
@@ -133,8 +135,8 @@ void rec_sizes_add(sr_record_sizes *a, const sr_record_sizes *b)
 
 uint64_t rec_sizes_sum(const sr_record_sizes *sizes)
 {
-    uint64_t sum = sizes->meshes + sizes->textures + sizes->materials + sizes->nodes + sizes->views +
-                   sizes->messages + sizes->unsorted_items + sizes->framing;
+    uint64_t sum = sizes->meshes + sizes->textures + sizes->materials + sizes->nodes + sizes->views + sizes->messages +
+                   sizes->unsorted_items + sizes->framing;
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
         sum += sizes->items[k];
     return sum;

@@ -9,6 +9,7 @@
 
 #include <softrast/record.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the file's layout ---- */
@@ -26,10 +27,10 @@
 
 /// Record types. A reader skips types it does not know (a newer minor version's).
 enum {
-    REC_FRAME = 1,    ///< a frame's lists; the last record of a frame (its presence completes it)
-    REC_STATE = 2,    ///< a frame's retained-state changes (a keyframe: the whole state)
-    REC_MESH = 3,     ///< a mesh definition
-    REC_ALIAS = 4,    ///< a mesh identical to one already defined
+    REC_FRAME = 1, ///< a frame's lists; the last record of a frame (its presence completes it)
+    REC_STATE = 2, ///< a frame's retained-state changes (a keyframe: the whole state)
+    REC_MESH = 3,  ///< a mesh definition (a mesh identical to one defined before reuses its id)
+    // 4: reserved (never written)
     REC_TEXTURE = 5,  ///< a texture definition
     REC_MATERIAL = 6, ///< a material definition
     REC_MESSAGE = 7,  ///< a timeline message
@@ -76,6 +77,20 @@ enum {
 /// know its first byte (a sub-kind). Kinds 19 to 30 are invalid in version 1.0.
 #define REC_ITEM_EXTENSION 31u
 
+/* ---- memcpy and qsort that take empty (and then perhaps NULL) arrays: the C library's may not ---- */
+
+static inline void rec_copy(void *to, const void *from, size_t size)
+{
+    if (size)
+        memcpy(to, from, size);
+}
+
+static inline void rec_sort(void *base, size_t count, size_t size, int (*compare)(const void *, const void *))
+{
+    if (count > 1)
+        qsort(base, count, size, compare);
+}
+
 /* ---- output: a growable byte buffer written without checks after one reservation ---- */
 
 typedef struct rec_buffer {
@@ -92,6 +107,14 @@ static inline uint8_t *rec_put_u8(uint8_t *p, uint32_t value)
     *p = (uint8_t)value;
     return p + 1;
 }
+/* The format is little-endian. On a little-endian host a value is stored with one memcpy (one
+ * instruction); elsewhere byte by byte. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define REC_LITTLE_ENDIAN 1
+#else
+#define REC_LITTLE_ENDIAN 0
+#endif
+
 static inline uint8_t *rec_put_u16(uint8_t *p, uint32_t value)
 {
     p[0] = (uint8_t)value;
@@ -100,11 +123,14 @@ static inline uint8_t *rec_put_u16(uint8_t *p, uint32_t value)
 }
 static inline uint8_t *rec_put_u32(uint8_t *p, uint32_t value)
 {
-    // Little-endian whatever the host: bytes by shifts (compilers fuse them into one store).
+#if REC_LITTLE_ENDIAN
+    memcpy(p, &value, 4);
+#else
     p[0] = (uint8_t)value;
     p[1] = (uint8_t)(value >> 8);
     p[2] = (uint8_t)(value >> 16);
     p[3] = (uint8_t)(value >> 24);
+#endif
     return p + 4;
 }
 static inline uint8_t *rec_put_u64(uint8_t *p, uint64_t value)
@@ -136,9 +162,14 @@ static inline uint8_t *rec_put_f64(uint8_t *p, double value)
 }
 static inline uint8_t *rec_put_vec3(uint8_t *p, sr_vec3 v)
 {
+#if REC_LITTLE_ENDIAN
+    memcpy(p, &v, 12); // three floats, no padding (sr_vec3 is float x, y, z)
+    return p + 12;
+#else
     p = rec_put_f32(p, v.x);
     p = rec_put_f32(p, v.y);
     return rec_put_f32(p, v.z);
+#endif
 }
 /// Unsigned LEB128: 7 bits a byte, low bits first, at most 10 bytes.
 static inline uint8_t *rec_put_varint(uint8_t *p, uint64_t value)
@@ -189,7 +220,13 @@ static inline const uint8_t *rec_take(rec_cursor *c, size_t size)
 }
 static inline uint32_t rec_load_u32(const uint8_t *p)
 {
+#if REC_LITTLE_ENDIAN
+    uint32_t value;
+    memcpy(&value, p, 4);
+    return value;
+#else
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 static inline uint64_t rec_load_u64(const uint8_t *p)
 {
@@ -228,10 +265,13 @@ static inline double rec_get_f64(rec_cursor *c)
 }
 static inline sr_vec3 rec_get_vec3(rec_cursor *c)
 {
-    sr_vec3 v;
-    v.x = rec_get_f32(c);
-    v.y = rec_get_f32(c);
-    v.z = rec_get_f32(c);
+    sr_vec3 v = {0.0f, 0.0f, 0.0f};
+    const uint8_t *p = rec_take(c, 12);
+    if (p) {
+        v.x = rec_bits_float(rec_load_u32(p));
+        v.y = rec_bits_float(rec_load_u32(p + 4));
+        v.z = rec_bits_float(rec_load_u32(p + 8));
+    }
     return v;
 }
 /// A varint of at most 10 bytes whose value fits 64 bits; anything else makes the cursor bad.

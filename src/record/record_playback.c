@@ -113,19 +113,21 @@ static void trim(sr_recording *rec, uint64_t keep_frame)
     }
 }
 
-/* An empty list: from the pool, or new with small capacities (decoding grows them). */
-static sr_debug_list *take_list(sr_recording *rec, sr_error *err)
+/* An empty list for `items` items: from the pool, or new with room for that many items and a
+ * segment each (a list of lines fits at once; shapes grow it at a second pass). */
+static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err)
 {
     if (rec->pool_count) {
         sr_debug_list *list = rec->pool[--rec->pool_count];
         rec->pool_bytes -= rec_list_memory(list);
         return list;
     }
+    size_t capacity = items ? items : 16;
     sr_debug_list *list = NULL;
-    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = 64,
+    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = capacity,
                                                .text_capacity = 4,
                                                .text_bytes = 256,
-                                               .item_capacity = 64,
+                                               .item_capacity = capacity,
                                                .triangle_capacity = 16,
                                                .point_capacity = 16},
                          &list, err);
@@ -164,7 +166,11 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
         if (!list_bytes)
             return sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu: list %zu is cut short", rec->path,
                                 (unsigned long long)frame, i);
-        if (!e->lists[i] && !(e->lists[i] = take_list(rec, err)))
+        // A list's items: its claim is checked against its bytes (an item takes one at least).
+        if (items > bytes)
+            return sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu: list %zu claims %u items in %u bytes", rec->path,
+                                (unsigned long long)frame, i, items, bytes);
+        if (!e->lists[i] && !(e->lists[i] = take_list(rec, items, err)))
             return SR_ERROR_OUT_OF_MEMORY;
         sr_debug_list *list = e->lists[i];
         for (int pass = 0; pass < 2; pass++) {
@@ -177,10 +183,9 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
                 snprintf(what, sizeof what, "%zu bytes follow its items", rec_left(&items_cursor)),
                     status = SR_ERROR_PARSE;
             if (status != SR_OK) {
-                return status == SR_ERROR_PARSE
-                           ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu, list %zu: %s", rec->path,
-                                          (unsigned long long)frame, i, what)
-                           : status;
+                return status == SR_ERROR_PARSE ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu, list %zu: %s",
+                                                               rec->path, (unsigned long long)frame, i, what)
+                                                : status;
             }
             sr_debug_list_stats s = sr_debug_list_get_stats(list);
             if (!s.items_dropped && !s.segments_dropped && !s.texts_dropped)
@@ -192,8 +197,7 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
                 return sr_error_set(err, SR_ERROR_UNSUPPORTED,
                                     "%s: frame %llu, list %zu asks for %zu MiB to draw %zu items, more than the "
                                     "cache's bound (%zu MiB; sr_recording_desc.cache_bytes)",
-                                    rec->path, (unsigned long long)frame, i, asked >> 20, items_asked,
-                                    budget >> 20);
+                                    rec->path, (unsigned long long)frame, i, asked >> 20, items_asked, budget >> 20);
             }
         }
     }
@@ -244,8 +248,10 @@ static sr_status read_frame(sr_recording *rec, uint64_t frame, bool want_lists, 
         at += REC_RECORD_OVERHEAD + size;
     }
     if (((e->flags & REC_ENTRY_STATE) && !*state) || (want_lists && !*lists))
-        return sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu at offset %llu: its records are not where the index "
-                            "says", rec->path, (unsigned long long)frame, (unsigned long long)e->offset);
+        return sr_error_set(err, SR_ERROR_PARSE,
+                            "%s: frame %llu at offset %llu: its records are not where the index "
+                            "says",
+                            rec->path, (unsigned long long)frame, (unsigned long long)e->offset);
     return SR_OK;
 }
 
@@ -280,11 +286,10 @@ static sr_status seek_state(sr_recording *rec, uint64_t frame, uint32_t *decoded
         status = rec_state_apply(&rec->scene, state, state_size, f, what, sizeof what);
         if (status != SR_OK) {
             rec_scene_reader_clear_state(&rec->scene);
-            return status == SR_ERROR_PARSE ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu at offset %llu: %s",
-                                                           rec->path, (unsigned long long)f,
-                                                           (unsigned long long)e->offset, what)
-                                            : sr_error_set(err, status, "%s: frame %llu: %s", rec->path,
-                                                           (unsigned long long)f, what);
+            return status == SR_ERROR_PARSE
+                       ? sr_error_set(err, SR_ERROR_PARSE, "%s: frame %llu at offset %llu: %s", rec->path,
+                                      (unsigned long long)f, (unsigned long long)e->offset, what)
+                       : sr_error_set(err, status, "%s: frame %llu: %s", rec->path, (unsigned long long)f, what);
         }
         (*decoded)++;
     }
@@ -298,6 +303,9 @@ static sr_status seek_state(sr_recording *rec, uint64_t frame, uint32_t *decoded
         }
         return status;
     }
+    // Updated here, so that the frame's scene is ready to pick and to frame (sr_scene_bounds).
+    if (rec->scene.scene && (status = sr_scene_update(rec->scene.scene, NULL, err)) != SR_OK)
+        return status;
     rec->state_valid = true;
     rec->state_frame = frame;
     return SR_OK;

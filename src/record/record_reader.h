@@ -78,8 +78,8 @@ sr_status rec_read_at(sr_recording *rec, uint64_t offset, size_t size, uint8_t *
                       sr_error *err);
 /// Checks the record at the start of `data` (`size` bytes available): its length fits, its CRC
 /// matches. Returns the payload and its length, or false with `why` filled.
-bool rec_record_check(const uint8_t *data, size_t size, uint32_t *type, const uint8_t **payload,
-                      uint32_t *payload_size, char *why, size_t why_size);
+bool rec_record_check(const uint8_t *data, size_t size, uint32_t *type, const uint8_t **payload, uint32_t *payload_size,
+                      char *why, size_t why_size);
 
 /// The memory a list holds (its capacities).
 size_t rec_list_memory(const sr_debug_list *list);
@@ -94,7 +94,6 @@ void rec_cache_free(sr_recording *rec);
 /// Opens `path` without building anything for playback: header, index or scan, messages
 /// (recording.c; sr_recording_open and sr_recording_check use it). `verify` checks every record's
 /// checksum during a scan (a check does; an open checks only what it needs).
-sr_status rec_open(const char *path, const sr_recording_desc *desc, bool verify, sr_recording **out,
-                   sr_error *err);
+sr_status rec_open(const char *path, const sr_recording_desc *desc, bool verify, sr_recording **out, sr_error *err);
 
 #endif

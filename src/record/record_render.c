@@ -162,9 +162,9 @@ sr_status sr_recording_fit_camera(sr_recording *rec, uint64_t first, uint64_t la
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_recording_fit_camera: %s is NULL",
                             rec ? "camera" : "rec");
     if (first > last || last >= rec->frame_count)
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: frames %llu to %llu are not a range of its %llu frames",
-                            rec->path, (unsigned long long)first, (unsigned long long)last,
-                            (unsigned long long)rec->frame_count);
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
+                            "%s: frames %llu to %llu are not a range of its %llu frames", rec->path,
+                            (unsigned long long)first, (unsigned long long)last, (unsigned long long)rec->frame_count);
     sr_aabb box = sr_aabb_empty();
     for (uint64_t f = first; f <= last; f++) {
         sr_status status = sr_recording_seek(rec, f, NULL, err);
@@ -183,8 +183,8 @@ sr_status sr_recording_fit_camera(sr_recording *rec, uint64_t first, uint64_t la
 /* ---- drawing ---- */
 
 /* The camera sr_recording_render and sr_recording_pick_item use. */
-static sr_status frame_camera(const sr_recording *rec, const sr_camera *given, int width, int height,
-                              sr_camera *camera, sr_error *err)
+static sr_status frame_camera(const sr_recording *rec, const sr_camera *given, int width, int height, sr_camera *camera,
+                              sr_error *err)
 {
     if (given)
         *camera = *given;
@@ -213,7 +213,9 @@ sr_status sr_recording_render(sr_recording *rec, sr_renderer *renderer, sr_frame
         return status;
     const sr_recording_frame *f = &rec->current;
     bool scene = f->scene && !d.no_scene;
-    uint32_t background = d.background ? d.background : scene ? sr_scene_background(f->scene) : SR_BENCH_SCENE_BACKGROUND;
+    uint32_t background = d.background ? d.background
+                          : scene      ? sr_scene_background(f->scene)
+                                       : SR_BENCH_SCENE_BACKGROUND;
     if (fb->ids)
         for (size_t i = 0; i < (size_t)fb->width * (size_t)fb->height; i++)
             fb->ids[i] = SR_NO_ID;
@@ -310,8 +312,8 @@ static bool segment_approach(const pick_view *v, sr_vec3 a, sr_vec3 b, approach 
     double t = ta + (tb - ta) * t_clip;
     out->distance = distance;
     out->depth = sa.depth + s * (sb.depth - sa.depth);
-    out->position = sr_vec3_make((float)(a.x + (b.x - a.x) * t), (float)(a.y + (b.y - a.y) * t),
-                                 (float)(a.z + (b.z - a.z) * t));
+    out->position =
+        sr_vec3_make((float)(a.x + (b.x - a.x) * t), (float)(a.y + (b.y - a.y) * t), (float)(a.z + (b.z - a.z) * t));
     return true;
 }
 
@@ -350,8 +352,8 @@ static approach hit_at(const pick_view *v, double t)
 /* Distance from the ray to segment a-b (closest points), and the ray parameter there. */
 static double ray_segment_distance(const sr_ray *ray, sr_vec3 a, sr_vec3 b, double *t_ray)
 {
-    double o[3] = {ray->origin.x, ray->origin.y, ray->origin.z}, d[3] = {ray->direction.x, ray->direction.y,
-                                                                        ray->direction.z};
+    double o[3] = {ray->origin.x, ray->origin.y, ray->origin.z},
+           d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
     double p[3] = {a.x, a.y, a.z}, e[3] = {b.x - a.x, b.y - a.y, b.z - a.z}, r[3];
     for (int k = 0; k < 3; k++)
         r[k] = o[k] - p[k];
@@ -418,9 +420,9 @@ static bool item_approach(const pick_view *v, const sr_debug_list *list, const s
         sr_vec3 corners[8];
         sr_aabb b = item->box.box;
         for (int i = 0; i < 8; i++)
-            corners[i] = affine_point(&item->box.transform, sr_vec3_make(i & 1 ? b.max.x : b.min.x,
-                                                                         i & 2 ? b.max.y : b.min.y,
-                                                                         i & 4 ? b.max.z : b.min.z));
+            corners[i] =
+                affine_point(&item->box.transform, sr_vec3_make(i & 1 ? b.max.x : b.min.x, i & 2 ? b.max.y : b.min.y,
+                                                                i & 4 ? b.max.z : b.min.z));
         // Solid: the ray in the box's frame against its extents.
         sr_mat4 m = item->box.transform, inverse;
         m.m[3] = m.m[7] = m.m[11] = 0.0f, m.m[15] = 1.0f;
@@ -482,9 +484,9 @@ static bool item_approach(const pick_view *v, const sr_debug_list *list, const s
         plane_basis(item->circle.normal, &u, &w);
         for (int i = 0; i <= 32; i++) {
             float angle = (float)(2.0 * M_PI * i / 32.0);
-            points[i] = sr_vec3_add(item->circle.centre,
-                                    sr_vec3_add(sr_vec3_scale(u, item->circle.radius * cosf(angle)),
-                                                sr_vec3_scale(w, item->circle.radius * sinf(angle))));
+            points[i] =
+                sr_vec3_add(item->circle.centre, sr_vec3_add(sr_vec3_scale(u, item->circle.radius * cosf(angle)),
+                                                             sr_vec3_scale(w, item->circle.radius * sinf(angle))));
         }
         if (item->circle.fill_color >> 24)
             for (int i = 0; i < 32 && !found; i++) {
@@ -653,13 +655,8 @@ sr_status sr_recording_pick_item(const sr_recording *rec, const sr_camera *camer
             bool better = !out->hit || a.distance < out->distance_px - 1.0 ||
                           (a.distance <= out->distance_px + 1.0 && a.depth <= out->depth);
             if (better) {
-                *out = (sr_recording_item_pick){true,
-                                                (uint32_t)l,
-                                                (uint32_t)i,
-                                                items[i],
-                                                (float)a.distance,
-                                                (float)a.depth,
-                                                a.position};
+                *out = (sr_recording_item_pick){true,           (uint32_t)l, (uint32_t)i, items[i], (float)a.distance,
+                                                (float)a.depth, a.position};
             }
         }
     }
@@ -678,7 +675,8 @@ static sr_vec3 item_anchor(const sr_debug_list *list, const sr_debug_item *item)
     case SR_DEBUG_ITEM_DOT:
         return item->point.position;
     case SR_DEBUG_ITEM_BOX:
-        return affine_point(&item->box.transform, sr_vec3_scale(sr_vec3_add(item->box.box.min, item->box.box.max), 0.5f));
+        return affine_point(&item->box.transform,
+                            sr_vec3_scale(sr_vec3_add(item->box.box.min, item->box.box.max), 0.5f));
     case SR_DEBUG_ITEM_SPHERE:
     case SR_DEBUG_ITEM_ORIENTED_SPHERE:
         return item->sphere.centre;
@@ -693,7 +691,8 @@ static sr_vec3 item_anchor(const sr_debug_list *list, const sr_debug_item *item)
     case SR_DEBUG_ITEM_GRID:
         return item->grid.centre;
     case SR_DEBUG_ITEM_TRIANGLE:
-        return sr_vec3_scale(sr_vec3_add(sr_vec3_add(item->triangle.a, item->triangle.b), item->triangle.c), 1.0f / 3.0f);
+        return sr_vec3_scale(sr_vec3_add(sr_vec3_add(item->triangle.a, item->triangle.b), item->triangle.c),
+                             1.0f / 3.0f);
     case SR_DEBUG_ITEM_POLYLINE: {
         const sr_vec3 *points = sr_debug_list_item_points(list, item);
         sr_vec3 sum = {0, 0, 0};
@@ -726,8 +725,8 @@ bool sr_recording_find_item(const sr_recording *rec, const sr_recording_item_pic
     const sr_debug_item *items = sr_debug_list_items(list, &count);
     // The previous item's anchor: its own list is gone, but its parameters are in the copy (a
     // polyline's points are not: its place in the list stands in).
-    sr_vec3 anchor = previous->item.kind == SR_DEBUG_ITEM_POLYLINE ? previous->position
-                                                                   : item_anchor(NULL, &previous->item);
+    sr_vec3 anchor =
+        previous->item.kind == SR_DEBUG_ITEM_POLYLINE ? previous->position : item_anchor(NULL, &previous->item);
     size_t best = SIZE_MAX;
     double best_distance = INFINITY;
     for (size_t i = 0; i < count; i++) {
@@ -747,7 +746,12 @@ bool sr_recording_find_item(const sr_recording *rec, const sr_recording_item_pic
     }
     if (best == SIZE_MAX)
         return false;
-    *out = (sr_recording_item_pick){true,        previous->list,        (uint32_t)best, items[best],
-                                    previous->distance_px, previous->depth, item_anchor(list, &items[best])};
+    *out = (sr_recording_item_pick){true,
+                                    previous->list,
+                                    (uint32_t)best,
+                                    items[best],
+                                    previous->distance_px,
+                                    previous->depth,
+                                    item_anchor(list, &items[best])};
     return true;
 }

@@ -33,8 +33,8 @@ typedef struct rec_view {
 
 /// A definition record's place (the index's entries, and the writer's list of new ones).
 typedef struct rec_definition {
-    uint32_t type; ///< REC_MESH, REC_ALIAS, REC_TEXTURE, REC_MATERIAL
-    uint32_t id;   ///< stored id
+    uint32_t type;         ///< REC_MESH, REC_TEXTURE, REC_MATERIAL
+    uint32_t id;           ///< stored id
     uint64_t offset, size; ///< of the whole record
 } rec_definition;
 

@@ -236,7 +236,7 @@ static sr_status apply_added(rec_scene_reader *r, rec_cursor *c, char *what, siz
         r->targets[old + i] = (rec_target){(uint32_t)slot, n};
     }
     r->target_count = old + count;
-    qsort(r->targets, r->target_count, sizeof *r->targets, compare_targets);
+    rec_sort(r->targets, r->target_count, sizeof *r->targets, compare_targets);
     for (size_t i = 1; i < r->target_count; i++)
         if (r->targets[i].slot == r->targets[i - 1].slot)
             FAIL("adds a node in slot %u, which holds one already", r->targets[i].slot);
@@ -458,8 +458,8 @@ static sr_status load_material(rec_scene_reader *r, uint32_t stored, uint32_t *o
         desc.cull = (sr_cull_mode)cull;
         sr_material_id material;
         status = sr_scene_add_material(r->scene, &desc, &material, err);
-        if (status == SR_OK && !note_loaded(&r->materials, &r->material_count, &r->material_capacity, stored,
-                                            material.id))
+        if (status == SR_OK &&
+            !note_loaded(&r->materials, &r->material_count, &r->material_capacity, stored, material.id))
             status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "out of memory loading material %u", stored);
         if (status == SR_OK)
             *out = material.id;
@@ -681,7 +681,7 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
                                 r->targets[i].node.name, r->targets[i].slot);
         r->order[added++] = (uint64_t)depth << 32 | i;
     }
-    qsort(r->order, added, sizeof *r->order, compare_u64);
+    rec_sort(r->order, added, sizeof *r->order, compare_u64);
     if (!grow((void **)&r->fresh, &r->fresh_capacity, added, sizeof *r->fresh) ||
         !grow((void **)&r->built, &r->built_capacity, r->built_count + added, sizeof *r->built))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "out of memory adding nodes");
@@ -689,10 +689,10 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
     uint64_t level = 0;
     for (size_t k = 0; k < added; k++) {
         if (r->order[k] >> 32 != level) { // a new level: the previous one's nodes become parents
-            memcpy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
+            rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
             r->built_count += fresh;
             fresh = 0;
-            qsort(r->built, r->built_count, sizeof *r->built, compare_built);
+            rec_sort(r->built, r->built_count, sizeof *r->built, compare_built);
             level = r->order[k] >> 32;
         }
         const rec_target *t = &r->targets[(uint32_t)r->order[k]];
@@ -725,19 +725,22 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
         if (status != SR_OK) {
             if (id.generation)
                 sr_scene_remove_node(r->scene, id, NULL);
-            memcpy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
+            rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
             r->built_count += fresh;
-            qsort(r->built, r->built_count, sizeof *r->built, compare_built);
+            rec_sort(r->built, r->built_count, sizeof *r->built, compare_built);
             return status;
         }
         rec_built *b = &r->fresh[fresh++];
-        *b = (rec_built){.slot = t->slot, .generation = t->node.generation, .id = id, .hidden = t->node.hidden,
+        *b = (rec_built){.slot = t->slot,
+                         .generation = t->node.generation,
+                         .id = id,
+                         .hidden = t->node.hidden,
                          .material = t->node.material};
         memcpy(b->transform, t->node.transform, sizeof b->transform);
     }
-    memcpy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
+    rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
     r->built_count += fresh;
-    qsort(r->built, r->built_count, sizeof *r->built, compare_built);
+    rec_sort(r->built, r->built_count, sizeof *r->built, compare_built);
 
     if (r->view.has_camera)
         sr_scene_set_camera(r->scene, &r->view.camera);

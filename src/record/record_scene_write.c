@@ -258,7 +258,8 @@ static bool same_mesh(rec_scene_writer *w, const sr_scene *scene, uint32_t a, ui
         return false;
     size_t n = ma->vertex_count;
     if (!same_array(ma->positions, mb->positions, n * sizeof(sr_vec3)) ||
-        !same_array(ma->normals, mb->normals, n * sizeof(sr_vec3)) || !same_array(ma->uvs, mb->uvs, n * sizeof(sr_vec2)) ||
+        !same_array(ma->normals, mb->normals, n * sizeof(sr_vec3)) ||
+        !same_array(ma->uvs, mb->uvs, n * sizeof(sr_vec2)) ||
         !same_array(ma->colors, mb->colors, n * sizeof(sr_vec4)) ||
         !same_array(ma->indices, mb->indices, ma->triangle_count * 3 * sizeof(uint32_t)))
         return false;
@@ -602,14 +603,15 @@ sr_status rec_scene_write(rec_scene_writer *w, const sr_scene *scene, const sr_c
     }
     uint8_t camera_now[CAMERA_BYTES], camera_then[CAMERA_BYTES], light_now[LIGHT_BYTES], light_then[LIGHT_BYTES];
     size_t camera_size = encode_camera(camera_now, view.has_camera, &view.camera);
-    bool camera_changed = !w->view_known || camera_size != encode_camera(camera_then, w->view.has_camera, &w->view.camera) ||
+    bool camera_changed = !w->view_known ||
+                          camera_size != encode_camera(camera_then, w->view.has_camera, &w->view.camera) ||
                           memcmp(camera_now, camera_then, camera_size) != 0;
     size_t light_size = view.has_light ? encode_light(light_now, &view.light) : 0;
     bool light_changed = view.has_light && (!w->view_known || !w->view.has_light ||
                                             encode_light(light_then, &w->view.light) != light_size ||
                                             memcmp(light_now, light_then, light_size) != 0);
-    bool background_changed = view.has_background &&
-                              (!w->view_known || !w->view.has_background || view.background != w->view.background);
+    bool background_changed =
+        view.has_background && (!w->view_known || !w->view.has_background || view.background != w->view.background);
     bool retained = view.has_camera || view.has_scene;
 
     if (keyframe) {
@@ -630,13 +632,12 @@ sr_status rec_scene_write(rec_scene_writer *w, const sr_scene *scene, const sr_c
         written->has_scene = view.has_scene;
         return SR_OK;
     }
-    qsort(w->added, added, sizeof *w->added, compare_u64);
+    rec_sort(w->added, added, sizeof *w->added, compare_u64);
 
     // The record's size, at most.
-    size_t bound = REC_RECORD_OVERHEAD + REC_VARINT_MAX + 1 + 7 * (1 + REC_VARINT_MAX) + CAMERA_BYTES + LIGHT_BYTES + 4 +
-                   REC_VARINT_MAX +
-                   (view.scene_name ? strlen(view.scene_name) + REC_VARINT_MAX : 0) + 3 * REC_VARINT_MAX +
-                   removed * REC_VARINT_MAX + changed * (REC_VARINT_MAX + 2 + 40 + REC_VARINT_MAX);
+    size_t bound = REC_RECORD_OVERHEAD + REC_VARINT_MAX + 1 + 7 * (1 + REC_VARINT_MAX) + CAMERA_BYTES + LIGHT_BYTES +
+                   4 + REC_VARINT_MAX + (view.scene_name ? strlen(view.scene_name) + REC_VARINT_MAX : 0) +
+                   3 * REC_VARINT_MAX + removed * REC_VARINT_MAX + changed * (REC_VARINT_MAX + 2 + 40 + REC_VARINT_MAX);
     for (size_t i = 0; i < added; i++)
         bound += added_bound(&w->nodes[(uint32_t)w->added[i]]);
     if (!rec_buffer_reserve(out, bound))

@@ -107,8 +107,7 @@ static bool extract_quaternion(const double r[9], double q[4])
     for (int i = 0; i < 9; i++)
         if (!isfinite(r[i]))
             return false;
-    double r00 = r[0], r01 = r[1], r02 = r[2], r10 = r[3], r11 = r[4], r12 = r[5], r20 = r[6], r21 = r[7],
-           r22 = r[8];
+    double r00 = r[0], r01 = r[1], r02 = r[2], r10 = r[3], r11 = r[4], r12 = r[5], r20 = r[6], r21 = r[7], r22 = r[8];
     double trace = r00 + r11 + r22;
     if (trace > 0.0) {
         double s = sqrt(trace + 1.0) * 2.0;

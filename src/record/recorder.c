@@ -58,9 +58,10 @@ static sr_status append(sr_recorder *rec, const uint8_t *data, size_t size, bool
 {
     if (limited && rec->max_bytes && (rec->offset + size + REC_TRAILER_SIZE > rec->max_bytes)) {
         // Nothing written: the file is whole, and its index still comes at close.
-        sr_error_set(err, SR_ERROR_IO, "%s: frame %llu would grow the recording past its limit of %llu bytes "
-                     "(max_bytes); recording stopped", rec->path, (unsigned long long)rec->frames,
-                     (unsigned long long)rec->max_bytes);
+        sr_error_set(err, SR_ERROR_IO,
+                     "%s: frame %llu would grow the recording past its limit of %llu bytes "
+                     "(max_bytes); recording stopped",
+                     rec->path, (unsigned long long)rec->frames, (unsigned long long)rec->max_bytes);
         rec->failed = true;
         snprintf(rec->failure, sizeof rec->failure, "%s", err ? err->message : "past max_bytes");
         rec_scene_write_failed(&rec->scene);
@@ -103,8 +104,8 @@ sr_status sr_recorder_create(const char *path, const sr_recorder_desc *desc, sr_
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: keyframe_interval %u is over %u", path, interval,
                             REC_MAX_KEYFRAME_INTERVAL);
     if (d.list_name_count > REC_MAX_LIST_NAMES)
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: %zu list names, more than %u", path,
-                            d.list_name_count, REC_MAX_LIST_NAMES);
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: %zu list names, more than %u", path, d.list_name_count,
+                            REC_MAX_LIST_NAMES);
     if (d.list_name_count && !d.list_names)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "%s: list_names is NULL with list_name_count %zu", path,
                             d.list_name_count);
@@ -226,8 +227,7 @@ sr_status sr_recorder_frame(sr_recorder *rec, double time, sr_debug_list *const 
     }
     // Room for this frame's index entries, reserved now so that nothing fails once it is written.
     size_t definitions = rec->scene.new_definition_count;
-    if (!rec_buffer_reserve(&rec->out, bound) ||
-        !rec_buffer_reserve(&rec->index_frames, 2 * REC_VARINT_MAX + 8 + 1) ||
+    if (!rec_buffer_reserve(&rec->out, bound) || !rec_buffer_reserve(&rec->index_frames, 2 * REC_VARINT_MAX + 8 + 1) ||
         !rec_buffer_reserve(&rec->index_definitions, definitions * (1 + 3 * REC_VARINT_MAX)))
         return out_of_memory(rec, err);
 
@@ -337,13 +337,12 @@ sr_recorder_stats sr_recorder_get_stats(const sr_recorder *rec)
     stats.bytes.total = rec->offset;
     stats.last_frame_bytes = rec->last_frame_bytes;
     const rec_scene_writer *w = &rec->scene;
-    stats.memory_bytes = sizeof *rec + rec->out.capacity + rec->index_frames.capacity +
-                         rec->index_definitions.capacity + rec->index_messages.capacity +
-                         w->node_capacity * sizeof *w->nodes + w->removed_capacity * sizeof *w->removed +
-                         w->changed_capacity * sizeof *w->changed + w->added_capacity * sizeof *w->added +
-                         (w->mesh_map_capacity + w->material_map_capacity + w->texture_map_capacity) * sizeof(uint32_t) +
-                         w->meshes_seen_capacity * sizeof *w->meshes_seen +
-                         w->new_definition_capacity * sizeof *w->new_definitions;
+    stats.memory_bytes =
+        sizeof *rec + rec->out.capacity + rec->index_frames.capacity + rec->index_definitions.capacity +
+        rec->index_messages.capacity + w->node_capacity * sizeof *w->nodes + w->removed_capacity * sizeof *w->removed +
+        w->changed_capacity * sizeof *w->changed + w->added_capacity * sizeof *w->added +
+        (w->mesh_map_capacity + w->material_map_capacity + w->texture_map_capacity) * sizeof(uint32_t) +
+        w->meshes_seen_capacity * sizeof *w->meshes_seen + w->new_definition_capacity * sizeof *w->new_definitions;
     return stats;
 }
 
@@ -351,29 +350,29 @@ sr_recorder_stats sr_recorder_get_stats(const sr_recorder *rec)
 static sr_status write_index(sr_recorder *rec, sr_error *err)
 {
     size_t bound = REC_RECORD_OVERHEAD + 3 * REC_VARINT_MAX + rec->index_frames.size + rec->index_definitions.size +
-                   rec->index_messages.size + (2 * SR_DEBUG_ITEM_KIND_COUNT + 8) * REC_VARINT_MAX + REC_VARINT_MAX +
-                   1 + REC_TRAILER_SIZE;
+                   rec->index_messages.size + (2 * SR_DEBUG_ITEM_KIND_COUNT + 8) * REC_VARINT_MAX + REC_VARINT_MAX + 1 +
+                   REC_TRAILER_SIZE;
     if (!rec_buffer_reserve(&rec->out, bound))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory writing the index", rec->path);
     rec->out.size = 0;
     uint8_t *record = rec->out.data;
     uint8_t *p = record + REC_RECORD_HEAD;
     p = rec_put_varint(p, rec->frames);
-    memcpy(p, rec->index_frames.data, rec->index_frames.size);
+    rec_copy(p, rec->index_frames.data, rec->index_frames.size);
     p += rec->index_frames.size;
     p = rec_put_varint(p, rec->definition_count);
-    memcpy(p, rec->index_definitions.data, rec->index_definitions.size);
+    rec_copy(p, rec->index_definitions.data, rec->index_definitions.size);
     p += rec->index_definitions.size;
     p = rec_put_varint(p, rec->messages);
-    memcpy(p, rec->index_messages.data, rec->index_messages.size);
+    rec_copy(p, rec->index_messages.data, rec->index_messages.size);
     p += rec->index_messages.size;
     const sr_record_sizes *s = &rec->sizes;
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
         p = rec_put_varint(p, s->items[k]);
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
         p = rec_put_varint(p, s->item_counts[k]);
-    const uint64_t rest[8] = {s->meshes, s->textures, s->materials, s->nodes, s->views, s->messages, s->unsorted_items,
-                              s->framing};
+    const uint64_t rest[8] = {s->meshes, s->textures, s->materials,      s->nodes,
+                              s->views,  s->messages, s->unsorted_items, s->framing};
     for (int k = 0; k < 8; k++)
         p = rec_put_varint(p, rest[k]);
     p = rec_put_varint(p, rec->max_lists);

@@ -21,8 +21,8 @@ bool sr_recording_probe(const char *path)
     if (fd < 0)
         return false;
     char magic[SR_RECORD_MAGIC_SIZE];
-    bool same = pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
-                memcmp(magic, SR_RECORD_MAGIC, sizeof magic) == 0;
+    bool same =
+        pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic && memcmp(magic, SR_RECORD_MAGIC, sizeof magic) == 0;
     close(fd);
     return same;
 }
@@ -68,8 +68,8 @@ sr_status rec_read_at(sr_recording *rec, uint64_t offset, size_t size, uint8_t *
     return SR_OK;
 }
 
-bool rec_record_check(const uint8_t *data, size_t size, uint32_t *type, const uint8_t **payload,
-                      uint32_t *payload_size, char *why, size_t why_size)
+bool rec_record_check(const uint8_t *data, size_t size, uint32_t *type, const uint8_t **payload, uint32_t *payload_size,
+                      char *why, size_t why_size)
 {
     if (size < REC_RECORD_OVERHEAD) {
         snprintf(why, why_size, "%zu bytes, fewer than a record's head and checksum", size);
@@ -77,8 +77,8 @@ bool rec_record_check(const uint8_t *data, size_t size, uint32_t *type, const ui
     }
     uint32_t length = rec_load_u32(data + 1);
     if ((uint64_t)length + REC_RECORD_OVERHEAD > size) {
-        snprintf(why, why_size, "a record of %llu bytes where %zu remain", (unsigned long long)length + REC_RECORD_OVERHEAD,
-                 size);
+        snprintf(why, why_size, "a record of %llu bytes where %zu remain",
+                 (unsigned long long)length + REC_RECORD_OVERHEAD, size);
         return false;
     }
     uint32_t stored = rec_load_u32(data + REC_RECORD_HEAD + length);
@@ -148,7 +148,7 @@ static void finish_tables(sr_recording *rec)
             m->frame = rec->frame_count - 1;
         m->time = rec->frame_count ? rec->frames[m->frame].time : 0.0;
     }
-    qsort(rec->definitions, rec->definition_count, sizeof *rec->definitions, compare_definitions);
+    rec_sort(rec->definitions, rec->definition_count, sizeof *rec->definitions, compare_definitions);
 }
 
 /* ---- the index ---- */
@@ -250,8 +250,8 @@ static bool read_index(sr_recording *rec, tables *t, char *why, size_t why_size,
         s->items[k] = rec_get_varint(&c);
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
         s->item_counts[k] = rec_get_varint(&c);
-    uint64_t *rest[8] = {&s->meshes, &s->textures, &s->materials, &s->nodes, &s->views, &s->messages,
-                         &s->unsorted_items, &s->framing};
+    uint64_t *rest[8] = {&s->meshes, &s->textures, &s->materials,      &s->nodes,
+                         &s->views,  &s->messages, &s->unsorted_items, &s->framing};
     for (int k = 0; k < 8; k++)
         *rest[k] = rec_get_varint(&c);
     uint64_t lists = rec_get_count(&c, REC_MAX_LISTS);
@@ -489,8 +489,7 @@ static sr_status make_list_names(sr_recording *rec)
     return SR_OK;
 }
 
-sr_status rec_open(const char *path, const sr_recording_desc *desc, bool verify, sr_recording **out,
-                   sr_error *err)
+sr_status rec_open(const char *path, const sr_recording_desc *desc, bool verify, sr_recording **out, sr_error *err)
 {
     (void)verify;
     if (!out)
@@ -607,15 +606,16 @@ sr_status rec_read_definition(void *user, uint32_t type, uint32_t id, const uint
 {
     sr_recording *rec = user;
     rec_definition key = {type, id, 0, 0};
-    const rec_definition *d =
-        bsearch(&key, rec->definitions, rec->definition_count, sizeof *rec->definitions, compare_definitions);
+    const rec_definition *d = rec->definition_count ? bsearch(&key, rec->definitions, rec->definition_count,
+                                                              sizeof *rec->definitions, compare_definitions)
+                                                    : NULL;
     static const char *const names[] = {"", "", "", "mesh", "", "texture", "material"};
     const char *name = type < sizeof names / sizeof *names ? names[type] : "definition";
     if (!d)
         return sr_error_set(err, SR_ERROR_PARSE, "%s: %s %u is used but never defined (a damaged file)", rec->path,
                             name, id);
-    sr_status status = rec_read_at(rec, d->offset, (size_t)d->size, &rec->definition_buffer, &rec->definition_capacity,
-                                   err);
+    sr_status status =
+        rec_read_at(rec, d->offset, (size_t)d->size, &rec->definition_buffer, &rec->definition_capacity, err);
     if (status != SR_OK)
         return status;
     uint32_t record_type, length;

@@ -49,7 +49,7 @@ bool sr_recording_probe(const char *path);
 typedef struct sr_record_sizes {
     uint64_t items[SR_DEBUG_ITEM_KIND_COUNT];       ///< bytes of each kind of debug item
     uint64_t item_counts[SR_DEBUG_ITEM_KIND_COUNT]; ///< items of each kind
-    uint64_t meshes;    ///< mesh definitions (geometry, parts) and aliases of identical meshes
+    uint64_t meshes;    ///< mesh definitions (geometry, parts; a mesh identical to one stored is not stored again)
     uint64_t textures;  ///< texture definitions (texels)
     uint64_t materials; ///< material definitions
     uint64_t nodes;     ///< nodes added, removed and changed (poses, visibility, materials)
@@ -84,8 +84,9 @@ typedef struct sr_recorder_desc {
     /// the others are "list N". Copied (each up to 255 bytes, at most 256 names).
     const char *const *list_names;
     size_t list_name_count;
-    /// The file must not grow past this many bytes: a frame that would is refused (SR_ERROR_IO,
-    /// nothing written) and so is every later one; the file stays readable. 0 = no limit.
+    /// The file must not grow past this many bytes: a frame (or message) that would is refused
+    /// (SR_ERROR_IO, nothing written) and so is every later one; the index and trailer are still
+    /// written at close (past the limit by their size), so the file is whole. 0 = no limit.
     uint64_t max_bytes;
     /// fdatasync after every frame, so that frames also survive a power loss or a kernel crash
     /// (a killed program needs nothing more than the default write). Slow: milliseconds a frame.
@@ -141,7 +142,7 @@ typedef struct sr_recorder_stats {
     uint64_t frames;    ///< frames recorded
     uint64_t keyframes; ///< of which keyframes
     uint64_t messages;
-    sr_record_sizes bytes; ///< the file so far (the index and trailer come at close)
+    sr_record_sizes bytes;     ///< the file so far (the index and trailer come at close)
     uint64_t last_frame_bytes; ///< the last frame's records (definitions, state and lists)
     /// Bytes the recorder holds (its buffers and its copy of the scene's state).
     size_t memory_bytes;
@@ -250,7 +251,8 @@ typedef struct sr_recording_frame {
     /// their transforms, visibility and materials as recorded; its camera, light and background
     /// those of the frame. NULL when the recording has no scene. The same scene object at every
     /// seek (only what differs is changed), so a node keeps its handle across frames while it
-    /// lives. The caller may update, render and pick it, and must not edit it.
+    /// lives. Updated (sr_scene_update) by the seek: ready to pick. The caller may render and
+    /// pick it, and must not edit it.
     sr_scene *scene;
     /// The camera recorded with this frame (sr_recorder_set_camera, or the scene's camera);
     /// has_camera is false when none was (no scene and no camera set).
@@ -291,12 +293,12 @@ sr_node_id sr_recording_node_of_source(const sr_recording *rec, sr_node_id sourc
 
 /// The cache at work.
 typedef struct sr_recording_cache_stats {
-    size_t bytes, limit;      ///< memory held by decoded frames, and its bound (desc.cache_bytes)
-    size_t frames;            ///< frames held
-    uint64_t hits, misses;    ///< seeks served by the cache or by the file
-    uint64_t evictions;       ///< frames dropped to stay within the bound
-    uint64_t bytes_read;      ///< read from the file since open (the scan or index included)
-    size_t scene_bytes;       ///< the recorded scene's meshes, textures and node state (not bounded)
+    size_t bytes, limit;   ///< memory held by decoded frames, and its bound (desc.cache_bytes)
+    size_t frames;         ///< frames held
+    uint64_t hits, misses; ///< seeks served by the cache or by the file
+    uint64_t evictions;    ///< frames dropped to stay within the bound
+    uint64_t bytes_read;   ///< read from the file since open (the scan or index included)
+    size_t scene_bytes;    ///< the recorded scene's meshes, textures and node state (not bounded)
 } sr_recording_cache_stats;
 sr_recording_cache_stats sr_recording_get_cache_stats(const sr_recording *rec);
 
@@ -309,7 +311,7 @@ typedef struct sr_recording_render_desc {
     const sr_camera *camera;
     /// Which lists are drawn: shown[i] for list i (frame.list_count entries). NULL: all.
     const bool *lists_shown;
-    bool no_scene;     ///< draw the lists alone
+    bool no_scene; ///< draw the lists alone
     /// The colour the frame is cleared to: the scene's background when 0 and the frame has a
     /// scene, else SR_BENCH_SCENE_BACKGROUND.
     uint32_t background;
@@ -339,12 +341,12 @@ sr_status sr_recording_fit_camera(sr_recording *rec, uint64_t first, uint64_t la
 /// A debug item of the current frame found under a window point.
 typedef struct sr_recording_item_pick {
     bool hit;
-    uint32_t list;       ///< the list it is in (its place in the frame's lists)
-    uint32_t index;      ///< its place in that list (sr_debug_list_items)
-    sr_debug_item item;  ///< a copy of it (offsets of points and text refer to that list)
-    float distance_px;   ///< from the point to the item's drawing, in pixels
-    float depth;         ///< window depth (0 near, 1 far) of the item's point nearest the window point
-    sr_vec3 position;    ///< that point in world space (for 2D items: x, y in pixels, z 0)
+    uint32_t list;      ///< the list it is in (its place in the frame's lists)
+    uint32_t index;     ///< its place in that list (sr_debug_list_items)
+    sr_debug_item item; ///< a copy of it (offsets of points and text refer to that list)
+    float distance_px;  ///< from the point to the item's drawing, in pixels
+    float depth;        ///< window depth (0 near, 1 far) of the item's point nearest the window point
+    sr_vec3 position;   ///< that point in world space (for 2D items: x, y in pixels, z 0)
 } sr_recording_item_pick;
 
 /// Picks the debug item of the current frame whose drawing passes nearest window point (x, y) of
@@ -377,13 +379,13 @@ typedef enum sr_recording_health {
 
 typedef struct sr_recording_check_report {
     sr_recording_health health;
-    uint64_t frames;            ///< frames whose every record is valid and decodes
-    uint64_t records;           ///< records checked
-    uint64_t bad_records;       ///< corrupt records (bad checksum, length or contents)
-    uint64_t unknown_records;   ///< records of unknown types (a newer minor version), skipped
-    uint64_t first_bad_offset;  ///< byte offset of the first problem (UINT64_MAX: none)
-    sr_record_sizes bytes;      ///< exact, counted from the records
-    char message[512];          ///< one line: what was found, and where ("clean: 10000 frames, ...")
+    uint64_t frames;           ///< frames whose every record is valid and decodes
+    uint64_t records;          ///< records checked
+    uint64_t bad_records;      ///< corrupt records (bad checksum, length or contents)
+    uint64_t unknown_records;  ///< records of unknown types (a newer minor version), skipped
+    uint64_t first_bad_offset; ///< byte offset of the first problem (UINT64_MAX: none)
+    sr_record_sizes bytes;     ///< exact, counted from the records
+    char message[512];         ///< one line: what was found, and where ("clean: 10000 frames, ...")
 } sr_recording_check_report;
 
 /// Reads and checks every record of `path`: the header, each record's length and checksum, the
