@@ -207,7 +207,8 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
                  viewer->load.stage, fraction * 100.0);
         pthread_mutex_unlock(&viewer->load.lock);
         float height = text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f), scale);
-        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false, sr_debug_style_color(SR_DEBUG_WHITE));
+        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false,
+                         sr_debug_style_color(SR_DEBUG_WHITE));
         sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width * (float)fraction, 10.0f * s, true,
                          (sr_debug_style){.color = SR_OVERLAY_COLOR_BOUNDS});
     } else {
@@ -284,7 +285,9 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         hud_text(viewer, hud, sizeof hud);
     // With no scene the overlays' HUD (the scene's instances, triangles, fragments) says nothing:
     // the viewer's own lines go in a panel of the same place instead.
-    bool own_hud = viewer->no_scene && (items & SR_OVERLAY_HUD);
+    // So does a recording's scene with no nodes (lists recorded with an empty scene or none).
+    bool lists_only = viewer->no_scene || (viewer->playback && sr_scene_node_count(viewer->scene) == 0);
+    bool own_hud = lists_only && (items & SR_OVERLAY_HUD);
     sr_overlay_desc overlay = {.items = own_hud ? items & ~(uint32_t)SR_OVERLAY_HUD : items,
                                .bvh_range = true,
                                .bvh_min = viewer->bvh_first,
@@ -316,8 +319,11 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
             status =
                 sr_overlay_add(viewer->scene, viewer->frame, &view, fb->width, fb->height, &overlay, viewer->list, err);
         if (status == SR_OK && own_hud) {
-            char text[4200];
-            snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
+            char text[4400];
+            if (viewer->playback)
+                snprintf(text, sizeof text, "%s\nframe %.1f ms\n%s", viewer->scene_name, overlay.frame_ms, hud);
+            else
+                snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
             text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
                        sr_overlay_text_scale(fb->width, fb->height));
         }

@@ -125,8 +125,8 @@ static sr_status prepare(sr_viewer *viewer, sr_error *err)
     if (!pick->scratch)
         status = sr_debug_list_create(NULL, &pick->scratch, err);
     if (status == SR_OK && !pick->fb)
-        status = sr_framebuffer_create(
-            &(sr_framebuffer_desc){.width = viewer->fb->width, .height = viewer->fb->height}, &pick->fb, err);
+        status = sr_framebuffer_create(&(sr_framebuffer_desc){.width = viewer->fb->width, .height = viewer->fb->height},
+                                       &pick->fb, err);
     if (status == SR_OK && (pick->fb->width != viewer->fb->width || pick->fb->height != viewer->fb->height))
         status = sr_framebuffer_resize(pick->fb, viewer->fb->width, viewer->fb->height, err);
     return status;
@@ -214,16 +214,25 @@ void viewer_item_pick_free(sr_viewer *viewer)
 /* ---- what an item is and where ---- */
 
 static const char *const kind_names[SR_DEBUG_ITEM_KIND_COUNT] = {
-    [SR_DEBUG_ITEM_LINE] = "line",         [SR_DEBUG_ITEM_ARROW] = "arrow",
-    [SR_DEBUG_ITEM_POINT] = "point",       [SR_DEBUG_ITEM_DOT] = "dot",
-    [SR_DEBUG_ITEM_BOX] = "box",           [SR_DEBUG_ITEM_SPHERE] = "sphere",
+    [SR_DEBUG_ITEM_LINE] = "line",
+    [SR_DEBUG_ITEM_ARROW] = "arrow",
+    [SR_DEBUG_ITEM_POINT] = "point",
+    [SR_DEBUG_ITEM_DOT] = "dot",
+    [SR_DEBUG_ITEM_BOX] = "box",
+    [SR_DEBUG_ITEM_SPHERE] = "sphere",
     [SR_DEBUG_ITEM_ORIENTED_SPHERE] = "oriented sphere",
-    [SR_DEBUG_ITEM_CAPSULE] = "capsule",   [SR_DEBUG_ITEM_CYLINDER] = "cylinder",
-    [SR_DEBUG_ITEM_CONE] = "cone",         [SR_DEBUG_ITEM_CIRCLE] = "circle",
-    [SR_DEBUG_ITEM_FRUSTUM] = "frustum",   [SR_DEBUG_ITEM_AXES] = "axes",
-    [SR_DEBUG_ITEM_GRID] = "grid",         [SR_DEBUG_ITEM_TRIANGLE] = "triangle",
-    [SR_DEBUG_ITEM_POLYLINE] = "polyline", [SR_DEBUG_ITEM_TEXT] = "text",
-    [SR_DEBUG_ITEM_TEXT_2D] = "2D text",   [SR_DEBUG_ITEM_RECT_2D] = "2D rectangle",
+    [SR_DEBUG_ITEM_CAPSULE] = "capsule",
+    [SR_DEBUG_ITEM_CYLINDER] = "cylinder",
+    [SR_DEBUG_ITEM_CONE] = "cone",
+    [SR_DEBUG_ITEM_CIRCLE] = "circle",
+    [SR_DEBUG_ITEM_FRUSTUM] = "frustum",
+    [SR_DEBUG_ITEM_AXES] = "axes",
+    [SR_DEBUG_ITEM_GRID] = "grid",
+    [SR_DEBUG_ITEM_TRIANGLE] = "triangle",
+    [SR_DEBUG_ITEM_POLYLINE] = "polyline",
+    [SR_DEBUG_ITEM_TEXT] = "text",
+    [SR_DEBUG_ITEM_TEXT_2D] = "2D text",
+    [SR_DEBUG_ITEM_RECT_2D] = "2D rectangle",
 };
 
 const char *viewer_item_kind_name(sr_debug_item_kind kind)
@@ -243,7 +252,7 @@ sr_vec3 viewer_item_position(const sr_debug_list *list, const sr_debug_item *ite
         return item->point.position;
     case SR_DEBUG_ITEM_BOX:
         return sr_mat4_transform_point(item->box.transform,
-                               sr_vec3_scale(sr_vec3_add(item->box.box.min, item->box.box.max), 0.5f));
+                                       sr_vec3_scale(sr_vec3_add(item->box.box.min, item->box.box.max), 0.5f));
     case SR_DEBUG_ITEM_SPHERE:
     case SR_DEBUG_ITEM_ORIENTED_SPHERE:
         return item->sphere.centre;

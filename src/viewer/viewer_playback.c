@@ -7,7 +7,6 @@
 #include "viewer_internal.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,59 +17,23 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-static uint64_t frame_count(const viewer_playback *p)
-{
-    return p->info ? p->info->frame_count : 0;
-}
-
 static uint64_t last_frame(const viewer_playback *p)
 {
-    uint64_t count = frame_count(p);
+    uint64_t count = playback_frame_count(p);
     return count ? count - 1 : 0;
-}
-
-/* The colour an item is shown and filtered by: its outline's, or its fill's when it has no
- * outline. */
-static uint32_t item_colour(const sr_debug_item *item)
-{
-    if (item->style.color >> 24)
-        return item->style.color;
-    switch (item->kind) {
-    case SR_DEBUG_ITEM_CIRCLE:
-        return item->circle.fill_color;
-    case SR_DEBUG_ITEM_TRIANGLE:
-        return item->triangle.fill_color;
-    case SR_DEBUG_ITEM_POLYLINE:
-        return item->polyline.fill_color;
-    default:
-        return item->style.color;
-    }
-}
-
-static bool colour_hidden(const viewer_playback *p, uint32_t color)
-{
-    for (int i = 0; i < p->hidden_colour_count; i++)
-        if (p->hidden_colours[i] == color)
-            return true;
-    return false;
-}
-
-static bool list_hidden(const viewer_playback *p, size_t list)
-{
-    return list < PLAYBACK_MAX_LISTS && p->list_hidden[list];
 }
 
 /* Whether item `index` of list `list` of the frame is drawn (viewer_pick_item's filter). */
 static bool item_shown(void *user, int list, size_t index)
 {
     const viewer_playback *p = user;
-    if (list_hidden(p, (size_t)list))
+    if (playback_list_hidden(p, (size_t)list))
         return false;
     if (p->hidden_colour_count == 0)
         return true;
     size_t count = 0;
     const sr_debug_item *items = sr_debug_list_items(p->frame.lists[list], &count);
-    return index < count && !colour_hidden(p, item_colour(&items[index]));
+    return index < count && !playback_colour_hidden(p, playback_item_colour(&items[index]));
 }
 
 /* The colours of the frame's items, in order of first use, with their counts. */
@@ -83,7 +46,7 @@ static void count_colours(viewer_playback *p)
         size_t count = 0;
         const sr_debug_item *items = sr_debug_list_items(p->frame.lists[l], &count);
         for (size_t i = 0; i < count; i++) {
-            uint32_t color = item_colour(&items[i]);
+            uint32_t color = playback_item_colour(&items[i]);
             // Items come in runs of one colour: the last one found first.
             if (last >= 0 && p->colours[last].color == color) {
                 p->colours[last].items++;
@@ -112,8 +75,8 @@ static void count_colours(viewer_playback *p)
 /* The selected node's handle at the frame shown (the same program node, as recorded). */
 static void find_selected_node(viewer_playback *p)
 {
-    p->selection.node = p->frame.scene ? sr_recording_node_of_source(p->recording, p->selection.source_node)
-                                       : SR_NODE_NULL;
+    p->selection.node =
+        p->frame.scene ? sr_recording_node_of_source(p->recording, p->selection.source_node) : SR_NODE_NULL;
 }
 
 /* The selected item at the frame shown: itself at the frame it was picked, else the item most
@@ -158,7 +121,7 @@ static void build_highlight(sr_viewer *viewer)
         sr_debug_item again = items[s->item.index];
         again.style.on_top = true;
         if (!(again.style.color >> 24))
-            again.style.color = item_colour(&again) | 0xff000000u;
+            again.style.color = playback_item_colour(&again) | 0xff000000u;
         // In a list of its own, drawn after the halo's (a list draws thin lines before wide ones).
         sr_debug_list_append(p->highlight_top, &again, points, text);
     } else if (s->kind == PLAYBACK_SELECTED_NODE && s->node.generation != 0 && viewer->scene) {
@@ -198,7 +161,7 @@ static bool same_camera(const sr_camera *a, const sr_camera *b)
 bool viewer_playback_seek(sr_viewer *viewer, uint64_t frame)
 {
     viewer_playback *p = viewer->playback;
-    if (!p || !p->recording || frame_count(p) == 0)
+    if (!p || !p->recording || playback_frame_count(p) == 0)
         return false;
     if (frame > last_frame(p))
         frame = last_frame(p);
@@ -271,10 +234,12 @@ void viewer_playback_take(sr_viewer *viewer, sr_recording *recording, uint64_t f
         sr_scene_create(&(sr_scene_desc){.name = "recording"}, &p->empty_scene, NULL);
     const char *name = strrchr(p->path, '/');
     snprintf(viewer->scene_name, sizeof viewer->scene_name, "%.127s",
-             p->info->title[0] ? p->info->title : name ? name + 1 : p->path);
+             p->info->title[0] ? p->info->title
+             : name            ? name + 1
+                               : p->path);
     bool first = !p->seen;
     p->seen = true;
-    if (frame_count(p) == 0) {
+    if (playback_frame_count(p) == 0) {
         viewer->scene = p->empty_scene;
         viewer->owns_scene = false;
         viewer_say(viewer, false, "%s: no frame recorded yet (%s)", p->path, p->info->note);
@@ -309,12 +274,6 @@ void viewer_playback_free(sr_viewer *viewer)
 }
 
 /* ---- play ---- */
-
-/* 2^speed. */
-static double speed_factor(int speed)
-{
-    return ldexp(1.0, speed);
-}
 
 /* The ends play runs between: the loop range, or the whole recording. */
 static void play_range(const viewer_playback *p, uint64_t *first, uint64_t *last)
@@ -364,7 +323,7 @@ void viewer_playback_tick(sr_viewer *viewer)
         return;
     uint64_t first, last;
     play_range(p, &first, &last);
-    double elapsed = (now_ms() - p->play_wall_ms) / 1000.0 * speed_factor(p->speed);
+    double elapsed = (now_ms() - p->play_wall_ms) / 1000.0 * playback_speed_factor(p->speed);
     uint64_t frame;
     bool past_end;
     if (p->by_time) {
@@ -397,7 +356,7 @@ int viewer_playback_wakeup(const sr_viewer *viewer)
     const viewer_playback *p = viewer->playback;
     if (!p || !p->playing || !p->has_frame)
         return -1;
-    double factor = speed_factor(p->speed);
+    double factor = playback_speed_factor(p->speed);
     double elapsed = (now_ms() - p->play_wall_ms) / 1000.0 * factor;
     double wait_s;
     if (p->by_time) {
@@ -451,7 +410,7 @@ void viewer_playback_set_loop(sr_viewer *viewer, bool loop, uint64_t first, uint
     if (!p)
         return;
     p->loop_marked = false;
-    p->loop = loop && frame_count(p) > 0;
+    p->loop = loop && playback_frame_count(p) > 0;
     if (p->loop) {
         if (first > last) {
             uint64_t swap = first;
@@ -625,16 +584,15 @@ void viewer_playback_click(sr_viewer *viewer, float x, float y)
         const sr_debug_list *list = p->frame.lists[hit.list];
         const sr_debug_item *items = sr_debug_list_items(list, &count);
         bool is_2d;
-        p->selection = (playback_selection){
-            .kind = PLAYBACK_SELECTED_ITEM,
-            .picked_frame = p->frame.index,
-            .item = {.hit = true,
-                     .list = (uint32_t)hit.list,
-                     .index = (uint32_t)hit.item,
-                     .item = items[hit.item],
-                     .distance_px = hit.distance_px,
-                     .position = viewer_item_position(list, &items[hit.item], &is_2d)},
-            .item_here = true};
+        p->selection = (playback_selection){.kind = PLAYBACK_SELECTED_ITEM,
+                                            .picked_frame = p->frame.index,
+                                            .item = {.hit = true,
+                                                     .list = (uint32_t)hit.list,
+                                                     .index = (uint32_t)hit.item,
+                                                     .item = items[hit.item],
+                                                     .distance_px = hit.distance_px,
+                                                     .position = viewer_item_position(list, &items[hit.item], &is_2d)},
+                                            .item_here = true};
         viewer->has_pick = false;
         viewer->overlays &= ~(uint32_t)SR_OVERLAY_PICK;
         build_highlight(viewer);
@@ -682,7 +640,7 @@ static void filter_lists(viewer_playback *p)
     }
     p->filtered_count = p->frame.list_count;
     for (size_t l = 0; l < p->frame.list_count; l++) {
-        if (list_hidden(p, l))
+        if (playback_list_hidden(p, l))
             continue;
         if (!p->filtered[l] && sr_debug_list_create(NULL, &p->filtered[l], NULL) != SR_OK)
             continue;
@@ -693,7 +651,7 @@ static void filter_lists(viewer_playback *p)
             size_t count = 0;
             const sr_debug_item *items = sr_debug_list_items(from, &count);
             for (size_t i = 0; i < count; i++)
-                if (!colour_hidden(p, item_colour(&items[i])))
+                if (!playback_colour_hidden(p, playback_item_colour(&items[i])))
                     sr_debug_list_append(p->filtered[l], &items[i], sr_debug_list_item_points(from, &items[i]),
                                          sr_debug_list_item_text(from, &items[i]));
             sr_debug_list_stats stats = sr_debug_list_get_stats(p->filtered[l]);
@@ -720,7 +678,7 @@ int viewer_playback_lists(sr_viewer *viewer, sr_debug_list *const **lists)
     }
     int count = 0;
     for (size_t l = 0; l < p->frame.list_count; l++) {
-        if (list_hidden(p, l))
+        if (playback_list_hidden(p, l))
             continue;
         bool filtered = p->hidden_colour_count > 0 && l < p->filtered_count && p->filtered[l];
         p->shown[count++] = filtered ? p->filtered[l] : p->frame.lists[l];
@@ -731,231 +689,4 @@ int viewer_playback_lists(sr_viewer *viewer, sr_debug_list *const **lists)
     }
     *lists = p->shown;
     return count;
-}
-
-/* ---- words and JSON ---- */
-
-void viewer_speed_text(int speed, char *out, size_t size)
-{
-    if (speed >= 0)
-        snprintf(out, size, "%gx", speed_factor(speed));
-    else
-        snprintf(out, size, "1/%gx", speed_factor(-speed));
-}
-
-const char *viewer_level_name(sr_record_level level)
-{
-    return level == SR_RECORD_ERROR ? "error" : level == SR_RECORD_WARNING ? "warning" : "info";
-}
-
-/* Appends printf output to `text` (size bytes, `*used` of them filled). */
-static void append(char *text, size_t size, size_t *used, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *text, size_t size, size_t *used, const char *format, ...)
-{
-    if (*used >= size)
-        return;
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(text + *used, size - *used, format, args);
-    va_end(args);
-    if (n > 0)
-        *used = (size_t)n < size - *used ? *used + (size_t)n : size - 1;
-}
-
-static const char *list_name(const viewer_playback *p, size_t list)
-{
-    return list < p->info->list_count && p->info->list_names ? p->info->list_names[list] : "";
-}
-
-void viewer_playback_hud(const sr_viewer *viewer, char *text, size_t size)
-{
-    const viewer_playback *p = viewer->playback;
-    size_t used = 0;
-    text[0] = '\0';
-    if (!p || !p->info)
-        return;
-    if (p->info->truncated || !p->info->closed_cleanly)
-        append(text, size, &used, "recording not closed: %llu frames readable\n",
-               (unsigned long long)p->info->frame_count);
-    if (p->seek_error[0])
-        append(text, size, &used, "cannot read %.200s\n", p->seek_error);
-    size_t hidden = 0;
-    for (size_t l = 0; l < p->frame.list_count; l++)
-        hidden += list_hidden(p, l);
-    if (hidden || p->hidden_colour_count)
-        append(text, size, &used, "hidden: %zu list%s, %d colour%s (0 shows all)\n", hidden, hidden == 1 ? "" : "s",
-               p->hidden_colour_count, p->hidden_colour_count == 1 ? "" : "s");
-    const playback_selection *s = &p->selection;
-    if (s->kind == PLAYBACK_SELECTED_ITEM) {
-        char what[512];
-        if (s->item_here && s->item.list < p->frame.list_count) {
-            const sr_debug_list *list = p->frame.lists[s->item.list];
-            size_t count = 0;
-            const sr_debug_item *items = sr_debug_list_items(list, &count);
-            viewer_item_describe(list, &items[s->item.index], what, sizeof what);
-            append(text, size, &used, "selected %s\n  list '%.40s' item %u\n", what, list_name(p, s->item.list),
-                   s->item.index);
-        } else {
-            append(text, size, &used, "selected %s of list '%.40s'\n  (picked at frame %llu):\n  none like it here\n",
-                   viewer_item_kind_name(s->item.item.kind), list_name(p, s->item.list),
-                   (unsigned long long)s->picked_frame);
-        }
-    } else if (s->kind == PLAYBACK_SELECTED_NODE && s->picked_frame != p->frame.index) {
-        sr_node_info info;
-        if (s->node.generation != 0 && sr_scene_node(viewer->scene, s->node, &info, NULL) == SR_OK) {
-            sr_vec3 c = sr_vec3_scale(sr_vec3_add(info.world_aabb.min, info.world_aabb.max), 0.5f);
-            append(text, size, &used, "selected node '%.40s'\n  box centre (%.4g, %.4g, %.4g)\n", info.name,
-                   (double)c.x, (double)c.y, (double)c.z);
-        } else {
-            append(text, size, &used, "selected node (picked at\n  frame %llu): not in this frame\n",
-                   (unsigned long long)s->picked_frame);
-        }
-    }
-    append(text, size, &used, "K: lists and colours");
-}
-
-static void print_string(FILE *out, const char *text)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
-}
-
-static void print_colour(FILE *out, uint32_t c)
-{
-    fprintf(out, "\"#%02x%02x%02x%02x\"", c & 0xffu, c >> 8 & 0xffu, c >> 16 & 0xffu, c >> 24);
-}
-
-void viewer_playback_print_state(const sr_viewer *viewer, FILE *out)
-{
-    const viewer_playback *p = viewer->playback;
-    if (!p || !p->info) {
-        fputs("null", out);
-        return;
-    }
-    char speed[32];
-    viewer_speed_text(p->speed, speed, sizeof speed);
-    fputs("{\"path\": ", out);
-    print_string(out, p->path);
-    fputs(", \"title\": ", out);
-    print_string(out, p->info->title);
-    fprintf(out,
-            ", \"frames\": %llu, \"frame\": %llu, \"time\": %.9g, \"first_time\": %.9g, \"last_time\": %.9g"
-            ", \"playing\": %s, \"speed\": %.9g, \"speed_text\": \"%s\", \"loop\": ",
-            (unsigned long long)frame_count(p), (unsigned long long)p->frame.index, p->frame.time,
-            p->info->first_time, p->info->last_time, p->playing ? "true" : "false", speed_factor(p->speed), speed);
-    if (p->loop)
-        fprintf(out, "[%llu, %llu]", (unsigned long long)p->loop_first, (unsigned long long)p->loop_last);
-    else
-        fputs("null", out);
-    fputs(", \"loop_mark\": ", out);
-    if (p->loop_marked)
-        fprintf(out, "%llu", (unsigned long long)p->loop_mark);
-    else
-        fputs("null", out);
-    fprintf(out, ", \"closed_cleanly\": %s, \"truncated\": %s, \"has_scene\": %s, \"seek_error\": ",
-            p->info->closed_cleanly ? "true" : "false", p->info->truncated ? "true" : "false",
-            p->frame.scene ? "true" : "false");
-    print_string(out, p->seek_error);
-    fputs(", \"lists\": [", out);
-    for (size_t l = 0; l < p->info->list_count; l++) {
-        size_t items = l < p->frame.list_count ? sr_debug_list_get_stats(p->frame.lists[l]).items : 0;
-        fprintf(out, "%s{\"name\": ", l ? ", " : "");
-        print_string(out, list_name(p, l));
-        fprintf(out, ", \"shown\": %s, \"items\": %zu}", list_hidden(p, l) ? "false" : "true", items);
-    }
-    fputs("], \"colours\": [", out);
-    for (int c = 0; c < p->colour_count; c++) {
-        fprintf(out, "%s{\"colour\": ", c ? ", " : "");
-        print_colour(out, p->colours[c].color);
-        fprintf(out, ", \"shown\": %s, \"items\": %zu}", colour_hidden(p, p->colours[c].color) ? "false" : "true",
-                p->colours[c].items);
-    }
-    fprintf(out, "], \"legend\": %s, \"messages\": [", p->legend ? "true" : "false");
-    size_t count = 0;
-    const sr_recording_message *messages = sr_recording_messages(p->recording, &count);
-    for (size_t i = 0; i < p->frame.message_count && p->frame.message_first + i < count; i++) {
-        const sr_recording_message *m = &messages[p->frame.message_first + i];
-        fprintf(out, "%s{\"frame\": %llu, \"level\": \"%s\", \"text\": ", i ? ", " : "", (unsigned long long)m->frame,
-                viewer_level_name(m->level));
-        print_string(out, m->text);
-        fputc('}', out);
-    }
-    const playback_layout *layout = &p->layout;
-    fprintf(out,
-            "], \"message_count\": %zu, \"timeline\": {\"top\": %.9g, \"bar\": [%.9g, %.9g, %.9g, %.9g]"
-            ", \"legend_rows\": {\"x\": [%.9g, %.9g], \"top\": %.9g, \"height\": %.9g, \"count\": %d}}"
-            ", \"selected\": \"%s\"}",
-            count, (double)layout->top, (double)layout->bar_x0, (double)layout->bar_y0, (double)layout->bar_x1,
-            (double)layout->bar_y1, (double)layout->legend_x0, (double)layout->legend_x1, (double)layout->legend_y0,
-            (double)layout->legend_row_height, layout->legend_rows,
-            p->selection.kind == PLAYBACK_SELECTED_ITEM   ? "item"
-            : p->selection.kind == PLAYBACK_SELECTED_NODE ? "node"
-                                                          : "none");
-}
-
-static void print_vec3(FILE *out, sr_vec3 v)
-{
-    fprintf(out, "[%.9g, %.9g, %.9g]", (double)v.x, (double)v.y, (double)v.z);
-}
-
-void viewer_playback_print_pick(const sr_viewer *viewer, FILE *out)
-{
-    const viewer_playback *p = viewer->playback;
-    const playback_selection *s = &p->selection;
-    fprintf(out, "{\"frame\": %llu, \"time\": %.9g, \"selected\": \"%s\", \"picked_frame\": %llu",
-            (unsigned long long)p->frame.index, p->frame.time,
-            s->kind == PLAYBACK_SELECTED_ITEM   ? "item"
-            : s->kind == PLAYBACK_SELECTED_NODE ? "node"
-                                                : "none",
-            (unsigned long long)s->picked_frame);
-    if (s->kind == PLAYBACK_SELECTED_ITEM) {
-        fprintf(out, ", \"here\": %s", s->item_here ? "true" : "false");
-        fprintf(out, ", \"item\": {\"list\": %u, \"list_name\": ", s->item.list);
-        print_string(out, list_name(p, s->item.list));
-        fprintf(out, ", \"index\": %u, \"kind\": \"%s\", \"colour\": ", s->item.index,
-                viewer_item_kind_name(s->item.item.kind));
-        print_colour(out, item_colour(&s->item.item));
-        bool is_2d = false;
-        sr_vec3 at = s->item.position;
-        char what[512] = "";
-        if (s->item_here && s->item.list < p->frame.list_count) {
-            const sr_debug_list *list = p->frame.lists[s->item.list];
-            size_t count = 0;
-            const sr_debug_item *items = sr_debug_list_items(list, &count);
-            if (s->item.index < count) {
-                at = viewer_item_position(list, &items[s->item.index], &is_2d);
-                viewer_item_describe(list, &items[s->item.index], what, sizeof what);
-            }
-        }
-        fputs(", \"position\": ", out);
-        print_vec3(out, at);
-        fprintf(out, ", \"is_2d\": %s, \"description\": ", is_2d ? "true" : "false");
-        print_string(out, what);
-        fputc('}', out);
-    } else if (s->kind == PLAYBACK_SELECTED_NODE) {
-        fprintf(out, ", \"here\": %s, \"node\": {\"source\": [%u, %u]", s->node.generation != 0 ? "true" : "false",
-                s->source_node.index, s->source_node.generation);
-        sr_node_info info;
-        if (s->node.generation != 0 && viewer->scene &&
-            sr_scene_node(viewer->scene, s->node, &info, NULL) == SR_OK) {
-            fprintf(out, ", \"index\": %u, \"name\": ", s->node.index);
-            print_string(out, info.name);
-            fputs(", \"box\": [", out);
-            print_vec3(out, info.world_aabb.min);
-            fputs(", ", out);
-            print_vec3(out, info.world_aabb.max);
-            fputc(']', out);
-        }
-        fputc('}', out);
-    }
-    fputs("}\n", out);
 }

@@ -3,7 +3,8 @@
  * overlays, picks): the frame shown, play and pause, speed, the loop range, which lists and colours
  * are shown, the selection that survives scrubbing, and the timeline's and legend's places on the
  * frame for the mouse. viewer_playback.c moves through the recording, viewer_timeline.c draws the
- * timeline and the legend and answers the mouse over them. */
+ * timeline and the legend and answers the mouse over them, viewer_playback_report.c puts the
+ * playback into words (the HUD's lines, print-state and print-pick). */
 #ifndef SR_VIEWER_PLAYBACK_H
 #define SR_VIEWER_PLAYBACK_H
 
@@ -11,6 +12,7 @@
 #include <softrast/viewer.h>
 
 #include <SDL.h>
+#include <math.h>
 #include <stdio.h>
 
 /// Speeds of play, as powers of two of real time: 1/16x to 16x.
@@ -44,7 +46,7 @@ typedef struct playback_selection {
     /// The item as last found (at picked_frame, then at each frame it was found again): what
     /// sr_recording_find_item looks for after a seek.
     sr_recording_item_pick item;
-    bool item_here; ///< the item exists at the frame shown (item.list / item.index are valid there)
+    bool item_here;         ///< the item exists at the frame shown (item.list / item.index are valid there)
     sr_node_id source_node; ///< the program's handle of the picked node
     sr_node_id node;        ///< that node in the frame shown's scene (SR_NODE_NULL: not at this frame)
 } playback_selection;
@@ -55,7 +57,7 @@ typedef struct playback_layout {
     float top;                            ///< the timeline's panel starts here (everything below is it)
     int legend_rows;                      ///< rows of the legend (lists, then colours)
     float legend_x0, legend_x1, legend_y0, legend_row_height;
-    int legend_row_list[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS]; ///< the list of a row, or -1
+    int legend_row_list[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS];   ///< the list of a row, or -1
     int legend_row_colour[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS]; ///< the colour of a row, or -1
 } playback_layout;
 
@@ -82,9 +84,9 @@ typedef struct viewer_playback {
     bool by_time; ///< play follows the recorded times (false: PLAYBACK_FALLBACK_FPS frames a second)
 
     /* the loop range */
-    bool loop;                   ///< play wraps from loop_last to loop_first
+    bool loop; ///< play wraps from loop_last to loop_first
     uint64_t loop_first, loop_last;
-    bool loop_marked;            ///< L was pressed once: loop_mark is the range's first end
+    bool loop_marked; ///< L was pressed once: loop_mark is the range's first end
     uint64_t loop_mark;
 
     /* what is shown */
@@ -93,8 +95,8 @@ typedef struct viewer_playback {
     int hidden_colour_count;
     bool legend; ///< K: the legend panel
     playback_colour colours[PLAYBACK_MAX_COLOURS];
-    int colour_count;     ///< of the frame shown (the first PLAYBACK_MAX_COLOURS by first use)
-    size_t colours_more;  ///< items of colours past PLAYBACK_MAX_COLOURS
+    int colour_count;    ///< of the frame shown (the first PLAYBACK_MAX_COLOURS by first use)
+    size_t colours_more; ///< items of colours past PLAYBACK_MAX_COLOURS
     /// The frame's lists without the hidden colours (rebuilt after a seek or a change of the
     /// hidden colours), one per list of the frame; NULL when no colour is hidden.
     sr_debug_list **filtered;
@@ -102,7 +104,7 @@ typedef struct viewer_playback {
     bool filtered_stale;
     sr_debug_list *highlight;     ///< the selection's halo, over everything
     sr_debug_list *highlight_top; ///< the selected item again, over its halo
-    sr_debug_list **shown;    ///< what viewer_playback_lists hands out
+    sr_debug_list **shown;        ///< what viewer_playback_lists hands out
     size_t shown_capacity;
 
     /* the selection */
@@ -114,6 +116,50 @@ typedef struct viewer_playback {
     uint64_t scrub_from; ///< where a loop drag started
     playback_layout layout;
 } viewer_playback;
+
+/* Small questions the playback files share. */
+
+static inline uint64_t playback_frame_count(const viewer_playback *p)
+{
+    return p->info ? p->info->frame_count : 0;
+}
+
+/* The colour an item is shown and filtered by: its outline's, or its fill's when it has no
+ * outline. */
+static inline uint32_t playback_item_colour(const sr_debug_item *item)
+{
+    if (item->style.color >> 24)
+        return item->style.color;
+    switch (item->kind) {
+    case SR_DEBUG_ITEM_CIRCLE:
+        return item->circle.fill_color;
+    case SR_DEBUG_ITEM_TRIANGLE:
+        return item->triangle.fill_color;
+    case SR_DEBUG_ITEM_POLYLINE:
+        return item->polyline.fill_color;
+    default:
+        return item->style.color;
+    }
+}
+
+static inline bool playback_colour_hidden(const viewer_playback *p, uint32_t color)
+{
+    for (int i = 0; i < p->hidden_colour_count; i++)
+        if (p->hidden_colours[i] == color)
+            return true;
+    return false;
+}
+
+static inline bool playback_list_hidden(const viewer_playback *p, size_t list)
+{
+    return list < PLAYBACK_MAX_LISTS && p->list_hidden[list];
+}
+
+/* 2^speed. */
+static inline double playback_speed_factor(int speed)
+{
+    return ldexp(1.0, speed);
+}
 
 struct sr_viewer;
 
@@ -152,6 +198,7 @@ void viewer_playback_set_loop(struct sr_viewer *viewer, bool loop, uint64_t firs
 void viewer_playback_toggle_list(struct sr_viewer *viewer, int list);
 /// Shows or hides the items of `color`.
 void viewer_playback_toggle_colour(struct sr_viewer *viewer, uint32_t color);
+/* viewer_playback_report.c */
 /// The HUD's lines about the recording: title, frame, messages of the frame, the selection.
 void viewer_playback_hud(const struct sr_viewer *viewer, char *text, size_t size);
 /// The "recording" object of print-state, and the selection for print-pick (JSON, no newline).

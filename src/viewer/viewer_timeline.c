@@ -21,10 +21,10 @@
 #define LEGEND_ROW 12.0f
 
 #define COLOR_BACKDROP 0xb8000000u  ///< black at 72%
-#define COLOR_TRACK 0xff4a4a4au      ///< dark grey
-#define COLOR_PLAYED 0xff9a7a3au     ///< muted blue
-#define COLOR_LOOP 0x9060d060u       ///< translucent green
-#define COLOR_LOOP_MARK 0xff20d8ffu  ///< yellow
+#define COLOR_TRACK 0xff4a4a4au     ///< dark grey
+#define COLOR_PLAYED 0xff9a7a3au    ///< muted blue
+#define COLOR_LOOP 0x9060d060u      ///< translucent green
+#define COLOR_LOOP_MARK 0xff20d8ffu ///< yellow
 #define COLOR_HANDLE 0xffffffffu
 #define COLOR_INFO 0xffd0d0d0u
 #define COLOR_WARNING 0xff20c8ffu ///< amber
@@ -118,7 +118,8 @@ static void add_legend(viewer_playback *p, sr_debug_list *list, float frame_widt
     const float cell = 6.0f * s;
     // The rows: "lists" and its lists, "colours" and the frame's colours.
     char lines[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS + 2][96];
-    int list_of[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS + 2], colour_of[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS + 2];
+    int list_of[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS + 2],
+        colour_of[PLAYBACK_MAX_LISTS + PLAYBACK_MAX_COLOURS + 2];
     int rows = 0, widest = 0;
     size_t lists = p->info->list_count < PLAYBACK_MAX_LISTS ? p->info->list_count : PLAYBACK_MAX_LISTS;
     snprintf(lines[rows], sizeof lines[0], "%s", lists ? "lists (1-9)" : "no lists");
@@ -127,7 +128,8 @@ static void add_legend(viewer_playback *p, sr_debug_list *list, float frame_widt
     for (size_t i = 0; i < lists; i++) {
         size_t items = i < p->frame.list_count ? sr_debug_list_get_stats(p->frame.lists[i]).items : 0;
         const char *name = p->info->list_names ? p->info->list_names[i] : "";
-        snprintf(lines[rows], sizeof lines[0], "[%c] %zu %.40s  %zu", p->list_hidden[i] ? ' ' : 'x', i + 1, name, items);
+        snprintf(lines[rows], sizeof lines[0], "[%c] %zu %.40s  %zu", p->list_hidden[i] ? ' ' : 'x', i + 1, name,
+                 items);
         list_of[rows] = (int)i;
         colour_of[rows] = -1;
         rows++;
@@ -163,8 +165,8 @@ static void add_legend(viewer_playback *p, sr_debug_list *list, float frame_widt
     for (int r = 0; r < rows; r++) {
         float ty = y + margin + (float)r * row;
         bool header = list_of[r] < 0 && colour_of[r] < 0;
-        bool off = (list_of[r] >= 0 && p->list_hidden[list_of[r]]) ||
-                   (colour_of[r] >= 0 && strncmp(lines[r], "[ ]", 3) == 0);
+        bool off =
+            (list_of[r] >= 0 && p->list_hidden[list_of[r]]) || (colour_of[r] >= 0 && strncmp(lines[r], "[ ]", 3) == 0);
         text(list, x + margin, ty, lines[r], header ? COLOR_DIM : off ? COLOR_DIM : COLOR_TEXT, scale);
         if (colour_of[r] >= 0)
             rect(list, x + margin + 4.0f * cell, ty + 1.0f * s, swatch, swatch,
@@ -246,8 +248,9 @@ void viewer_timeline_add(sr_viewer *viewer, sr_debug_list *list, int scale)
             int message_width;
             sr_overlay_text_size(shown, scale, &message_width, NULL);
             // Right-aligned; bright on the frame it marks, dimmer after.
-            uint32_t color = message->frame == p->frame.index ? level_colour(message->level)
-                                                               : sr_debug_color_alpha(level_colour(message->level), 0.7f);
+            uint32_t color = message->frame == p->frame.index
+                                 ? level_colour(message->level)
+                                 : sr_debug_color_alpha(level_colour(message->level), 0.7f);
             text(list, l->bar_x1 - (float)message_width, text_y, shown, color, scale);
         }
     }

@@ -17,10 +17,11 @@
  * pose as the engine reports it, and the contact points, so that a test can project them
  * independently (tests/test_debug_engines.c).
  * --record FILE (either way) records the run with softrast/record.h: every frame's debug list
- * (the HUD line of the headless frames included) and an empty scene that holds the camera and
- * the background, so that `softrast replay FILE` draws the frames the run drew, and messages
- * that mark the timeline (the pile dropped, the first contact, the pile at rest). Recording
- * frame i is the run's frame i + 1 (the state after i + 1 steps), at time (i + 1) / 60 s. */
+ * ("world"; the headless frames' HUD line in a list "hud" of its own, which a viewer can hide)
+ * and an empty scene that holds the camera and the background, so that `softrast replay FILE`
+ * draws the frames the run drew, and messages that mark the timeline (the pile dropped, the
+ * first contact, the pile at rest). Recording frame i is the run's frame i + 1 (the state after
+ * i + 1 steps), at time (i + 1) / 60 s. */
 #ifndef SR_ENGINE_EXAMPLE_HPP
 #define SR_ENGINE_EXAMPLE_HPP
 
@@ -204,12 +205,12 @@ public:
         sr_error err = {};
         sr_scene_desc scene_desc = {};
         scene_desc.name = example.name();
-        const char *names[1] = {"world"};
+        const char *names[2] = {"world", "hud"};
         std::string title = std::string(example.name()) + ": a pile falling (softrast's engine example)";
         sr_recorder_desc desc = {};
         desc.title = title.c_str();
         desc.list_names = names;
-        desc.list_name_count = 1;
+        desc.list_name_count = 2;
         if (sr_scene_create(&scene_desc, &scene_, &err) != SR_OK ||
             sr_recorder_create(path.c_str(), &desc, &recorder_, &err) != SR_OK)
             return fail(err);
@@ -234,9 +235,10 @@ public:
         return message(SR_RECORD_INFO, std::string(example.name()) + ": " + how);
     }
 
-    /// Records the frame after the world's latest step, drawn into `list`, with the messages
-    /// its state calls for first.
-    bool frame(const engine_example &example, sr_debug_list *list)
+    /// Records the frame after the world's latest step, drawn into `list` (and the headless
+    /// frames' HUD line into `hud`, NULL in a window), with the messages its state calls for
+    /// first.
+    bool frame(const engine_example &example, sr_debug_list *list, sr_debug_list *hud)
     {
         int contacts = example.contacts(), awake = example.bodies_awake();
         if (contacts > 0 && contacts_ == 0 &&
@@ -249,7 +251,8 @@ public:
         at_rest_ = awake == 0;
         sr_error err = {};
         steps_++;
-        return sr_recorder_frame(recorder_, (double)steps_ / 60.0, &list, 1, scene_, &err) == SR_OK || fail(err);
+        sr_debug_list *lists[2] = {list, hud};
+        return sr_recorder_frame(recorder_, (double)steps_ / 60.0, lists, 2, scene_, &err) == SR_OK || fail(err);
     }
 
     /// Writes the index and closes the file.
@@ -296,7 +299,7 @@ inline int headless(engine_example &example, const engine_example_options &o)
     sr_error err = {};
     sr_framebuffer *fb = nullptr;
     sr_renderer *renderer = nullptr;
-    sr_debug_list *list = nullptr;
+    sr_debug_list *list = nullptr, *hud_list = nullptr;
     sr_framebuffer_desc fb_desc = {};
     fb_desc.width = o.width;
     fb_desc.height = o.height;
@@ -304,8 +307,9 @@ inline int headless(engine_example &example, const engine_example_options &o)
     renderer_desc.threads = o.threads;
     if (sr_framebuffer_create(&fb_desc, &fb, &err) != SR_OK ||
         sr_renderer_create(&renderer_desc, &renderer, &err) != SR_OK ||
-        sr_debug_list_create(nullptr, &list, &err) != SR_OK) {
+        sr_debug_list_create(nullptr, &list, &err) != SR_OK || sr_debug_list_create(nullptr, &hud_list, &err) != SR_OK) {
         std::fprintf(stderr, "%s: %s\n", program, err.message);
+        sr_debug_list_destroy(list);
         sr_framebuffer_destroy(fb);
         sr_renderer_destroy(renderer);
         return 1;
@@ -316,6 +320,7 @@ inline int headless(engine_example &example, const engine_example_options &o)
     if (!poses) {
         std::fprintf(stderr, "%s: %s: %s\n", program, poses_temp.c_str(), std::strerror(errno));
         sr_debug_list_destroy(list);
+        sr_debug_list_destroy(hud_list);
         sr_renderer_destroy(renderer);
         sr_framebuffer_destroy(fb);
         return 1;
@@ -343,9 +348,12 @@ inline int headless(engine_example &example, const engine_example_options &o)
         bool save = o.save_every ? frame % o.save_every == 0 : frame == frames;
         if (!save && !recording)
             continue;
+        // The world, and over it the frame's line of text (a list of its own: a recording's
+        // "hud" category, which the viewer can hide).
         example.draw(list);
-        sr_debug_text_2d(list, 8, 8, hud(example, frame).c_str(), sr_debug_style_make(SR_DEBUG_WHITE, 1, true));
-        if (recording && !recorder.frame(example, list)) {
+        sr_debug_list_clear(hud_list, nullptr);
+        sr_debug_text_2d(hud_list, 8, 8, hud(example, frame).c_str(), sr_debug_style_make(SR_DEBUG_WHITE, 1, true));
+        if (recording && !recorder.frame(example, list, hud_list)) {
             status = 1;
             break;
         }
@@ -356,6 +364,7 @@ inline int headless(engine_example &example, const engine_example_options &o)
         std::string path = o.out_dir + "/" + name;
         sr_renderer_clear(renderer, fb, sr_rgba8(0.11f, 0.12f, 0.14f, 1.0f), 1.0f);
         if (sr_debug_draw(list, renderer, fb, view_projection, &err) != SR_OK ||
+            sr_debug_draw(hud_list, renderer, fb, view_projection, &err) != SR_OK ||
             sr_framebuffer_save(fb, path.c_str(), &err) != SR_OK) {
             std::fprintf(stderr, "%s: %s\n", program, err.message);
             status = 1;
@@ -382,6 +391,7 @@ inline int headless(engine_example &example, const engine_example_options &o)
     if (status != 0)
         std::remove(poses_temp.c_str());
     sr_debug_list_destroy(list);
+    sr_debug_list_destroy(hud_list);
     sr_renderer_destroy(renderer);
     sr_framebuffer_destroy(fb);
     return status;
@@ -473,7 +483,7 @@ inline int window(engine_example &example, const engine_example_options &o)
         if (changed || was_paused != keys.paused) {
             example.draw(list);
             // What the window shows of the world each step (the viewer's HUD is not the program's).
-            if (stepped && recording && !recorder.frame(example, list)) {
+            if (stepped && recording && !recorder.frame(example, list, nullptr)) {
                 status = 1;
                 break;
             }
