@@ -321,7 +321,7 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         if (status == SR_OK && own_hud) {
             char text[4400];
             if (viewer->playback)
-                snprintf(text, sizeof text, "%s\nframe %.1f ms\n%s", viewer->scene_name, overlay.frame_ms, hud);
+                snprintf(text, sizeof text, "%s\ndrawn in %.1f ms\n%s", viewer->scene_name, overlay.frame_ms, hud);
             else
                 snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
             text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),

@@ -20,7 +20,9 @@
  *     for the big frames (first visits: decoded from the file; again: from the cache) and the
  *     others apart;
  *   - play_ms: P frames one after another (default 3,000: far past the cache's bound), median;
- *   - the process's peak resident memory (VmHWM) and its size at the end (VmRSS).
+ *   - the process's peak resident memory (VmHWM) and its size at the end (VmRSS);
+ *   - each timing's CPU time too (the process's, all threads; "_cpu_ms"): the machine's load
+ *     stretches the wall-clock figures, not these.
  * Prints one JSON line. The file is removed at the end unless --keep (or --file). */
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +38,15 @@ static double now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* The CPU time of the whole process (every rendering thread), in milliseconds: on a busy machine
+ * the wall-clock figures grow with the load, this one does not. */
+static double cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
@@ -93,8 +104,8 @@ static float unit(uint32_t *state)
     return (float)(next(state) >> 8) * (2.0f / 16777216.0f) - 1.0f;
 }
 
-static const uint32_t palette[8] = {SR_DEBUG_RED,    SR_DEBUG_GREEN,   SR_DEBUG_BLUE,  SR_DEBUG_YELLOW,
-                                    SR_DEBUG_CYAN,   SR_DEBUG_MAGENTA, SR_DEBUG_WHITE, SR_DEBUG_GREY};
+static const uint32_t palette[8] = {SR_DEBUG_RED,  SR_DEBUG_GREEN,   SR_DEBUG_BLUE,  SR_DEBUG_YELLOW,
+                                    SR_DEBUG_CYAN, SR_DEBUG_MAGENTA, SR_DEBUG_WHITE, SR_DEBUG_GREY};
 
 typedef struct options {
     long frames, lines, big_every, big_lines, seeks, play;
@@ -151,12 +162,10 @@ static sr_viewer *open_viewer(const options *o, const char *path, double *ms, sr
 {
     double start = now_ms();
     sr_viewer *viewer = NULL;
-    if (sr_viewer_create(&(sr_viewer_desc){.width = o->width,
-                                           .height = o->height,
-                                           .threads = o->threads,
-                                           .scene_path = path,
-                                           .hidden = true},
-                         NULL, &viewer, err) != SR_OK)
+    if (sr_viewer_create(
+            &(sr_viewer_desc){
+                .width = o->width, .height = o->height, .threads = o->threads, .scene_path = path, .hidden = true},
+            NULL, &viewer, err) != SR_OK)
         return NULL;
     while (sr_viewer_frame(viewer, NULL, err)) {
         if (sr_viewer_load_error(viewer)[0]) {
@@ -214,8 +223,14 @@ static bool parse(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {.frames = 10000, .lines = 1000, .big_every = 500, .big_lines = 100000, .seeks = 100,
-                 .play = 3000, .width = 1280, .height = 720};
+    options o = {.frames = 10000,
+                 .lines = 1000,
+                 .big_every = 500,
+                 .big_lines = 100000,
+                 .seeks = 100,
+                 .play = 3000,
+                 .width = 1280,
+                 .height = 720};
     if (!parse(argc, argv, &o)) {
         fprintf(stderr, "usage: bench_view_recording [--frames N] [--lines L] [--big-every K] [--big-lines B] "
                         "[--seeks S] [--play P] [--size WxH] [--threads T] [--file PATH] [--keep]\n");
@@ -242,8 +257,9 @@ int main(int argc, char **argv)
     if (f)
         fclose(f);
 
-    double first_ms = 0.0;
+    double first_ms = 0.0, first_cpu_start = cpu_ms();
     sr_viewer *viewer = open_viewer(&o, path, &first_ms, &err);
+    double first_cpu_ms = cpu_ms() - first_cpu_start;
     if (!viewer) {
         fprintf(stderr, "bench_view_recording: %s\n", err.message);
         return 1;
@@ -256,6 +272,9 @@ int main(int argc, char **argv)
     int seeks = (int)o.seeks;
     double *big = calloc((size_t)seeks + 1, sizeof *big), *small = calloc((size_t)seeks + 1, sizeof *small);
     double *big_again = calloc((size_t)seeks + 1, sizeof *big_again);
+    double *big_cpu = calloc((size_t)seeks + 1, sizeof *big_cpu),
+           *small_cpu = calloc((size_t)seeks + 1, sizeof *small_cpu);
+    double *again_cpu = calloc((size_t)seeks + 1, sizeof *again_cpu);
     unsigned char *seen = calloc((size_t)frames, 1);
     int big_count = 0, small_count = 0, again_count = 0;
     uint32_t state = 777u;
@@ -265,30 +284,36 @@ int main(int argc, char **argv)
             frame = (frame / (uint64_t)o.big_every) * (uint64_t)o.big_every + (uint64_t)(o.big_every / 2);
         frame = frame >= frames ? frames - 1 : frame;
         bool is_big = o.big_every > 0 && (long)(frame % (uint64_t)o.big_every) == o.big_every / 2;
-        double start = now_ms();
+        double start = now_ms(), start_cpu = cpu_ms();
         if (sr_viewer_seek(viewer, frame, &err) != SR_OK || !sr_viewer_frame(viewer, NULL, &err)) {
             fprintf(stderr, "bench_view_recording: seek %llu: %s\n", (unsigned long long)frame, err.message);
             return 1;
         }
-        double ms = now_ms() - start;
-        if (is_big && seen[frame])
+        double ms = now_ms() - start, cpu = cpu_ms() - start_cpu;
+        if (is_big && seen[frame]) {
+            again_cpu[again_count] = cpu;
             big_again[again_count++] = ms;
-        else if (is_big)
+        } else if (is_big) {
+            big_cpu[big_count] = cpu;
             big[big_count++] = ms;
-        else
+        } else {
+            small_cpu[small_count] = cpu;
             small[small_count++] = ms;
+        }
         seen[frame] = 1;
     }
     // Play, frame after frame, from frame 0 (the cache fills to its bound and drops the oldest).
     long play = o.play < (long)frames ? o.play : (long)frames;
-    double *played = calloc((size_t)play + 1, sizeof *played);
+    double *played = calloc((size_t)play + 1, sizeof *played),
+           *played_cpu = calloc((size_t)play + 1, sizeof *played_cpu);
     for (long i = 0; i < play; i++) {
-        double start = now_ms();
+        double start = now_ms(), start_cpu = cpu_ms();
         if (sr_viewer_seek(viewer, (uint64_t)i, &err) != SR_OK || !sr_viewer_frame(viewer, NULL, &err)) {
             fprintf(stderr, "bench_view_recording: frame %ld: %s\n", i, err.message);
             return 1;
         }
         played[i] = now_ms() - start;
+        played_cpu[i] = cpu_ms() - start_cpu;
     }
     long peak_kib = status_kib("VmHWM:"), rss_kib = status_kib("VmRSS:");
     sr_viewer_destroy(viewer);
@@ -328,13 +353,19 @@ int main(int argc, char **argv)
            "\"seek_big_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
            "\"seek_big_cached_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
            "\"seek_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, \"play_ms\": {\"median\": %.2f, "
-           "\"frames\": %ld}, \"peak_rss_mib\": %.1f, \"rss_mib\": %.1f}\n",
+           "\"frames\": %ld}, \"seek_big_cpu_ms\": %.2f, \"seek_big_cached_cpu_ms\": %.2f, \"seek_cpu_ms\": %.2f, "
+           "\"play_cpu_ms\": %.2f, \"first_frame_cpu_ms\": %.2f, \"peak_rss_mib\": %.1f, \"rss_mib\": %.1f}\n",
            (unsigned long long)frames, o.lines, o.big_lines, o.big_every, (double)file_bytes / 1048576.0, record_s,
            o.width, o.height, first_ms, warm_first_ms, scan_first_ms, big_median, big_max, big_count, again_median,
            again_max, again_count, small_median, small_max, small_count, median(played, (int)play), play,
-           (double)peak_kib / 1024.0, (double)rss_kib / 1024.0);
+           median(big_cpu, big_count), median(again_cpu, again_count), median(small_cpu, small_count),
+           median(played_cpu, (int)play), first_cpu_ms, (double)peak_kib / 1024.0, (double)rss_kib / 1024.0);
     free(big);
     free(big_again);
+    free(big_cpu);
+    free(again_cpu);
+    free(small_cpu);
+    free(played_cpu);
     free(seen);
     free(small);
     free(played);
