@@ -62,7 +62,8 @@ static void fill_lists(int f, sr_debug_list *bodies, sr_debug_list *contacts)
                     sr_debug_style_color(SR_DEBUG_RED));
     sr_debug_line(bodies, sr_vec3_make(-1.2f, (float)LINE_Y, 0.0f), sr_vec3_make(-0.2f, (float)LINE_Y, 0.0f),
                   sr_debug_style_color(SR_DEBUG_GREEN));
-    sr_debug_aabb(bodies, (sr_aabb){{0.15f, 0.45f, -0.15f}, {0.45f, 0.75f, 0.15f}}, sr_debug_style_color(SR_DEBUG_BLUE));
+    sr_debug_aabb(bodies, (sr_aabb){{0.15f, 0.45f, -0.15f}, {0.45f, 0.75f, 0.15f}},
+                  sr_debug_style_color(SR_DEBUG_BLUE));
     if (f >= 10)
         sr_debug_dot(contacts, sr_vec3_make((float)dot_x(f), (float)DOT_Y, 0.0f), 10.0f,
                      sr_debug_style_color(SR_DEBUG_YELLOW));
@@ -103,12 +104,11 @@ static void start_recording(const char *path, live_recording *live)
     sr_error err = {0};
     *live = (live_recording){0};
     const char *names[2] = {"bodies", "contacts"};
-    cr_assert_eq(sr_recorder_create(path,
-                                    &(sr_recorder_desc){.title = "playback test",
-                                                        .list_names = names,
-                                                        .list_name_count = 2,
-                                                        .keyframe_interval = 8},
-                                    &live->recorder, &err),
+    cr_assert_eq(sr_recorder_create(
+                     path,
+                     &(sr_recorder_desc){
+                         .title = "playback test", .list_names = names, .list_name_count = 2, .keyframe_interval = 8},
+                     &live->recorder, &err),
                  SR_OK, "%s", err.message);
     cr_assert_eq(sr_scene_create(&(sr_scene_desc){.name = "playback"}, &live->scene, &err), SR_OK);
     sr_mesh *mesh = NULL;
@@ -116,10 +116,11 @@ static void start_recording(const char *path, live_recording *live)
                  SR_OK);
     sr_mesh_id mesh_id;
     cr_assert_eq(sr_scene_add_mesh(live->scene, mesh, "crate", &mesh_id, &err), SR_OK);
-    cr_assert_eq(sr_scene_add_node(live->scene,
-                                   &(sr_node_desc){.name = "crate", .transform = sr_transform_identity(), .mesh = mesh_id},
-                                   &live->node, &err),
-                 SR_OK);
+    cr_assert_eq(
+        sr_scene_add_node(live->scene,
+                          &(sr_node_desc){.name = "crate", .transform = sr_transform_identity(), .mesh = mesh_id},
+                          &live->node, &err),
+        SR_OK);
     sr_camera camera = {.eye = sr_vec3_make((float)EYE[0], (float)EYE[1], (float)EYE[2]),
                         .target = sr_vec3_make(0.0f, 0.0f, 0.0f)};
     sr_scene_set_camera(live->scene, &camera);
@@ -390,7 +391,8 @@ Test(playback, the_timeline_is_drawn_at_the_bottom_and_the_mouse_scrubs_it, .ini
     int mid = (int)floor(0.5 * (y0 + y1));
     // The handle at frame 20; the played part before it, the track after it.
     cr_assert_eq(pixel(&im, (int)floor(track_x(bar, 20)), mid), 0xffffffffu, "the handle is white at frame 20");
-    uint32_t before = pixel(&im, (int)floor(track_x(bar, 10)), mid), after = pixel(&im, (int)floor(track_x(bar, 30)), mid);
+    uint32_t before = pixel(&im, (int)floor(track_x(bar, 10)), mid),
+             after = pixel(&im, (int)floor(track_x(bar, 30)), mid);
     cr_assert_neq(before, after, "the part played is drawn apart from the rest");
     cr_assert_eq(after, pixel(&im, (int)floor(track_x(bar, 36)), mid), "the track after the handle is one colour");
     // The message ticks above the track, coloured by level: info at 5, warning at 12, error at 30.
@@ -451,13 +453,14 @@ Test(playback, a_click_picks_the_recorded_item_and_it_stays_selected_while_scrub
     pixel_of(sphere_x(0) + SPHERE_R, SPHERE_Y, 0.0, &sphere_x0, &sphere_y0);
     pixel_of(dot_x(15), DOT_Y, 0.0, &dot_x15, &dot_y15);
     pixel_of(node_x(0), NODE_Y, NODE_HALF, &node_px, &node_py);
-    snprintf(script, sizeof script,
-             "click %d %d\nprint-pick\n"                        // the line
-             "click %d %d\nprint-pick\nkey Right\nkey Right\nkey Right\nprint-pick\nframe 39\nprint-pick\n" // the sphere
-             "frame 15\nclick %d %d\nprint-pick\nframe 5\nprint-pick\nframe 20\nprint-pick\n" // the dot
-             "frame 0\nclick %d %d\nprint-pick\nframe 30\nprint-pick\nprint-state\n"          // the node
-             "click 600 30\nprint-pick\nframe 3\nclick %d %d\nkey C\nprint-pick\n",           // nothing; C
-             line_x, line_y, sphere_x0, sphere_y0, dot_x15, dot_y15, node_px, node_py, line_x, line_y);
+    snprintf(
+        script, sizeof script,
+        "click %d %d\nprint-pick\n"                                                                    // the line
+        "click %d %d\nprint-pick\nkey Right\nkey Right\nkey Right\nprint-pick\nframe 39\nprint-pick\n" // the sphere
+        "frame 15\nclick %d %d\nprint-pick\nframe 5\nprint-pick\nframe 20\nprint-pick\n"               // the dot
+        "frame 0\nclick %d %d\nprint-pick\nframe 30\nprint-pick\nprint-state\n"                        // the node
+        "click 600 30\nprint-pick\nframe 3\nclick %d %d\nkey C\nprint-pick\n",                         // nothing; C
+        line_x, line_y, sphere_x0, sphere_y0, dot_x15, dot_y15, node_px, node_py, line_x, line_y);
     run_result r = view_script(dir, file, script);
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     cJSON *picks[16];
@@ -541,7 +544,14 @@ Test(playback, lists_and_colours_turned_off_leave_the_picture, .init = init, .ti
     snprintf(red, sizeof red, "#%02x%02x%02x%02x", SR_DEBUG_RED & 0xffu, SR_DEBUG_RED >> 8 & 0xffu,
              SR_DEBUG_RED >> 16 & 0xffu, SR_DEBUG_RED >> 24);
     cr_assert_str_eq(string_of(cJSON_GetArrayItem(colours, 0), "colour"), red, "the first colour is the sphere's");
+    cr_assert_eq(number_of(cJSON_GetArrayItem(colours, 0), "items"), 1, "one red item: the sphere");
     cr_assert(!flag_of(cJSON_GetArrayItem(cJSON_GetObjectItem(recording_of(states[1]), "lists"), 0), "shown"));
+    // With the bodies hidden the legend keeps its colours in order, counting the shown lists only:
+    // no red, green or blue item left, the yellow dot still there.
+    const cJSON *colours_shown = cJSON_GetObjectItem(recording_of(states[1]), "colours");
+    cr_assert_eq(cJSON_GetArraySize(colours_shown), 4);
+    for (int c = 0; c < 4; c++)
+        cr_assert_eq(number_of(cJSON_GetArrayItem(colours_shown, c), "items"), c == 3 ? 1 : 0, "colour %d", c);
     cr_assert(!flag_of(cJSON_GetArrayItem(cJSON_GetObjectItem(recording_of(states[2]), "colours"), 0), "shown"));
     cr_assert(flag_of(recording_of(states[3]), "legend"), "K shows the legend");
 

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <softrast/softrast.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,7 +50,8 @@ static double line_x(uint64_t frame)
 static const char *make_recording(void)
 {
     static char path[256];
-    snprintf(path, sizeof path, "test_viewer_playback_api_%d.rec", (int)getpid());
+    const char *folder = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+    snprintf(path, sizeof path, "%.200s/test_viewer_playback_api_%d.rec", folder, (int)getpid());
     sr_error err = {0};
     sr_recorder *recorder = NULL;
     const char *names[1] = {"lines"};
@@ -184,8 +186,8 @@ Test(viewer_playback_api, play_from_code_follows_the_wall_clock_and_pause_stops_
               "frame %llu after %.0f to %.0f ms of play: expected %.0f to %.0f", (unsigned long long)playback.frame,
               (before_frame - after_play) * 1e3, (after_frame - before_play) * 1e3, least, most);
     cr_assert(playback.frame > 3, "play did not move past frame 3");
-    cr_assert(fabs(line_column(viewer) - expected_column(playback.frame)) <= 1.0,
-              "the picture is not frame %llu's", (unsigned long long)playback.frame);
+    cr_assert(fabs(line_column(viewer) - expected_column(playback.frame)) <= 1.0, "the picture is not frame %llu's",
+              (unsigned long long)playback.frame);
 
     // Paused: the frame stays however long it waits.
     sr_viewer_play(viewer, false);

@@ -36,20 +36,21 @@ static bool item_shown(void *user, int list, size_t index)
     return index < count && !playback_colour_hidden(p, playback_item_colour(&items[index]));
 }
 
-/* The colours of the frame's items, in order of first use, with their counts. */
+/* The colours of the frame's items, in order of first use over every list (so that Shift+N keeps
+ * naming the same colour when lists are hidden), with their counts in the shown lists. */
 static void count_colours(viewer_playback *p)
 {
     p->colour_count = 0;
     p->colours_more = 0;
     int last = -1;
     for (size_t l = 0; l < p->frame.list_count; l++) {
-        size_t count = 0;
+        size_t count = 0, shown = !playback_list_hidden(p, l);
         const sr_debug_item *items = sr_debug_list_items(p->frame.lists[l], &count);
         for (size_t i = 0; i < count; i++) {
             uint32_t color = playback_item_colour(&items[i]);
             // Items come in runs of one colour: the last one found first.
             if (last >= 0 && p->colours[last].color == color) {
-                p->colours[last].items++;
+                p->colours[last].items += shown;
                 continue;
             }
             last = -1;
@@ -63,9 +64,9 @@ static void count_colours(viewer_playback *p)
                 p->colours[last] = (playback_colour){.color = color};
             }
             if (last >= 0)
-                p->colours[last].items++;
+                p->colours[last].items += shown;
             else
-                p->colours_more++;
+                p->colours_more += shown;
         }
     }
 }
@@ -454,6 +455,7 @@ void viewer_playback_toggle_list(sr_viewer *viewer, int list)
     if (!p || list < 0 || list >= PLAYBACK_MAX_LISTS || (size_t)list >= p->info->list_count)
         return;
     p->list_hidden[list] = !p->list_hidden[list];
+    count_colours(p);
     p->filtered_stale = true;
     viewer->dirty = true;
 }
@@ -481,6 +483,7 @@ static void show_everything(sr_viewer *viewer)
 {
     viewer_playback *p = viewer->playback;
     memset(p->list_hidden, 0, sizeof p->list_hidden);
+    count_colours(p);
     p->hidden_colour_count = 0;
     p->filtered_stale = true;
     viewer->dirty = true;

@@ -30,7 +30,7 @@
 /// A colour of the current frame's items, as the legend lists it.
 typedef struct playback_colour {
     uint32_t color; ///< sr_rgba8 as recorded
-    size_t items;   ///< items of that colour in the shown frame
+    size_t items;   ///< items of that colour in the frame's shown lists
 } playback_colour;
 
 /// What is selected: an item of the frame's lists, or a node of its scene.
