@@ -113,15 +113,18 @@ static sr_debug_list *lines_list(size_t count, uint32_t seed)
 }
 
 /* Times sr_recorder_frame over `frames` frames of `list` into `path`; returns the median ns a
- * frame (after `warmup` frames). */
-static double time_recording(const char *path, sr_debug_list *list, int frames, int warmup)
+ * frame (after `warmup` frames), and in *cpu_ns the mean CPU time a frame. */
+static double time_recording(const char *path, sr_debug_list *list, int frames, int warmup, double *cpu_ns)
 {
     sr_recorder *rec = NULL;
     sr_error err;
     if (sr_recorder_create(path, NULL, &rec, &err))
         fail(path, &err);
     double *times = malloc(sizeof(double) * (size_t)frames);
+    double cpu_start = 0.0;
     for (int f = 0; f < warmup + frames; f++) {
+        if (f == warmup)
+            cpu_start = cpu_seconds();
         double start = now_seconds();
         if (sr_recorder_frame(rec, f / 60.0, &list, 1, NULL, &err))
             fail("frame", &err);
@@ -129,6 +132,7 @@ static double time_recording(const char *path, sr_debug_list *list, int frames, 
         if (f >= warmup)
             times[f - warmup] = seconds * 1e9;
     }
+    *cpu_ns = (cpu_seconds() - cpu_start) * 1e9 / frames;
     double result = median(times, frames);
     free(times);
     sr_recorder_destroy(rec);
@@ -137,6 +141,7 @@ static double time_recording(const char *path, sr_debug_list *list, int frames, 
 
 typedef struct results {
     double warm_ns_per_line, warm_ns_per_line_null, batch_ns_per_line, batch_ms, batch_ns_per_line_null, batch_ms_null;
+    double warm_cpu_ns, warm_cpu_ns_null, batch_cpu_ns, batch_cpu_ns_null; ///< CPU time a line (means)
     double line_bytes, box_bytes, sphere_bytes, capsule_bytes, moved_node_bytes, framing_bytes;
     double write_seconds, file_mib;
     double first_frame_ms, first_frame_scan_ms, scan_ms;
@@ -287,19 +292,22 @@ int main(int argc, char **argv)
 
     // Recording.
     sr_debug_list *warm = lines_list(1000, 1), *batch = lines_list(100000, 2);
-    r.warm_ns_per_line = time_recording(path, warm, 200 * runs, 20) / 1000.0;
-    r.warm_ns_per_line_null = time_recording("/dev/null", warm, 200 * runs, 20) / 1000.0;
-    double batch_ns = time_recording(path, batch, 4 * runs, 3);
+    r.warm_ns_per_line = time_recording(path, warm, 200 * runs, 20, &r.warm_cpu_ns) / 1000.0;
+    r.warm_ns_per_line_null = time_recording("/dev/null", warm, 200 * runs, 20, &r.warm_cpu_ns_null) / 1000.0;
+    r.warm_cpu_ns /= 1000.0, r.warm_cpu_ns_null /= 1000.0;
+    double batch_ns = time_recording(path, batch, 4 * runs, 3, &r.batch_cpu_ns);
     r.batch_ns_per_line = batch_ns / 100000.0;
     r.batch_ms = batch_ns * 1e-6;
-    double batch_null_ns = time_recording("/dev/null", batch, 4 * runs, 3);
+    double batch_null_ns = time_recording("/dev/null", batch, 4 * runs, 3, &r.batch_cpu_ns_null);
     r.batch_ns_per_line_null = batch_null_ns / 100000.0;
     r.batch_ms_null = batch_null_ns * 1e-6;
-    printf("recording, 1,000 lines a frame:   %.2f ns a line (%.2f to /dev/null)   aim 5\n", r.warm_ns_per_line,
-           r.warm_ns_per_line_null);
-    printf("recording, 100,000 lines at once: %.2f ns a line, %.3f ms a frame (%.2f ns, %.3f ms to /dev/null)   "
-           "aims 3 ns, 1 ms\n",
-           r.batch_ns_per_line, r.batch_ms, r.batch_ns_per_line_null, r.batch_ms_null);
+    r.batch_cpu_ns /= 100000.0, r.batch_cpu_ns_null /= 100000.0;
+    printf("recording, 1,000 lines a frame:   %.2f ns a line (%.2f to /dev/null); CPU time %.2f (%.2f)   aim 5\n",
+           r.warm_ns_per_line, r.warm_ns_per_line_null, r.warm_cpu_ns, r.warm_cpu_ns_null);
+    printf("recording, 100,000 lines at once: %.2f ns a line, %.3f ms a frame (%.2f ns, %.3f ms to /dev/null); CPU "
+           "time %.2f ns a line (%.2f)   aims 3 ns, 1 ms\n",
+           r.batch_ns_per_line, r.batch_ms, r.batch_ns_per_line_null, r.batch_ms_null, r.batch_cpu_ns,
+           r.batch_cpu_ns_null);
 
     // Sizes of single kinds.
     sr_recorder *rec = NULL;
@@ -452,6 +460,7 @@ int main(int argc, char **argv)
 
     printf("{\"bench\": \"record\", \"runs\": %d, \"threads\": %d, \"frames\": %d, "
            "\"record_ns_per_line\": {\"warm\": %.3f, \"warm_null\": %.3f, \"batch\": %.3f, \"batch_null\": %.3f}, "
+           "\"record_cpu_ns_per_line\": {\"warm\": %.3f, \"warm_null\": %.3f, \"batch\": %.3f, \"batch_null\": %.3f}, "
            "\"record_batch_ms\": %.4f, \"record_batch_null_ms\": %.4f, "
            "\"bytes\": {\"line\": %.2f, \"box\": %.2f, \"sphere\": %.2f, \"capsule\": %.2f, \"moved_node\": %.2f, "
            "\"framing\": %.2f}, \"file_mib\": %.1f, "
@@ -461,9 +470,10 @@ int main(int argc, char **argv)
            "\"any_seek_ms\": %.4f, "
            "\"forward_ms\": %.4f}\n",
            runs, threads, frames, r.warm_ns_per_line, r.warm_ns_per_line_null, r.batch_ns_per_line,
-           r.batch_ns_per_line_null, r.batch_ms, r.batch_ms_null, r.line_bytes, r.box_bytes, r.sphere_bytes,
-           r.capsule_bytes, r.moved_node_bytes, r.framing_bytes, r.file_mib, r.first_frame_ms, r.first_frame_scan_ms,
-           r.scan_ms, r.big_seek_ms[0], r.big_seek_ms[1], r.big_seek_p90_ms[0], r.big_seek_p90_ms[1], r.big_seek_cpu_ms,
-           r.big_decode_ms, r.big_cold_ms, r.any_seek_ms, r.forward_ms);
+           r.batch_ns_per_line_null, r.warm_cpu_ns, r.warm_cpu_ns_null, r.batch_cpu_ns, r.batch_cpu_ns_null, r.batch_ms,
+           r.batch_ms_null, r.line_bytes, r.box_bytes, r.sphere_bytes, r.capsule_bytes, r.moved_node_bytes,
+           r.framing_bytes, r.file_mib, r.first_frame_ms, r.first_frame_scan_ms, r.scan_ms, r.big_seek_ms[0],
+           r.big_seek_ms[1], r.big_seek_p90_ms[0], r.big_seek_p90_ms[1], r.big_seek_cpu_ms, r.big_decode_ms,
+           r.big_cold_ms, r.any_seek_ms, r.forward_ms);
     return 0;
 }
