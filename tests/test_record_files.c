@@ -300,11 +300,18 @@ Test(record_files, a_file_cut_anywhere_reads_up_to_its_last_complete_frame, .tim
             assert_frame(recording, complete - 1, expected);
         if (complete > 3)
             assert_frame(recording, complete / 2, expected);
+        uint64_t ignored = info->file_bytes - info->readable_bytes;
+        cr_assert_leq(ignored, length - (complete ? ends[complete - 1] : header), "cut at %zu: %s", length, info->note);
         sr_recording_destroy(recording);
         sr_recording_check_report report;
         cr_assert_eq(sr_recording_check(cut, NULL, &report, &err), SR_OK, "%s", err.message);
         cr_assert_eq(report.health, SR_RECORDING_TRUNCATED, "cut at %zu: %s", length, report.message);
         cr_assert_eq(report.frames, (uint64_t)complete, "cut at %zu: %s", length, report.message);
+        // The check and the open count the same bytes past the readable part.
+        char said[64];
+        snprintf(said, sizeof said, "(%llu bytes ignored)", (unsigned long long)ignored);
+        cr_assert(strstr(report.message, said) != NULL, "cut at %zu: the check says '%s', the open %s", length,
+                  report.message, said);
     }
     // The whole file, and the file without its index and trailer.
     sr_recording_check_report report;
