@@ -315,4 +315,53 @@ static inline void fill_list(sr_debug_list *list, uint64_t seed, size_t count, b
     cr_assert_fail("the list never held all its items");
 }
 
+/* ---- allocations watched (sr_set_allocator): the largest request; requests past a limit refused ---- */
+
+typedef struct watch {
+    size_t largest;
+    size_t limit; ///< requests above it fail (and are counted)
+    size_t refused;
+} watch;
+
+static inline void *watch_allocate(size_t size, void *user)
+{
+    watch *w = user;
+    if (size > w->largest)
+        w->largest = size;
+    if (size > w->limit) {
+        w->refused++;
+        return NULL;
+    }
+    return malloc(size);
+}
+
+static inline void *watch_reallocate(void *pointer, size_t size, void *user)
+{
+    watch *w = user;
+    if (size > w->largest)
+        w->largest = size;
+    if (size > w->limit) {
+        w->refused++;
+        return NULL;
+    }
+    return realloc(pointer, size);
+}
+
+static inline void watch_release(void *pointer, void *user)
+{
+    (void)user;
+    free(pointer);
+}
+
+/* ---- a frame's lists ---- */
+
+enum { ITEMS = 120 };
+
+/* Frame f's lists: random items (no wild values, so that drawing is meaningful), seeded by f. */
+static inline void frame_lists(sr_debug_list *lists[2], int f)
+{
+    fill_list(lists[0], (uint64_t)f * 2 + 1, ITEMS, false);
+    fill_list(lists[1], (uint64_t)f * 2 + 2, ITEMS / 4, true);
+}
+
 #endif

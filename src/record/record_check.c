@@ -264,11 +264,15 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
                      (unsigned long long)rec->file_size);
         } else if (!report->bad_records || tail_only) {
             report->health = SR_RECORDING_TRUNCATED;
-            uint64_t lost = rec->file_size - (report->bad_records ? report->first_bad_offset : rec->file_size);
+            // What follows the last readable record, as the open counted it (info.readable_bytes):
+            // a torn record and the complete records of its unfinished frame before it.
+            uint64_t kept = report->bad_records ? report->first_bad_offset : rec->file_size;
+            if (rec->info.readable_bytes < kept)
+                kept = rec->info.readable_bytes;
             snprintf(report->message, sizeof report->message,
-                     "truncated: %llu frames readable; the writer did not close the file%s%s%s (%llu bytes ignored)",
-                     (unsigned long long)report->frames, problem[0] ? "; " : "", problem, frame_open ? "" : "",
-                     (unsigned long long)lost);
+                     "truncated: %llu frames readable; the writer did not close the file%s%s (%llu bytes ignored)",
+                     (unsigned long long)report->frames, problem[0] ? "; " : "", problem,
+                     (unsigned long long)(rec->file_size - kept));
         } else {
             report->health = SR_RECORDING_DAMAGED;
             snprintf(report->message, sizeof report->message,

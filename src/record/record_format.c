@@ -71,6 +71,10 @@ sr_status rec_header_parse(const char *path, const uint8_t *data, size_t size, u
         return sr_error_set(err, SR_ERROR_PARSE, "%s: format version 0.%u does not exist (a damaged header)", path,
                             minor);
     uint64_t needed = (uint64_t)REC_HEADER_FIXED + length + 4u;
+    if (length > REC_MAX_HEADER_PAYLOAD)
+        return sr_error_set(err, SR_ERROR_PARSE,
+                            "%s: the header announces %u bytes, more than a header holds (%u at most)", path, length,
+                            REC_MAX_HEADER_PAYLOAD);
     if (needed > file_size)
         return sr_error_set(err, SR_ERROR_PARSE, "%s: the header announces %u bytes, more than the file holds", path,
                             length);

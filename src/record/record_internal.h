@@ -67,6 +67,9 @@ enum {
 #define REC_MAX_LISTS 65536u
 #define REC_MAX_KEYFRAME_INTERVAL 65536u
 #define REC_MAX_TITLE 1023u
+/// A header's payload is at most this long (a 1.0 header: 67 KB at most; room for a newer minor's
+/// fields): a reader never reads more for a header whatever its length field says.
+#define REC_MAX_HEADER_PAYLOAD (1u << 20)
 #define REC_MAX_LIST_NAME 255u
 #define REC_MAX_LIST_NAMES 256u
 #define REC_MAX_MESSAGE 4095u

@@ -19,9 +19,13 @@ static sr_status need_frame(const sr_recording *rec, const char *function, sr_er
 
 /* ---- bounds ---- */
 
+/* Points past this in any coordinate (an exploded simulation's) are left out of the bounds, as
+ * non-finite ones are: a box that reached them could not be framed (its extent overflows). */
+#define BOUNDS_LIMIT 1e15f
+
 static void grow_box(sr_aabb *box, sr_vec3 p)
 {
-    if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z))
+    if (!(fabsf(p.x) <= BOUNDS_LIMIT && fabsf(p.y) <= BOUNDS_LIMIT && fabsf(p.z) <= BOUNDS_LIMIT))
         return;
     box->min = sr_vec3_make(fminf(box->min.x, p.x), fminf(box->min.y, p.y), fminf(box->min.z, p.z));
     box->max = sr_vec3_make(fmaxf(box->max.x, p.x), fmaxf(box->max.y, p.y), fmaxf(box->max.z, p.z));

@@ -91,6 +91,17 @@ static sr_status refuse(const sr_recorder *rec, sr_error *err)
     return sr_error_set(err, SR_ERROR_IO, "%s (the recording stopped; its frames so far are readable)", rec->failure);
 }
 
+/* The length of `text` kept when it is copied up to `max` bytes: cut before a UTF-8 sequence that
+ * the limit would split, so that a long title, name or message stays valid UTF-8. */
+static size_t kept_length(const char *text, size_t max)
+{
+    size_t length = strnlen(text, max);
+    if (length == max && text[length] != '\0')
+        while (length > 0 && ((unsigned char)text[length] & 0xc0u) == 0x80u)
+            length--;
+    return length;
+}
+
 sr_status sr_recorder_create(const char *path, const sr_recorder_desc *desc, sr_recorder **out, sr_error *err)
 {
     if (!out)
@@ -112,10 +123,10 @@ sr_status sr_recorder_create(const char *path, const sr_recorder_desc *desc, sr_
 
     // The header: magic, version, payload (keyframe interval, title, list names), CRC.
     const char *title = d.title ? d.title : "";
-    size_t title_length = strnlen(title, REC_MAX_TITLE);
+    size_t title_length = kept_length(title, REC_MAX_TITLE);
     size_t size = REC_HEADER_FIXED + 4 + REC_VARINT_MAX + title_length + REC_VARINT_MAX + 4;
     for (size_t i = 0; i < d.list_name_count; i++)
-        size += REC_VARINT_MAX + (d.list_names[i] ? strnlen(d.list_names[i], REC_MAX_LIST_NAME) : 0);
+        size += REC_VARINT_MAX + (d.list_names[i] ? kept_length(d.list_names[i], REC_MAX_LIST_NAME) : 0);
 
     sr_recorder *rec = sr_calloc(1, sizeof *rec);
     size_t path_length = strlen(path);
@@ -145,7 +156,7 @@ sr_status sr_recorder_create(const char *path, const sr_recorder_desc *desc, sr_
     p = rec_put_varint(p, d.list_name_count);
     for (size_t i = 0; i < d.list_name_count; i++) {
         const char *name = d.list_names[i] ? d.list_names[i] : "";
-        p = rec_put_string(p, name, strnlen(name, REC_MAX_LIST_NAME));
+        p = rec_put_string(p, name, kept_length(name, REC_MAX_LIST_NAME));
     }
     rec_put_u32(length_at, (uint32_t)(p - payload));
     p = rec_put_u32(p, rec_crc32c(0, header + SR_RECORD_MAGIC_SIZE, (size_t)(p - header) - SR_RECORD_MAGIC_SIZE));
@@ -299,7 +310,7 @@ sr_status sr_recorder_message(sr_recorder *rec, sr_record_level level, const cha
                             rec->path, (int)level);
     if (rec->failed)
         return refuse(rec, err);
-    size_t length = strnlen(text, REC_MAX_MESSAGE);
+    size_t length = kept_length(text, REC_MAX_MESSAGE);
     size_t bound = REC_RECORD_OVERHEAD + REC_VARINT_MAX + 1 + REC_VARINT_MAX + length;
     if (!rec_buffer_reserve(&rec->out, bound) ||
         !rec_buffer_reserve(&rec->index_messages, REC_VARINT_MAX + 1 + REC_VARINT_MAX + length))

@@ -15,14 +15,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Opens `path` for reading without waiting: a FIFO with no writer would block open() forever (a
+ * reader only reads regular files, which O_NONBLOCK does not affect). */
+static int open_for_reading(const char *path)
+{
+    return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+}
+
 bool sr_recording_probe(const char *path)
 {
-    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = path ? open_for_reading(path) : -1;
     if (fd < 0)
         return false;
     char magic[SR_RECORD_MAGIC_SIZE];
-    bool same =
-        pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic && memcmp(magic, SR_RECORD_MAGIC, sizeof magic) == 0;
+    struct stat st;
+    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+                memcmp(magic, SR_RECORD_MAGIC, sizeof magic) == 0;
     close(fd);
     return same;
 }
@@ -456,8 +465,9 @@ static sr_status read_header(sr_recording *rec, sr_error *err)
         return status;
     size_t size = first;
     if (first == REC_HEADER_FIXED && memcmp(rec->buffer, SR_RECORD_MAGIC, SR_RECORD_MAGIC_SIZE) == 0) {
-        uint64_t needed = (uint64_t)REC_HEADER_FIXED + rec_load_u32(rec->buffer + 12) + 4;
-        if (needed <= rec->file_size) {
+        uint32_t length = rec_load_u32(rec->buffer + 12);
+        uint64_t needed = (uint64_t)REC_HEADER_FIXED + length + 4;
+        if (needed <= rec->file_size && length <= REC_MAX_HEADER_PAYLOAD) {
             status = rec_read_at(rec, 0, (size_t)needed, &rec->buffer, &rec->buffer_capacity, err);
             if (status != SR_OK)
                 return status;
@@ -510,7 +520,7 @@ sr_status rec_open(const char *path, const sr_recording_desc *desc, bool verify,
     rec->stats.limit = rec->cache_limit;
     rec->scene.read = rec_read_definition;
     rec->scene.user = rec;
-    rec->fd = open(path, O_RDONLY | O_CLOEXEC);
+    rec->fd = open_for_reading(path);
     struct stat st;
     sr_status status = SR_OK;
     if (rec->fd < 0)

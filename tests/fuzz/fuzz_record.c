@@ -138,7 +138,8 @@ int fuzz_record_test_one_input(const uint8_t *data, size_t size)
     uint8_t *file = malloc(file_size ? file_size : 1);
     if (!file)
         return 0;
-    memcpy(file, data + reader.offset, file_size);
+    if (file_size) // data may be NULL for the empty input
+        memcpy(file, data + reader.offset, file_size);
     if (mode & 1)
         repair(file, file_size);
     bool written = write_file(file, file_size);

@@ -326,8 +326,9 @@ sr_status sr_recording_render(sr_recording *rec, sr_renderer *renderer, sr_frame
                               const sr_recording_render_desc *desc, sr_error *err);
 
 /// The world box of what the current frame draws: the scene's drawn instances and every 3D item
-/// of its lists (2D items left out; boxes, spheres and the like by their extent). Empty when
-/// there is nothing.
+/// of its lists (2D items left out; boxes, spheres and the like by their extent). Points that are
+/// not finite or past 1e15 in a coordinate (a simulation that blew up) are left out, so that the
+/// box can be framed. Empty when there is nothing.
 sr_aabb sr_recording_frame_bounds(const sr_recording *rec);
 /// A camera that shows frames first .. last (inclusive) whole: sr_camera_fit_box of the union of
 /// their sr_recording_frame_bounds for an image of `aspect` (width / height), with up +Y. The
