@@ -17,6 +17,7 @@ int sr_cmd_collide(int argc, char **argv);      /* cmd_collide.c */
 int sr_cmd_collide_steps(int argc, char **argv);
 void sr_cmd_collide_steps_usage(FILE *out);
 int sr_cmd_bench_collide(int argc, char **argv); /* cmd_bench_collide.c: softrast bench collide */
+int sr_cmd_replay(int argc, char **argv);       /* cmd_replay.c */
 
 /* cmd_raycast.c: CLOCK_MONOTONIC in seconds. */
 double sr_cmd_seconds(void);

@@ -26,8 +26,12 @@ static void print_usage(FILE *out)
                  "  pick [SCENE.json|MESH.obj] [--size WxH] [--camera SPEC] [--up y|z]\n"
                  "       (--at X,Y ... | --points FILE) [--threads N]\n"
                  "                                          what is under pixels of that picture, as JSON lines\n"
-                 "  view [SCENE.json|MESH.obj] [--size WxH] [--up y|z] [--threads N] [--script FILE]\n"
-                 "       [--benchmark N]                    the interactive viewer (orbit, pick, overlays)\n"
+                 "  view [SCENE.json|MESH.obj|RECORDING] [--size WxH] [--up y|z] [--threads N] [--script FILE]\n"
+                 "       [--benchmark N]                    the interactive viewer (orbit, pick, overlays, playback)\n"
+                 "  replay RECORDING (--frames A:B[:STEP] --out DIR/%%05d.png [--size WxH] [--camera C]\n"
+                 "         [--lists NAMES] [--threads N] | --info | --check)\n"
+                 "                                          render a recording's frames headless, describe it,\n"
+                 "                                          or check it\n"
                  "  raycast MESH.obj (--rays RAYS | --primary WxH) --out HITS [--any-hit] [--threads N]\n"
                  "                                          cast a batch of rays against a mesh\n"
                  "  collide --pairs FILE [--out FILE] [--query signed|distance|penetration|intersect|sat]\n"
@@ -76,6 +80,8 @@ static int dispatch(const char *command, int argc, char **argv)
         return sr_cmd_render(argc, argv);
     if (strcmp(command, "view") == 0)
         return sr_cmd_view(argc, argv);
+    if (strcmp(command, "replay") == 0)
+        return sr_cmd_replay(argc, argv);
     if (strcmp(command, "raycast") == 0)
         return sr_cmd_raycast(argc, argv);
     if (strcmp(command, "pick") == 0)

@@ -153,8 +153,11 @@ sr_debug_item *sr_debug_list_begin(sr_debug_list *list, sr_debug_item_kind kind,
     sr_debug_item *item = list->item_count < list->item_capacity ? &list->items[list->item_count] : &list->spare;
     memset(item, 0, sizeof *item); // the union's unused bytes too: recorders may copy items whole
     item->kind = kind;
-    item->style = style;
+    // Field by field: a struct assignment may copy the caller's padding bytes (after on_top),
+    // and an item must compare equal byte for byte to its copy read back from a recording.
+    item->style.color = style.color;
     item->style.width = style.width < 1 ? 1 : style.width > 4 ? 4 : style.width;
+    item->style.on_top = style.on_top;
     return item;
 }
 

@@ -5,6 +5,7 @@
  * scene_render.c, picking scene_pick.c. Knows nothing of files or SDL. */
 #include "scene_internal.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -128,7 +129,10 @@ sr_status sr_scene_set_light(sr_scene *scene, sr_light light, sr_error *err)
 {
     if (!scene)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_set_light: scene is NULL");
-    sr_vec3 direction = sr_vec3_normalize(light.direction);
+    // A direction already of unit length is kept bit for bit: normalising it again may change its
+    // last bits, and a light read back (from a recording, say) must be the light that was set.
+    float length2 = sr_vec3_dot(light.direction, light.direction);
+    sr_vec3 direction = fabsf(length2 - 1.0f) <= 4.0f * FLT_EPSILON ? light.direction : sr_vec3_normalize(light.direction);
     if (sr_vec3_length(direction) == 0.0f)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "light direction (%g, %g, %g) is zero or not finite",
                             (double)light.direction.x, (double)light.direction.y, (double)light.direction.z);
@@ -340,6 +344,35 @@ const char *sr_scene_mesh_name(const sr_scene *scene, sr_mesh_id mesh)
 size_t sr_scene_mesh_count(const sr_scene *scene)
 {
     return scene ? scene->mesh_count : 0;
+}
+
+size_t sr_scene_mesh_part_count(const sr_scene *scene, sr_mesh_id mesh)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    return m ? m->part_count : 0;
+}
+
+sr_material_id sr_scene_mesh_part_material(const sr_scene *scene, sr_mesh_id mesh, size_t part)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    return m && part < m->part_count ? m->parts[part].material : (sr_material_id){0};
+}
+
+sr_status sr_scene_set_mesh_part_material(sr_scene *scene, sr_mesh_id mesh, size_t part, sr_material_id material,
+                                          sr_error *err)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    if (!m)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_set_mesh_part_material: mesh id %u does not exist",
+                            mesh.id);
+    if (part >= m->part_count)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': part %zu does not exist (it has %u)", m->name,
+                            part, m->part_count);
+    if (material.id > scene->material_count)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': material id %u does not exist", m->name,
+                            material.id);
+    m->parts[part].material = material;
+    return SR_OK;
 }
 
 /* ---- textures and materials ---- */

@@ -436,7 +436,8 @@ const char *sr_debug_list_item_text(const sr_debug_list *list, const sr_debug_it
 /// text's characters are taken from `points` / `text` (the offsets in `item` belong to the list
 /// it came from), as are a shape's (item->shape.count of them; a count its type cannot have, or
 /// non-finite or negative sizes, drop the item); they may be NULL for other kinds. An unknown
-/// kind is ignored.
+/// kind is ignored. An item read from a list is added bit for bit the same (an oriented sphere's
+/// rotation of unit length is kept, not normalised again), so a recording replays exactly.
 void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const sr_vec3 *points, const char *text);
 
 /* ---- drawing ---- */

@@ -478,6 +478,16 @@ const sr_mesh *sr_scene_mesh(const sr_scene *scene, sr_mesh_id mesh);
 const sr_bvh *sr_scene_mesh_bvh(const sr_scene *scene, sr_mesh_id mesh);
 const char *sr_scene_mesh_name(const sr_scene *scene, sr_mesh_id mesh);
 size_t sr_scene_mesh_count(const sr_scene *scene);
+/// The parts a mesh is drawn in: its sr_mesh.parts, or one part of every triangle for a mesh
+/// without (0 for a bad id). A recorder reads and a player sets which scene material each uses.
+size_t sr_scene_mesh_part_count(const sr_scene *scene, sr_mesh_id mesh);
+/// The scene material part `part` of the mesh is drawn with (its OBJ material as
+/// sr_scene_add_mesh imported it, or 0: the default material); 0 for a bad id or part.
+sr_material_id sr_scene_mesh_part_material(const sr_scene *scene, sr_mesh_id mesh, size_t part);
+/// Draws part `part` of the mesh with `material` (0: the default material) from now on.
+/// Errors: a bad mesh id, part or material id.
+sr_status sr_scene_set_mesh_part_material(sr_scene *scene, sr_mesh_id mesh, size_t part, sr_material_id material,
+                                          sr_error *err);
 
 /// Adds a texture; the scene takes ownership of `texture` in every case.
 sr_status sr_scene_add_texture(sr_scene *scene, sr_texture *texture, const char *name, sr_texture_id *out,
