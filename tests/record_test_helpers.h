@@ -147,6 +147,61 @@ static inline sr_debug_style random_style(rng *r)
 
 /// Adds `count` random items of every kind to `list` (through the public functions, so the list
 /// keeps what it keeps); `wild` mixes in the values of wild_float.
+/* A collide shape of a random type (sr_debug_shape), at a random pose; a hull of a few random
+ * points, freed right after the call (the list keeps its wire). Shapes the debug list refuses
+ * (wild sizes) are refused alike in the recording and the list compared with it. */
+static inline void add_random_shape(sr_debug_list *list, rng *r, sr_vec3 a, sr_vec3 b, sr_vec3 c, float radius,
+                                    sr_debug_style style)
+{
+    sr_shape shape;
+    sr_hull *hull = NULL;
+    float h = rng_range(r, 0.0f, 1.5f);
+    switch (rng_next(r) % SR_SHAPE_TYPE_COUNT) {
+    case SR_SHAPE_POINT:
+        shape = sr_shape_point();
+        break;
+    case SR_SHAPE_SEGMENT:
+        shape = sr_shape_segment(sr_dvec3_from_vec3(a), sr_dvec3_from_vec3(b));
+        break;
+    case SR_SHAPE_TRIANGLE:
+        shape = sr_shape_triangle(sr_dvec3_from_vec3(a), sr_dvec3_from_vec3(b), sr_dvec3_from_vec3(c));
+        break;
+    case SR_SHAPE_SPHERE:
+        shape = sr_shape_sphere(radius);
+        break;
+    case SR_SHAPE_BOX:
+        shape = sr_shape_box(sr_dvec3_make(fabsf(a.x), fabsf(a.y), fabsf(a.z)));
+        break;
+    case SR_SHAPE_CAPSULE:
+        shape = sr_shape_capsule(radius, h);
+        break;
+    case SR_SHAPE_CYLINDER:
+        shape = sr_shape_cylinder(radius, h);
+        break;
+    case SR_SHAPE_CONE:
+        shape = sr_shape_cone(radius, h);
+        break;
+    default: {
+        sr_dvec3 points[8];
+        size_t n = 1 + rng_next(r) % 8;
+        for (size_t k = 0; k < n; k++)
+            points[k] = sr_dvec3_make(rng_range(r, -1.0f, 1.0f), rng_range(r, -1.0f, 1.0f), rng_range(r, -1.0f, 1.0f));
+        if (sr_hull_create(points, n, &hull, NULL) != SR_OK)
+            return;
+        shape = sr_shape_hull(hull);
+        break;
+    }
+    }
+    if (rng_next(r) % 3 == 0)
+        shape.rounding = rng_range(r, 0.0f, 0.3f);
+    sr_quat q = sr_quat_normalize(sr_quat_make(rng_range(r, -1.0f, 1.0f), rng_range(r, -1.0f, 1.0f),
+                                               rng_range(r, -1.0f, 1.0f), rng_range(r, 0.1f, 1.0f)));
+    shape.pose.position = sr_dvec3_from_vec3(c);
+    shape.pose.rotation = (sr_dquat){q.x, q.y, q.z, q.w};
+    sr_debug_shape(list, &shape, style);
+    sr_hull_destroy(hull);
+}
+
 static inline void add_random_items(sr_debug_list *list, rng *r, size_t count, bool wild)
 {
     sr_debug_style style = random_style(r);
@@ -268,6 +323,9 @@ static inline void add_random_items(sr_debug_list *list, rng *r, size_t count, b
                 sr_debug_text_2d(list, a.x * 30.0f, a.y * 30.0f, text, style);
             break;
         }
+        case 19:
+            add_random_shape(list, r, a, b, c, radius, style);
+            break;
         default:
             sr_debug_rect_2d(list, a.x * 30.0f, a.y * 30.0f, b.x * 10.0f, b.y * 10.0f, rng_next(r) % 2, style);
             break;
@@ -288,6 +346,10 @@ static inline void assert_same_list(const sr_debug_list *expected, const sr_debu
             cr_assert_eq(memcmp(sr_debug_list_item_points(expected, &a[i]), sr_debug_list_item_points(actual, &b[i]),
                                 a[i].polyline.count * sizeof(sr_vec3)),
                          0, "%s: item %zu's points differ", where, i);
+        if (a[i].kind == SR_DEBUG_ITEM_SHAPE && a[i].shape.count)
+            cr_assert_eq(memcmp(sr_debug_list_item_points(expected, &a[i]), sr_debug_list_item_points(actual, &b[i]),
+                                a[i].shape.count * sizeof(sr_vec3)),
+                         0, "%s: item %zu's hull wire differs", where, i);
         if (a[i].kind == SR_DEBUG_ITEM_TEXT || a[i].kind == SR_DEBUG_ITEM_TEXT_2D)
             cr_assert_str_eq(sr_debug_list_item_text(expected, &a[i]), sr_debug_list_item_text(actual, &b[i]),
                              "%s: item %zu's text differs", where, i);

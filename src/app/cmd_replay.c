@@ -315,7 +315,7 @@ static void print_info(const sr_recording *rec)
     static const char *const kinds[SR_DEBUG_ITEM_KIND_COUNT] = {
         "lines",     "arrows",    "points", "dots",     "boxes",    "spheres", "oriented spheres",
         "capsules",  "cylinders", "cones",  "circles",  "frustums", "axes",    "grids",
-        "triangles", "polylines", "texts",  "2d texts", "2d rects"};
+        "triangles", "polylines", "texts",  "2d texts", "2d rects", "shapes"};
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
         print_bytes_line(kinds[k], s->items[k], s->item_counts[k], s->total);
     print_bytes_line("items (unsorted)", s->unsorted_items, 0, s->total);

@@ -54,7 +54,7 @@ const char *rec_item_kind_name(sr_debug_item_kind kind)
     static const char *const names[SR_DEBUG_ITEM_KIND_COUNT] = {
         "line",     "arrow",    "point", "dot",     "box",     "sphere", "oriented sphere",
         "capsule",  "cylinder", "cone",  "circle",  "frustum", "axes",   "grid",
-        "triangle", "polyline", "text",  "text 2d", "rect 2d",
+        "triangle", "polyline", "text",  "text 2d", "rect 2d", "shape",
     };
     return (unsigned)kind < SR_DEBUG_ITEM_KIND_COUNT ? names[kind] : "unknown item";
 }
@@ -247,6 +247,36 @@ sr_status rec_list_decode(rec_cursor *c, uint64_t item_count, sr_debug_list *lis
             item.rect.height = rec_get_f32(c);
             item.rect.filled = (tag & TAG_FLAG_1) != 0;
             break;
+        case SR_DEBUG_ITEM_SHAPE: {
+            sr_debug_item_shape *s = &item.shape;
+            uint32_t type = rec_get_u8(c);
+            if (type >= SR_SHAPE_TYPE_COUNT && !c->bad) {
+                snprintf(what, what_size, "item %llu (shape): unknown shape type %u", (unsigned long long)i, type);
+                return SR_ERROR_PARSE;
+            }
+            s->type = (sr_shape_type)type;
+            s->position = rec_get_vec3(c);
+            s->rotation.x = rec_get_f32(c);
+            s->rotation.y = rec_get_f32(c);
+            s->rotation.z = rec_get_f32(c);
+            s->rotation.w = rec_get_f32(c);
+            s->radius = rec_get_f32(c);
+            s->half_height = rec_get_f32(c);
+            s->rounding = rec_get_f32(c);
+            s->half_extents = rec_get_vec3(c);
+            for (int k = 0; k < 3; k++)
+                s->points[k] = rec_get_vec3(c);
+            size_t n = (size_t)rec_get_count(c, rec_left(c) / 12u);
+            if (!reserve_points(scratch, n)) {
+                snprintf(what, what_size, "item %llu (shape): out of memory for %zu points", (unsigned long long)i, n);
+                return SR_ERROR_OUT_OF_MEMORY;
+            }
+            for (size_t k = 0; k < n; k++)
+                scratch->points[k] = rec_get_vec3(c);
+            s->count = (uint32_t)n;
+            points = scratch->points;
+            break;
+        }
         case SR_DEBUG_ITEM_KIND_COUNT:
             break;
         }

@@ -5,7 +5,8 @@
  * of the table of recent styles, or 255 and the colour and width literally), then its parameters
  * as raw little-endian floats, exactly, with the common cases folded into the flag bits: a line
  * that starts where the previous line ended, a single-coloured line, a default point size, a
- * circle in the XY plane, an unfilled triangle. A line is 25 bytes, or 13 in a strip. The format
+ * circle in the XY plane, an unfilled triangle. A line is 25 bytes, or 13 in a strip; a collide
+ * shape (sr_debug_shape) is its type byte and every parameter, and a hull's wire points. The format
  * of every kind is in docs (README, "Recording format"). Allocates nothing: the caller reserves
  * rec_list_bound bytes. */
 #include "record_internal.h"
@@ -18,7 +19,7 @@ enum {
 };
 
 /* The most bytes of a fixed-size item: tag, literal style (6), a box's or axes' transform and
- * length. */
+ * length (a shape's fixed part, 89 bytes, is smaller). */
 #define ITEM_FIXED_MAX (1u + 6u + REC_TRANSFORM_MAX + 4u)
 
 size_t rec_list_bound(const sr_debug_list_stats *stats)
@@ -29,6 +30,7 @@ size_t rec_list_bound(const sr_debug_list_stats *stats)
            (stats->items + 1) * (size_t)REC_VARINT_MAX;
 }
 
+_Static_assert(1u + 89u <= REC_TRANSFORM_MAX + 4u, "a shape item's fixed part fits the bound");
 _Static_assert(sizeof(sr_vec3) == 12, "sr_vec3 is three floats: stored with one copy");
 
 static inline bool same_vec3(sr_vec3 a, sr_vec3 b)
@@ -214,6 +216,29 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
             if (item->rect.filled)
                 tag |= TAG_FLAG_1;
             break;
+        case SR_DEBUG_ITEM_SHAPE: {
+            // Every parameter, whatever the type (the unused ones are zeros): 89 bytes, then a
+            // hull's wire as point pairs in the shape's frame.
+            const sr_debug_item_shape *s = &item->shape;
+            const sr_vec3 *points = sr_debug_list_item_points(list, item);
+            uint32_t n = points ? s->count : 0;
+            p = rec_put_u8(p, (uint32_t)s->type);
+            p = rec_put_vec3(p, s->position);
+            p = rec_put_f32(p, s->rotation.x);
+            p = rec_put_f32(p, s->rotation.y);
+            p = rec_put_f32(p, s->rotation.z);
+            p = rec_put_f32(p, s->rotation.w);
+            p = rec_put_f32(p, s->radius);
+            p = rec_put_f32(p, s->half_height);
+            p = rec_put_f32(p, s->rounding);
+            p = rec_put_vec3(p, s->half_extents);
+            for (int k = 0; k < 3; k++)
+                p = rec_put_vec3(p, s->points[k]);
+            p = rec_put_varint(p, n);
+            for (uint32_t k = 0; k < n; k++)
+                p = rec_put_vec3(p, points[k]);
+            break;
+        }
         case SR_DEBUG_ITEM_KIND_COUNT:
             break;
         }

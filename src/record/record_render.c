@@ -62,6 +62,39 @@ static bool frustum_corners(const sr_mat4 *view_projection, sr_vec3 corners[8])
     return true;
 }
 
+/* The radius of a sphere around a shape item's position that holds it in any rotation. */
+static float shape_reach(const sr_debug_list *list, const sr_debug_item *item)
+{
+    const sr_debug_item_shape *s = &item->shape;
+    float reach = 0.0f;
+    switch (s->type) {
+    case SR_SHAPE_SPHERE:
+        reach = s->radius;
+        break;
+    case SR_SHAPE_BOX:
+        reach = sr_vec3_length(s->half_extents);
+        break;
+    case SR_SHAPE_CAPSULE:
+        reach = s->radius + s->half_height;
+        break;
+    case SR_SHAPE_CYLINDER:
+    case SR_SHAPE_CONE:
+        reach = sqrtf(s->radius * s->radius + s->half_height * s->half_height);
+        break;
+    case SR_SHAPE_HULL: {
+        const sr_vec3 *points = sr_debug_list_item_points(list, item);
+        for (uint32_t i = 0; points && i < s->count; i++)
+            reach = fmaxf(reach, sr_vec3_length(points[i]));
+        return reach; // the wire's points hold the rounding already
+    }
+    default: // a point, a segment, a triangle: its points in its frame
+        for (int k = 0; k < 3; k++)
+            reach = fmaxf(reach, sr_vec3_length(s->points[k]));
+        break;
+    }
+    return reach + s->rounding;
+}
+
 static void item_bounds(const sr_debug_list *list, const sr_debug_item *item, sr_aabb *box)
 {
     switch (item->kind) {
@@ -130,6 +163,12 @@ static void item_bounds(const sr_debug_list *list, const sr_debug_item *item, sr
     case SR_DEBUG_ITEM_TEXT:
         grow_box(box, item->text.anchor);
         break;
+    case SR_DEBUG_ITEM_SHAPE: {
+        float reach = shape_reach(list, item);
+        grow_box(box, sr_vec3_sub(item->shape.position, sr_vec3_make(reach, reach, reach)));
+        grow_box(box, sr_vec3_add(item->shape.position, sr_vec3_make(reach, reach, reach)));
+        break;
+    }
     case SR_DEBUG_ITEM_TEXT_2D:
     case SR_DEBUG_ITEM_RECT_2D:
     case SR_DEBUG_ITEM_KIND_COUNT:
@@ -464,6 +503,26 @@ static bool item_approach(const pick_view *v, const sr_debug_list *list, const s
         found = true;
         break;
     }
+    case SR_DEBUG_ITEM_SHAPE: {
+        // Its bounding sphere: solid where the ray passes through it, else its outline's distance.
+        double t;
+        float r = shape_reach(list, item);
+        sr_vec3 centre = item->shape.position;
+        if (ray_segment_distance(&v->ray, centre, centre, &t) <= r) {
+            best = hit_at(v, t);
+            found = true;
+            break;
+        }
+        double clip[4];
+        clip_of(v, centre, clip);
+        if (clip[3] <= 0.0)
+            return false;
+        screen_point sp = to_screen(v, clip);
+        double radius_px = r * v->pixels_per_unit / (v->vp[15] == 1.0 && v->vp[11] == 0.0 ? 1.0 : clip[3]);
+        best = (approach){fabs(hypot(sp.x - v->px, sp.y - v->py) - radius_px), sp.depth, centre};
+        found = true;
+        break;
+    }
     case SR_DEBUG_ITEM_CAPSULE:
     case SR_DEBUG_ITEM_CYLINDER:
     case SR_DEBUG_ITEM_CONE: {
@@ -709,6 +768,8 @@ static sr_vec3 item_anchor(const sr_debug_list *list, const sr_debug_item *item)
         return item->text.anchor;
     case SR_DEBUG_ITEM_RECT_2D:
         return sr_vec3_make(item->rect.x + item->rect.width * 0.5f, item->rect.y + item->rect.height * 0.5f, 0.0f);
+    case SR_DEBUG_ITEM_SHAPE:
+        return item->shape.position;
     case SR_DEBUG_ITEM_FRUSTUM:
     case SR_DEBUG_ITEM_KIND_COUNT:
         break;

@@ -233,6 +233,7 @@ static const char *const kind_names[SR_DEBUG_ITEM_KIND_COUNT] = {
     [SR_DEBUG_ITEM_TEXT] = "text",
     [SR_DEBUG_ITEM_TEXT_2D] = "2D text",
     [SR_DEBUG_ITEM_RECT_2D] = "2D rectangle",
+    [SR_DEBUG_ITEM_SHAPE] = "shape",
 };
 
 const char *viewer_item_kind_name(sr_debug_item_kind kind)
@@ -284,6 +285,8 @@ sr_vec3 viewer_item_position(const sr_debug_list *list, const sr_debug_item *ite
     case SR_DEBUG_ITEM_RECT_2D:
         *is_2d = true;
         return sr_vec3_make(item->rect.x, item->rect.y, 0.0f);
+    case SR_DEBUG_ITEM_SHAPE:
+        return item->shape.position;
     case SR_DEBUG_ITEM_FRUSTUM:
     default: {
         // A frustum: the centre of its near plane's corners, mapped back from clip space.
