@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # softrast.sh — the README's quick-start commands.
-#   ./softrast.sh run                install what is missing, build, open the viewer on the demo
-#                                    scene (or, with no display, render it to out/demo.bmp and say why)
-#   ./softrast.sh test               install what is missing, build, run every test (plain and sanitized)
+#   ./softrast.sh run                install what is missing, build the library and the program (only
+#                                    them), open the viewer on the demo scene (or, with no display,
+#                                    render it to out/demo.bmp and say why)
+#   ./softrast.sh test               install what is missing, build what the tests run, run every test
+#                                    (release build, then AddressSanitizer + UndefinedBehaviorSanitizer)
 #   ./softrast.sh mutants [PATTERN]  plant each bug of tests/mutants/ in a copy of the tree and check
 #                                    that the suite kills it (tests/mutants/run.sh)
+#   ./softrast.sh mutants --list [PATTERN]
+#                                    print the mutants: name, file, what the bug breaks
 #   ./softrast.sh fuzz [SECONDS] [TARGET...]
 #                                    run every (or each named) libFuzzer target for SECONDS each,
 #                                    default 60 (tests/fuzz/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(gcc pkg-config meson ninja-build libsdl2-dev libstb-dev libcriterion-dev libcjson-dev)
+packages=(gcc g++ pkg-config meson ninja-build libsdl2-dev libstb-dev zlib1g-dev libcriterion-dev libcjson-dev)
 
 # install_missing PACKAGE...: installs the missing ones as root, else prints the command and stops.
 install_missing() {
@@ -31,20 +35,27 @@ install_missing() {
     fi
 }
 
-# build DIR [meson options...]: configure once, then build incrementally.
-build() {
+# configure DIR [meson options...]: configures DIR once (later runs build it incrementally).
+configure() {
     local dir=$1
     shift
     if [ ! -f "$dir/build.ninja" ]; then
         meson setup "$dir" "$@"
     fi
-    meson compile -C "$dir"
 }
+
+release_options=(-Dbuildtype=release -Dnative=true)
+# -g1: line tables only. Sanitizer reports keep their file:line backtraces; full -g made GCC track
+# variables through the inlined fill and SIMD-lane code, three quarters of this build's compile
+# time (src/raster/fill_portable.c: 146 s of CPU with -g, 39 s with -g1).
+sanitize_options=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-g1)
 
 case "${1:-}" in
 run)
     install_missing "${packages[@]}"
-    build build -Dbuildtype=release -Dnative=true
+    configure build "${release_options[@]}"
+    # The library and the program, nothing else (no test, benchmark or fuzz target).
+    meson compile -C build softrast:executable
     # The viewer on the demo scene where a window can be opened; otherwise a rendered file.
     reason=""
     if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
@@ -63,8 +74,8 @@ run)
     ;;
 test)
     install_missing "${packages[@]}"
-    build build -Dbuildtype=release -Dnative=true
-    build build-sanitize -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+    configure build "${release_options[@]}"
+    configure build-sanitize "${sanitize_options[@]}"
     log=$(mktemp)
     trap 'rm -f "$log"' EXIT
     # --test-args=--verbose: criterion then prints a line per test, "[SKIP] suite::name: why"
@@ -72,11 +83,15 @@ test)
     # skipped tests out), so the skips are counted from those lines. Tests that a --filter leaves
     # out (the fuzz program runs twice, once per suite) print "[SKIP] ...: Test is disabled", as
     # .disabled tests would (the suite has none): those are not counted.
+    # meson test builds what the tests run and nothing else. Two meson tests at a time: each
+    # program runs its criterion tests two at a time too, and the serial parts of one (start-up,
+    # set-up, sleeps in the viewer's tests) leave a core to the other; no test times itself.
+    # meson prints a parallel test's output whole when it ends, never interleaved.
     status=0
     echo "== test suite (release build) =="
-    meson test -C build --verbose --num-processes 1 --test-args=--verbose 2>&1 | tee "$log" || status=1
+    meson test -C build --verbose --num-processes 2 --test-args=--verbose 2>&1 | tee "$log" || status=1
     echo "== test suite (AddressSanitizer + UndefinedBehaviorSanitizer) =="
-    meson test -C build-sanitize --setup sanitize --verbose --num-processes 1 --test-args=--verbose 2>&1 |
+    meson test -C build-sanitize --setup sanitize --verbose --num-processes 2 --test-args=--verbose 2>&1 |
         tee -a "$log" || status=1
     # One closing line over both runs, summed from criterion's per-program synthesis lines
     # ("Crashing" counts tests that are also in "Failing") and its [SKIP] lines.
@@ -90,8 +105,9 @@ test)
     fi
     ;;
 mutants)
-    install_missing "${packages[@]}"
     shift
+    # the list needs nothing but python3 (meson's interpreter)
+    [ "${1:-}" = "--list" ] || install_missing "${packages[@]}"
     exec tests/mutants/run.sh "$@"
     ;;
 fuzz)
@@ -101,7 +117,7 @@ fuzz)
     exec tests/fuzz/run.sh "$@"
     ;;
 *)
-    echo "usage: ./softrast.sh run | test | mutants [PATTERN] | fuzz [SECONDS] [TARGET...]" >&2
+    echo "usage: ./softrast.sh run | test | mutants [--list] [PATTERN] | fuzz [SECONDS] [TARGET...]" >&2
     exit 2
     ;;
 esac

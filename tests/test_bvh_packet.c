@@ -13,6 +13,7 @@
 #include <softrast/scene.h>
 
 #include "bvh_wide_helpers.h"
+#include "test_budget.h"
 
 /* The packets' triangle filter, portable and (in builds that dispatch at run time) per
  * instruction set (src/bvh/bvh_leaf.h names the copies). */
@@ -122,7 +123,7 @@ Test(bvh_packet, incoherent_packets_give_the_single_ray_answers, .timeout = 600)
     const sr_aabb bounds = sr_mesh_bounds(soup);
     rng r = {82};
     tally t = {0};
-    for (int index = 0; index < 6000; index++) {
+    for (int index = 0; index < SR_TEST_COUNT(6000, 1200); index++) {
         sr_ray rays[SR_BVH_PACKET_MAX];
         const int count = (int)(rng_next(&r) % (SR_BVH_PACKET_MAX + 1));
         const bool coherent = index % 2 == 0;
@@ -182,7 +183,7 @@ Test(bvh_packet, grazing_packets_at_every_scale_give_the_single_ray_answers, .ti
         rng r = {93 + s};
         tally t = {0};
         int aimed = 0;
-        for (int index = 0; index < 4000; index++) {
+        for (int index = 0; index < SR_TEST_COUNT(4000, 800); index++) {
             const int count = index % 2 ? 16 : 8;
             const size_t tri = rng_next(&r) % soup->triangle_count;
             sr_aabb box = sr_aabb_empty();
@@ -276,7 +277,7 @@ Test(bvh_packet, filter_rejects_only_triangles_that_sr_ray_triangle_misses, .tim
         const float scale = scales[s];
         rng r = {71 + s};
         long hits = 0, misses = 0, rejected = 0;
-        for (int i = 0; i < 4000; i++) {
+        for (int i = 0; i < SR_TEST_COUNT(4000, 800); i++) {
             sr_vec3 v[4][3];
             sr_aabb root = sr_aabb_empty();
             sr_triangle_pack pack = {0};
@@ -332,7 +333,7 @@ Test(bvh_packet, filter_rejects_only_triangles_that_sr_ray_triangle_misses, .tim
             }
         }
         /* at subnormal scales most aimed rays miss through the rounding of ray space */
-        cr_assert_gt(hits, scale > 1e-30f ? 20000 : 10, "scale %g: %ld hits", (double)scale, hits);
+        cr_assert_gt(hits, scale > 1e-30f ? SR_TEST_COUNT(20000, 4000) : 10, "scale %g: %ld hits", (double)scale, hits);
         if (scale == 1.0f) /* (past 2^62 the filter is off; at tiny scales its absolute terms dominate) */
             cr_assert_gt(rejected, misses - misses / 100, "scale %g: the filter rejects only %ld of %ld misses",
                          (double)scale, rejected, misses);

@@ -24,6 +24,7 @@
 #include <softrast/scene.h>
 
 #include "bvh_wide_helpers.h"
+#include "test_budget.h"
 
 /* ---- one ray, every traversal ---- */
 
@@ -215,12 +216,13 @@ Test(bvh_wide, closed_sphere_torus_and_box_grid, .timeout = 600)
     cr_assert_eq(sr_mesh_create_torus(1.0f, 0.4f, 96, 48, &torus, NULL), SR_OK);
     /* vertices on multiples of 1/8: axis-parallel rays from the grid run in triangles' planes */
     cr_assert_eq(sr_mesh_create_box((sr_vec3){1, 1, 1}, 16, &box, NULL), SR_OK);
-    compare_mixed_rays(sphere, "sphere", 100000, 1);
-    compare_mixed_rays(torus, "torus", 100000, 2);
-    compare_mixed_rays(box, "box grid", 100000, 3);
-    compare_inside_rays(sphere, inside_sphere, 30000, 4, "inside the sphere");
-    compare_inside_rays(torus, inside_torus, 30000, 5, "inside the torus");
-    compare_inside_rays(box, inside_box, 30000, 6, "inside the box");
+    const int mixed = SR_TEST_COUNT(100000, 20000), inside = SR_TEST_COUNT(30000, 6000);
+    compare_mixed_rays(sphere, "sphere", mixed, 1);
+    compare_mixed_rays(torus, "torus", mixed, 2);
+    compare_mixed_rays(box, "box grid", mixed, 3);
+    compare_inside_rays(sphere, inside_sphere, inside, 4, "inside the sphere");
+    compare_inside_rays(torus, inside_torus, inside, 5, "inside the torus");
+    compare_inside_rays(box, inside_box, inside, 6, "inside the box");
     compare_aimed_rays(sphere, 0.5f, "sphere");
     compare_aimed_rays(torus, 0.1f, "torus");
     sr_mesh_destroy(sphere);
@@ -231,11 +233,11 @@ Test(bvh_wide, closed_sphere_torus_and_box_grid, .timeout = 600)
 Test(bvh_wide, random_soups_with_degenerate_triangles, .timeout = 600)
 {
     sr_mesh *soup = random_soup(20000, 1.0f, 0, 11);
-    compare_mixed_rays(soup, "soup", 100000, 12);
+    compare_mixed_rays(soup, "soup", SR_TEST_COUNT(100000, 20000), 12);
     sr_mesh_destroy(soup);
     /* a third degenerate: collinear, repeated vertices, points */
     soup = random_soup(20000, 1.0f, 33, 13);
-    compare_mixed_rays(soup, "degenerate soup", 100000, 14);
+    compare_mixed_rays(soup, "degenerate soup", SR_TEST_COUNT(100000, 20000), 14);
     sr_mesh_destroy(soup);
     /* few triangles: a root with few children, one-pack leaves, a one-leaf tree */
     for (size_t n = 1; n <= 40; n += 3) {
@@ -248,13 +250,19 @@ Test(bvh_wide, random_soups_with_degenerate_triangles, .timeout = 600)
 Test(bvh_wide, huge_and_tiny_coordinates, .timeout = 600)
 {
     /* 1e30: the filter's bound exceeds 2^62 and is switched off; 1e18 and 1e-18: far from 1;
-     * 1e-39: subnormal coordinates, where products underflow */
+     * 1e-39: subnormal coordinates, where products underflow. There the boxes, widened by
+     * their rounding bound, hardly separate the triangles: a ray visits about 850 nodes and
+     * tests about 3,250 of the 5,000 triangles (29 at the other scales), each in subnormal
+     * arithmetic, so 10,000 rays already compare some 32 million triangle tests, ten times
+     * what 100,000 rays compare at another scale (and 100,000 took 30 s of the suite's 100). */
     const float scales[] = {1e30f, 1e18f, 1e-18f, 1e-39f};
+    const int rays[] = {SR_TEST_COUNT(100000, 20000), SR_TEST_COUNT(100000, 20000), SR_TEST_COUNT(100000, 20000),
+                        SR_TEST_COUNT(10000, 2000)};
     for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
         sr_mesh *soup = random_soup(5000, scales[i], 10, 21 + i);
         char what[64];
         snprintf(what, sizeof what, "soup at scale %g", (double)scales[i]);
-        compare_mixed_rays(soup, what, 100000, 31 + i);
+        compare_mixed_rays(soup, what, rays[i], 31 + i);
         sr_mesh_destroy(soup);
     }
 }
@@ -268,15 +276,16 @@ Test(bvh_wide, shared_meshes, .timeout = 600)
         if (!mesh)
             continue;
         found++;
-        compare_mixed_rays(mesh, names[i], 100000, 41 + i);
-        /* the primary rays of the benchmark (BENCH_SCENE.md), every third pixel of 480x270 */
+        compare_mixed_rays(mesh, names[i], SR_TEST_COUNT(100000, 20000), 41 + i);
+        /* the primary rays of the benchmark (BENCH_SCENE.md), every third pixel of 480x270 (every
+         * ninth under the sanitizers) */
         sr_mesh_normalize(mesh);
         sr_bvh *bvh = build_mesh(mesh);
         enum { WIDTH = 480, HEIGHT = 270 };
         sr_ray *rays = malloc((size_t)WIDTH * HEIGHT * sizeof *rays);
         sr_bench_scene_primary_rays(WIDTH, HEIGHT, rays);
         tally t = {0};
-        for (int p = 0; p < WIDTH * HEIGHT; p += 3)
+        for (int p = 0; p < WIDTH * HEIGHT; p += SR_TEST_COUNT(3, 9))
             compare_ray(mesh, bvh, &rays[p], names[i], p, &t);
         cr_assert_gt(t.hits, 1000, "%s: %d primary rays hit", names[i], t.hits);
         free(rays);
@@ -543,7 +552,7 @@ Test(bvh_wide, tree_holds_every_triangle_once_in_nested_boxes)
     check_wide_tree(bvh);
     rng r = {100};
     tally t = {0};
-    for (int i = 0; i < 20000; i++) {
+    for (int i = 0; i < SR_TEST_COUNT(20000, 4000); i++) {
         sr_ray ray = mixed_ray(&r, soup, sr_mesh_bounds(soup), i);
         compare_ray(soup, bvh, &ray, "255-triangle leaves", i, &t);
     }

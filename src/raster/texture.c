@@ -55,9 +55,8 @@ sr_status sr_texture_create(const sr_texture_desc *desc, sr_texture **out, sr_er
  * fuzzing, so that an accepted file decodes to the same texels every time. Its inflate also
  * takes the invalid deflate distance symbols 30 and 31 (RFC 1951 3.2.6) as distance 0 and
  * copies bytes of its output buffer that were never written, so a PNG whose image data uses
- * them decoded partly from uninitialised heap memory: the PNG's deflate stream is walked by a
- * strict decoder of our own (deflate.c) first, which refuses that and everything else zlib's
- * inflate refuses.
+ * them decoded partly from uninitialised heap memory: the PNG's deflate stream is inflated by
+ * zlib first (deflate.c), which refuses that and every other invalid stream.
  *
  * What remains: a JPEG's damaged Huffman data that stb_image decodes without error cannot be
  * detected without a second decoder; stb then reads zeros past the end of the data it was
@@ -230,10 +229,12 @@ static sr_status check_png_image_data(const char *path, const unsigned char *dat
         }
     }
     char reason[160];
-    bool valid = sr_raster_deflate_check(joined, total, !apple, reason, sizeof reason);
+    sr_status status = sr_raster_deflate_check(joined, total, !apple, reason, sizeof reason);
     sr_free(joined);
-    if (!valid)
-        return sr_error_set(err, SR_ERROR_PARSE, "%s: malformed PNG: the image data (IDAT) %s", path, reason);
+    if (status == SR_ERROR_PARSE)
+        return sr_error_set(err, status, "%s: malformed PNG: the image data (IDAT) %s", path, reason);
+    if (status != SR_OK)
+        return sr_error_set(err, status, "%s: the PNG's image data (IDAT) %s", path, reason);
     return SR_OK;
 }
 

@@ -1,43 +1,13 @@
 /* src/scene/demo.c — the built-in scenes (softrast/scene.h): the demo scene made in code, so that
  * `softrast render` with no file and the tests always have something to draw, and the canonical
- * scene of one mesh (BENCH_SCENE.md). Also the helpers every caller of the built-in shaders
- * needs: a mesh interleaved into sr_shader_vertex, a checker texture, BENCH_SCENE.md's camera
- * and rays. Knows meshes, scenes, raster and the shader catalogue; not SDL, not files. */
+ * scene of one mesh (BENCH_SCENE.md). Also a checker texture for the built-in shaders and
+ * BENCH_SCENE.md's camera and rays (a mesh's vertices for the shaders: mesh.c). Knows meshes,
+ * scenes, raster and the shader catalogue; not SDL, not files. */
 #include <softrast/scene.h>
 
 #include "scene_internal.h"
 
 #include <softrast/shaders.h>
-
-#include <string.h>
-
-sr_status sr_mesh_create_shader_vertices(const sr_mesh *mesh, const float color[4], sr_shader_vertex **out,
-                                         sr_error *err)
-{
-    if (!mesh || !out)
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_mesh_create_shader_vertices: %s is NULL",
-                            mesh ? "out" : "mesh");
-    *out = NULL;
-    sr_shader_vertex *vertices = sr_alloc_array(mesh->vertex_count, sizeof *vertices);
-    if (!vertices)
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_mesh_create_shader_vertices: no memory for %zu vertices",
-                            mesh->vertex_count);
-    const float white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
-    if (!color)
-        color = white;
-    for (size_t i = 0; i < mesh->vertex_count; i++) {
-        sr_shader_vertex *v = &vertices[i];
-        v->position = mesh->positions[i];
-        v->normal = mesh->normals ? mesh->normals[i] : sr_vec3_make(0.0f, 0.0f, 0.0f);
-        v->uv = mesh->uvs ? mesh->uvs[i] : sr_vec2_make(0.0f, 0.0f);
-        if (mesh->colors)
-            memcpy(v->color, &mesh->colors[i], sizeof v->color);
-        else
-            memcpy(v->color, color, sizeof v->color);
-    }
-    *out = vertices;
-    return SR_OK;
-}
 
 sr_status sr_checker_texture_create(int size, int squares, uint32_t light, uint32_t dark, sr_texture **out,
                                     sr_error *err)

@@ -1,6 +1,9 @@
-/* mesh.c — indexed triangle meshes: creation, bounds, normalisation and vertex normals
- * (softrast/scene.h). Knows nothing of files (obj.c) or generated shapes (mesh_gen.c). */
+/* mesh.c — indexed triangle meshes: creation, bounds, normalisation, vertex normals, and the
+ * mesh interleaved into the built-in shaders' vertex layout (softrast/scene.h). Knows nothing
+ * of files (obj.c) or generated shapes (mesh_gen.c). */
 #include <softrast/scene.h>
+
+#include <softrast/shaders.h>
 
 #include <string.h>
 
@@ -127,4 +130,32 @@ void sr_mesh_transform(sr_mesh *mesh, sr_mat4 matrix)
         for (size_t v = 0; v < mesh->vertex_count; v++)
             mesh->normals[v] = sr_vec3_normalize(sr_mat4_transform_direction(normal_matrix, mesh->normals[v]));
     }
+}
+
+sr_status sr_mesh_create_shader_vertices(const sr_mesh *mesh, const float color[4], sr_shader_vertex **out,
+                                         sr_error *err)
+{
+    if (!mesh || !out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_mesh_create_shader_vertices: %s is NULL",
+                            mesh ? "out" : "mesh");
+    *out = NULL;
+    sr_shader_vertex *vertices = sr_alloc_array(mesh->vertex_count, sizeof *vertices);
+    if (!vertices)
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_mesh_create_shader_vertices: no memory for %zu vertices",
+                            mesh->vertex_count);
+    const float white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+    if (!color)
+        color = white;
+    for (size_t i = 0; i < mesh->vertex_count; i++) {
+        sr_shader_vertex *v = &vertices[i];
+        v->position = mesh->positions[i];
+        v->normal = mesh->normals ? mesh->normals[i] : sr_vec3_make(0.0f, 0.0f, 0.0f);
+        v->uv = mesh->uvs ? mesh->uvs[i] : sr_vec2_make(0.0f, 0.0f);
+        if (mesh->colors)
+            memcpy(v->color, &mesh->colors[i], sizeof v->color);
+        else
+            memcpy(v->color, color, sizeof v->color);
+    }
+    *out = vertices;
+    return SR_OK;
 }

@@ -3,7 +3,8 @@
  * groups, material switches resolved against the .mtl files (mtl.c), and the mesh assembled at
  * the end. Malformed OBJ input is an error naming the file and line; everything about materials
  * is a warning. The text is read in one go and parsed in place, without allocating per line
- * (obj_text.c has the numbers and files, obj_polygon.c the triangulation). */
+ * (obj_text.c has the numbers and files, obj_polygon.c the triangulation, obj_mesh.c the
+ * assembly of the mesh from what was read). */
 #include "obj_internal.h"
 
 #include <math.h>
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#define NONE SR_OBJ_NONE
 
 /* Polygons with more corners are fan-triangulated without looking at their shape (with a
  * warning): ear clipping costs O(n^2) per polygon and more in unlucky shapes. */
@@ -25,79 +26,12 @@ static const char *const ignored_statements[] = {
     "lod",  "maplib", "usemap", "shadow_obj", "trace_obj", "ctech",  "stech", "call", "csh",
 };
 
-/* A vertex of the mesh while de-duplicating: the triple it stands for and the next vertex made
- * from the same position (a chain per position, usually one or two long). */
-typedef struct obj_vertex {
-    uint32_t position, uv, normal;
-    uint32_t next;
-} obj_vertex;
-
-/* From first_triangle on, triangles use the material named `name` (an index into the usemtl
- * names, or NONE). */
-typedef struct material_switch {
-    uint32_t first_triangle, name;
-} material_switch;
-
-typedef struct parser {
-    const sr_obj_desc *desc;
-    const char *name;     /* in messages */
-    size_t folder_length; /* of `name`: the base of relative mtllib paths */
-    sr_obj_text text;
-    size_t line; /* logical line (continued lines count once) */
-    sr_error *err;
-
-    /* the elements in file order */
-    sr_vec3 *positions;
-    size_t position_count, position_capacity;
-    sr_vec4 *colors; /* per position; NULL until a `v` with a colour */
-    size_t color_capacity;
-    sr_vec2 *uvs;
-    size_t uv_count, uv_capacity;
-    sr_vec3 *normals;
-    size_t normal_count, normal_capacity;
-
-    /* triangles: position indices, or vertex indices once `deduplicate` */
-    uint32_t *indices;
-    size_t index_count, index_capacity;
-    bool deduplicate; /* a corner had a vt or vn */
-    bool any_uv, any_normal, any_missing_normal;
-    /* per position: the head of its vertex chain; before `deduplicate`, the number of the
-     * position in order of first use (vertex_count counting them) */
-    uint32_t *first_vertex;
-    size_t first_vertex_capacity;
-    obj_vertex *vertices;
-    size_t vertex_count, vertex_capacity;
-
-    /* the face being read */
-    uint32_t *corner_vertices, *corner_positions;
-    size_t corner_capacity;
-    sr_vec3 *corner_points;
-    size_t point_capacity;
-    uint32_t *corner_triangles;
-    size_t corner_triangle_capacity;
-    sr_obj_polygon polygon;
-
-    /* materials */
-    sr_obj_names usemtl_names;
-    size_t *usemtl_lines; /* line of each name's first usemtl */
-    size_t usemtl_line_capacity;
-    material_switch *switches;
-    size_t switch_count, switch_capacity;
-    uint32_t current_name;
-    sr_mtl_library library;
-
-    /* groups; the last one is open while `group_open` */
-    sr_mesh_group *groups;
-    size_t group_count, group_capacity;
-    bool group_open;
-} parser;
-
-static size_t line_of(const parser *ps, const char *position)
+static size_t line_of(const sr_obj_parser *ps, const char *position)
 {
     return sr_obj_text_line(&ps->text, ps->line, position);
 }
 
-static sr_status fail(const parser *ps, const char *at, sr_status status, const char *what, const char *token,
+static sr_status fail(const sr_obj_parser *ps, const char *at, sr_status status, const char *what, const char *token,
                       size_t token_length)
 {
     if (token)
@@ -106,7 +40,7 @@ static sr_status fail(const parser *ps, const char *at, sr_status status, const 
     return sr_error_set(ps->err, status, "%s:%zu: %s", ps->name, line_of(ps, at), what);
 }
 
-static sr_status out_of_memory(const parser *ps, const char *at)
+static sr_status out_of_memory(const sr_obj_parser *ps, const char *at)
 {
     return fail(ps, at, SR_ERROR_OUT_OF_MEMORY, "out of memory", NULL, 0);
 }
@@ -130,8 +64,8 @@ static const char *statement_rest(const char *p, size_t *length)
 
 /* Reads up to `capacity` numbers to the end of the statement into values; *count is how many.
  * Inlined into the v, vt and vn statements, where the loader spends most of its time. */
-static inline __attribute__((always_inline)) sr_status read_numbers(parser *ps, const char **cursor, float *values,
-                                                                    int capacity, int *count, const char *too_many)
+static inline __attribute__((always_inline)) sr_status
+read_numbers(sr_obj_parser *ps, const char **cursor, float *values, int capacity, int *count, const char *too_many)
 {
     const char *p = *cursor;
     int n = 0;
@@ -155,7 +89,7 @@ static inline __attribute__((always_inline)) sr_status read_numbers(parser *ps, 
     return SR_OK;
 }
 
-static sr_status parse_vertex(parser *ps, const char **cursor)
+static sr_status parse_vertex(sr_obj_parser *ps, const char **cursor)
 {
     const char *at = *cursor;
     float values[7];
@@ -194,7 +128,7 @@ static sr_status parse_vertex(parser *ps, const char **cursor)
     return SR_OK;
 }
 
-static sr_status parse_uv(parser *ps, const char **cursor)
+static sr_status parse_uv(sr_obj_parser *ps, const char **cursor)
 {
     const char *at = *cursor;
     float values[3] = {0.0f, 0.0f, 0.0f};
@@ -213,7 +147,7 @@ static sr_status parse_uv(parser *ps, const char **cursor)
     return SR_OK;
 }
 
-static sr_status parse_normal(parser *ps, const char **cursor)
+static sr_status parse_normal(sr_obj_parser *ps, const char **cursor)
 {
     const char *at = *cursor;
     float values[3];
@@ -235,7 +169,7 @@ static sr_status parse_normal(parser *ps, const char **cursor)
 /* f                                                                                           */
 
 /* The vertex of the triple (position, uv, normal), made when new. */
-static sr_status vertex_of(parser *ps, const char *at, uint32_t position, uint32_t uv, uint32_t normal,
+static sr_status vertex_of(sr_obj_parser *ps, const char *at, uint32_t position, uint32_t uv, uint32_t normal,
                            uint32_t *vertex)
 {
     for (uint32_t v = ps->first_vertex[position]; v != NONE; v = ps->vertices[v].next)
@@ -248,7 +182,7 @@ static sr_status vertex_of(parser *ps, const char *at, uint32_t position, uint32
     if (!sr_obj_grow((void **)&ps->vertices, &ps->vertex_capacity, ps->vertex_count + 1, sizeof *ps->vertices))
         return out_of_memory(ps, at);
     uint32_t index = (uint32_t)ps->vertex_count++;
-    ps->vertices[index] = (obj_vertex){position, uv, normal, ps->first_vertex[position]};
+    ps->vertices[index] = (sr_obj_vertex){position, uv, normal, ps->first_vertex[position]};
     ps->first_vertex[position] = index;
     ps->any_missing_normal |= normal == NONE;
     *vertex = index;
@@ -258,7 +192,7 @@ static sr_status vertex_of(parser *ps, const char *at, uint32_t position, uint32
 /* The first corner with a vt or vn: from now on vertices are (v, vt, vn) triples, and the
  * positions used so far become the vertices of (v, none, none), numbered as they were first
  * used (first_vertex has counted them in corner order). */
-static sr_status start_deduplication(parser *ps, const char *at, size_t corners)
+static sr_status start_deduplication(sr_obj_parser *ps, const char *at, size_t corners)
 {
     ps->deduplicate = true;
     ps->any_missing_normal = ps->vertex_count > 0;
@@ -267,7 +201,7 @@ static sr_status start_deduplication(parser *ps, const char *at, size_t corners)
     for (size_t p = 0; p < ps->position_count; p++) {
         uint32_t v = ps->first_vertex[p];
         if (v != NONE)
-            ps->vertices[v] = (obj_vertex){(uint32_t)p, NONE, NONE, NONE};
+            ps->vertices[v] = (sr_obj_vertex){(uint32_t)p, NONE, NONE, NONE};
     }
     for (size_t i = 0; i < ps->index_count; i++)
         ps->indices[i] = ps->first_vertex[ps->indices[i]];
@@ -278,7 +212,7 @@ static sr_status start_deduplication(parser *ps, const char *at, size_t corners)
 
 /* The error of a face corner's index (out of line: only failures measure the token). */
 static sr_status __attribute__((noinline, cold))
-index_error(const parser *ps, const char *token, const char *what, uint64_t value, bool negative, size_t count,
+index_error(const sr_obj_parser *ps, const char *token, const char *what, uint64_t value, bool negative, size_t count,
             const char *singular, const char *plural)
 {
     size_t length = sr_obj_token_length(token);
@@ -294,7 +228,7 @@ index_error(const parser *ps, const char *token, const char *what, uint64_t valu
 
 /* One index of the corner `token` at *cursor: [+-]digits, 1-based or (negative) counted back
  * from the last of `count` elements defined so far. Inlined: it runs for every corner. */
-static inline __attribute__((always_inline)) sr_status parse_index(const parser *ps, const char **cursor,
+static inline __attribute__((always_inline)) sr_status parse_index(const sr_obj_parser *ps, const char **cursor,
                                                                    const char *token, size_t count,
                                                                    const char *singular, const char *plural,
                                                                    uint32_t *index)
@@ -319,7 +253,7 @@ static inline __attribute__((always_inline)) sr_status parse_index(const parser 
     return SR_OK;
 }
 
-static sr_status add_corner_room(parser *ps, const char *at, size_t corners)
+static sr_status add_corner_room(sr_obj_parser *ps, const char *at, size_t corners)
 {
     if (corners < ps->corner_capacity)
         return SR_OK;
@@ -334,7 +268,7 @@ static sr_status add_corner_room(parser *ps, const char *at, size_t corners)
 }
 
 /* Triangulates the polygon of the face's corners (more than 3) into corner_triangles. */
-static sr_status triangulate(parser *ps, const char *at, size_t corners)
+static sr_status triangulate(sr_obj_parser *ps, const char *at, size_t corners)
 {
     if (!sr_obj_grow((void **)&ps->corner_points, &ps->point_capacity, corners, sizeof *ps->corner_points) ||
         !sr_obj_grow((void **)&ps->corner_triangles, &ps->corner_triangle_capacity, 3 * (corners - 2),
@@ -359,7 +293,7 @@ static sr_status triangulate(parser *ps, const char *at, size_t corners)
     return SR_OK;
 }
 
-static sr_status parse_face(parser *ps, const char **cursor)
+static sr_status parse_face(sr_obj_parser *ps, const char **cursor)
 {
     const char *p = *cursor, *at = p;
     size_t corners = 0;
@@ -436,7 +370,7 @@ static sr_status parse_face(parser *ps, const char **cursor)
 /* ------------------------------------------------------------------------------------------ */
 /* o, g, usemtl, mtllib                                                                        */
 
-static void close_group(parser *ps)
+static void close_group(sr_obj_parser *ps)
 {
     if (!ps->group_open)
         return;
@@ -450,7 +384,7 @@ static void close_group(parser *ps)
     ps->group_open = false;
 }
 
-static sr_status open_group(parser *ps, const char *at, const char *name, size_t length)
+static sr_status open_group(sr_obj_parser *ps, const char *at, const char *name, size_t length)
 {
     close_group(ps);
     if (!sr_obj_grow((void **)&ps->groups, &ps->group_capacity, ps->group_count + 1, sizeof *ps->groups))
@@ -463,7 +397,7 @@ static sr_status open_group(parser *ps, const char *at, const char *name, size_t
     return SR_OK;
 }
 
-static sr_status use_material(parser *ps, const char *at, const char *name, size_t length)
+static sr_status use_material(sr_obj_parser *ps, const char *at, const char *name, size_t length)
 {
     uint32_t index = NONE;
     if (length == 0) {
@@ -484,12 +418,12 @@ static sr_status use_material(parser *ps, const char *at, const char *name, size
         return SR_OK;
     if (!sr_obj_grow((void **)&ps->switches, &ps->switch_capacity, ps->switch_count + 1, sizeof *ps->switches))
         return out_of_memory(ps, at);
-    ps->switches[ps->switch_count++] = (material_switch){(uint32_t)(ps->index_count / 3), index};
+    ps->switches[ps->switch_count++] = (sr_obj_material_switch){(uint32_t)(ps->index_count / 3), index};
     ps->current_name = index;
     return SR_OK;
 }
 
-static sr_status read_material_libraries(parser *ps, const char *at, const char *files, size_t length)
+static sr_status read_material_libraries(sr_obj_parser *ps, const char *at, const char *files, size_t length)
 {
     char origin[4200]; /* PATH_MAX (4096) and a line number */
     snprintf(origin, sizeof origin, "%.4096s:%zu", ps->name, line_of(ps, at));
@@ -506,7 +440,7 @@ static bool is_ignored(const char *keyword, size_t length)
 }
 
 /* Statements other than v, vt, vn and f. */
-static sr_status parse_other(parser *ps, const char *p)
+static sr_status parse_other(sr_obj_parser *ps, const char *p)
 {
     size_t length = sr_obj_token_length(p);
     size_t rest_length;
@@ -526,7 +460,7 @@ static sr_status parse_other(parser *ps, const char *p)
 #define PROGRESS_STEP ((size_t)4 << 20)
 
 /* Reports the fraction of the text read; SR_ERROR_CANCELLED when the callback says stop. */
-static sr_status report_progress(parser *ps, size_t offset)
+static sr_status report_progress(sr_obj_parser *ps, size_t offset)
 {
     char stage[300];
     const char *slash = strrchr(ps->name, '/');
@@ -537,7 +471,7 @@ static sr_status report_progress(parser *ps, size_t offset)
     return SR_OK;
 }
 
-static sr_status parse(parser *ps)
+static sr_status parse(sr_obj_parser *ps)
 {
     const char *p = ps->text.bytes + ps->text.start;
     const char *next_report = ps->desc->progress ? p : NULL;
@@ -547,8 +481,9 @@ static sr_status parse(parser *ps)
             sr_status status = report_progress(ps, (size_t)(p - ps->text.bytes));
             if (status != SR_OK)
                 return status;
-            next_report = (size_t)(ps->text.bytes + ps->text.length - p) > PROGRESS_STEP ? p + PROGRESS_STEP
-                                                                                     : ps->text.bytes + ps->text.length;
+            next_report = (size_t)(ps->text.bytes + ps->text.length - p) > PROGRESS_STEP
+                              ? p + PROGRESS_STEP
+                              : ps->text.bytes + ps->text.length;
         }
         ps->line++;
         p = sr_obj_skip_blanks(p);
@@ -589,161 +524,7 @@ static sr_status parse(parser *ps)
     return SR_OK;
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* The mesh                                                                                    */
-
-/* Shrinks an array handed to the mesh to its size (the capacity doubled while reading). */
-static void *fit(void *array, size_t count, size_t element_size)
-{
-    void *fitted = count ? sr_realloc(array, count * element_size) : NULL;
-    return fitted ? fitted : array;
-}
-
-/* Parts: the material switches resolved to material indices, empty runs dropped and runs of
- * the same material merged. Marks the materials used. */
-static sr_status build_parts(parser *ps, sr_mesh *mesh, bool *used)
-{
-    uint32_t triangle_count = (uint32_t)(ps->index_count / 3);
-    uint32_t *resolved = sr_alloc_array(ps->usemtl_names.count + 1, sizeof *resolved);
-    mesh->parts = sr_alloc_array(ps->switch_count + 1, sizeof *mesh->parts);
-    if (!resolved || !mesh->parts) {
-        sr_free(resolved);
-        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
-    }
-    for (size_t i = 0; i < ps->usemtl_names.count; i++) {
-        const char *name = ps->usemtl_names.names[i];
-        resolved[i] = sr_obj_names_find(&ps->library.names, name, strlen(name));
-        if (resolved[i] == UINT32_MAX) {
-            resolved[i] = SR_MESH_NO_MATERIAL;
-            sr_obj_warn(ps->desc,
-                        "%s:%zu: material '%.200s' is not defined by any material library: its faces have "
-                        "no material",
-                        ps->name, ps->usemtl_lines[i], name);
-        }
-    }
-    for (size_t s = 0; s <= ps->switch_count; s++) {
-        uint32_t first = s == 0 ? 0 : ps->switches[s - 1].first_triangle;
-        uint32_t end = s < ps->switch_count ? ps->switches[s].first_triangle : triangle_count;
-        uint32_t name = s == 0 ? NONE : ps->switches[s - 1].name;
-        uint32_t material = name == NONE ? SR_MESH_NO_MATERIAL : resolved[name];
-        if (end == first)
-            continue;
-        if (mesh->part_count > 0 && mesh->parts[mesh->part_count - 1].material == material) {
-            mesh->parts[mesh->part_count - 1].triangle_count += end - first;
-        } else {
-            mesh->parts[mesh->part_count++] = (sr_mesh_range){first, end - first, material};
-            if (material != SR_MESH_NO_MATERIAL)
-                used[material] = true;
-        }
-    }
-    mesh->parts = fit(mesh->parts, mesh->part_count, sizeof *mesh->parts);
-    sr_free(resolved);
-    return SR_OK;
-}
-
-/* Normals of the vertices without a given one: the area-weighted sum over the triangles using
- * the vertex's position (as sr_mesh_compute_normals, so that a uv seam is no normal seam). */
-static sr_status compute_missing_normals(parser *ps, sr_mesh *mesh)
-{
-    sr_vec3 *sums = sr_calloc(ps->position_count, sizeof *sums);
-    if (!sums)
-        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory computing normals", ps->name);
-    const sr_vec3 *p = ps->positions;
-    for (size_t t = 0; t < mesh->triangle_count; t++) {
-        const uint32_t *tri = mesh->indices + 3 * t;
-        uint32_t a = ps->vertices[tri[0]].position, b = ps->vertices[tri[1]].position,
-                 c = ps->vertices[tri[2]].position;
-        sr_vec3 n = sr_vec3_cross(sr_vec3_sub(p[b], p[a]), sr_vec3_sub(p[c], p[a]));
-        if (!sr_vec3_is_finite(n))
-            continue;
-        sums[a] = sr_vec3_add(sums[a], n);
-        sums[b] = sr_vec3_add(sums[b], n);
-        sums[c] = sr_vec3_add(sums[c], n);
-    }
-    for (size_t v = 0; v < mesh->vertex_count; v++)
-        if (ps->vertices[v].normal == NONE)
-            mesh->normals[v] = sr_vec3_normalize(sums[ps->vertices[v].position]);
-    sr_free(sums);
-    return SR_OK;
-}
-
-static sr_status build_vertices(parser *ps, sr_mesh *mesh)
-{
-    if (!ps->deduplicate) {
-        /* vertex i is the i-th `v` line */
-        mesh->positions = fit(ps->positions, ps->position_count, sizeof *ps->positions);
-        mesh->colors = ps->colors ? fit(ps->colors, ps->position_count, sizeof *ps->colors) : NULL;
-        mesh->vertex_count = ps->position_count;
-        ps->positions = NULL;
-        ps->colors = NULL;
-        if (ps->desc->skip_normals)
-            return SR_OK;
-        sr_status status = sr_mesh_compute_normals(mesh, ps->err);
-        return status == SR_OK ? SR_OK : sr_error_set(ps->err, status, "%s: out of memory computing normals", ps->name);
-    }
-    size_t n = ps->vertex_count;
-    mesh->vertex_count = n;
-    mesh->positions = sr_alloc_array(n, sizeof *mesh->positions);
-    bool normals = ps->any_normal || !ps->desc->skip_normals;
-    if (!mesh->positions || (normals && !(mesh->normals = sr_calloc(n, sizeof *mesh->normals))) ||
-        (ps->any_uv && !(mesh->uvs = sr_alloc_array(n, sizeof *mesh->uvs))) ||
-        (ps->colors && !(mesh->colors = sr_alloc_array(n, sizeof *mesh->colors))))
-        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu vertices", ps->name, n);
-    for (size_t v = 0; v < n; v++) {
-        const obj_vertex *vertex = &ps->vertices[v];
-        mesh->positions[v] = ps->positions[vertex->position];
-        if (mesh->uvs)
-            mesh->uvs[v] = vertex->uv == NONE ? (sr_vec2){0.0f, 0.0f} : ps->uvs[vertex->uv];
-        if (mesh->normals && vertex->normal != NONE)
-            mesh->normals[v] = ps->normals[vertex->normal];
-        if (mesh->colors)
-            mesh->colors[v] = ps->colors[vertex->position];
-    }
-    if (ps->any_missing_normal && !ps->desc->skip_normals)
-        return compute_missing_normals(ps, mesh);
-    return SR_OK;
-}
-
-static sr_status build_mesh(parser *ps, sr_mesh **out)
-{
-    sr_mesh *mesh = sr_calloc(1, sizeof *mesh);
-    bool *used = sr_calloc(ps->library.count + 1, sizeof *used);
-    if (!mesh || !used) {
-        sr_free(mesh);
-        sr_free(used);
-        return sr_error_set(ps->err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
-    }
-    mesh->indices = fit(ps->indices, ps->index_count, sizeof *ps->indices);
-    mesh->triangle_count = ps->index_count / 3;
-    ps->indices = NULL;
-    sr_status status = build_vertices(ps, mesh);
-    if (status == SR_OK)
-        status = build_parts(ps, mesh, used);
-    if (status == SR_OK)
-        status = sr_mtl_library_load_textures(&ps->library, ps->desc, used, ps->err);
-    sr_free(used);
-    if (status != SR_OK) {
-        sr_mesh_destroy(mesh);
-        return status;
-    }
-    /* the mesh takes the materials (their names from the name table) and the groups */
-    mesh->materials = ps->library.materials;
-    mesh->material_count = ps->library.count;
-    for (size_t i = 0; i < ps->library.count; i++)
-        ps->library.names.names[i] = NULL;
-    for (size_t i = 0; i < ps->library.count; i++)
-        sr_free(ps->library.texture_origins[i]);
-    ps->library.materials = NULL;
-    ps->library.count = 0;
-    mesh->groups = ps->groups ? fit(ps->groups, ps->group_count, sizeof *ps->groups) : NULL;
-    mesh->group_count = ps->group_count;
-    ps->groups = NULL;
-    ps->group_count = 0;
-    *out = mesh;
-    return SR_OK;
-}
-
-static void parser_free(parser *ps)
+static void parser_free(sr_obj_parser *ps)
 {
     sr_obj_text_free(&ps->text);
     sr_free(ps->positions);
@@ -776,7 +557,7 @@ sr_status sr_obj_load(const sr_obj_desc *desc, sr_mesh **out, sr_error *err)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_obj_load: desc is NULL");
     if (!desc->path && !desc->text)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_obj_load: neither path nor text is given");
-    parser ps = {.desc = desc, .err = err, .current_name = NONE};
+    sr_obj_parser ps = {.desc = desc, .err = err, .current_name = NONE};
     ps.name = desc->path ? desc->path : (desc->name ? desc->name : "<memory>");
     ps.folder_length = sr_obj_folder_length(ps.name);
     sr_status status = desc->path ? sr_obj_text_read(desc->path, &ps.text, err)
@@ -786,7 +567,7 @@ sr_status sr_obj_load(const sr_obj_desc *desc, sr_mesh **out, sr_error *err)
     /* the text is no longer needed: give its memory back before the mesh is assembled */
     sr_obj_text_free(&ps.text);
     if (status == SR_OK)
-        status = build_mesh(&ps, out);
+        status = sr_obj_build_mesh(&ps, out);
     parser_free(&ps);
     return status;
 }

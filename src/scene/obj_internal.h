@@ -268,4 +268,82 @@ sr_status sr_mtl_library_load_textures(sr_mtl_library *library, const sr_obj_des
                                        sr_error *err);
 void sr_mtl_library_free(sr_mtl_library *library);
 
+/* ---- the parser's state (obj.c reads the text, obj_mesh.c assembles the mesh) ---- */
+
+/// No index: a corner without vt or vn, triangles before any usemtl.
+#define SR_OBJ_NONE UINT32_MAX
+
+/* A vertex of the mesh while de-duplicating: the triple it stands for and the next vertex made
+ * from the same position (a chain per position, usually one or two long). */
+typedef struct sr_obj_vertex {
+    uint32_t position, uv, normal;
+    uint32_t next;
+} sr_obj_vertex;
+
+/* From first_triangle on, triangles use the material named `name` (an index into the usemtl
+ * names, or SR_OBJ_NONE). */
+typedef struct sr_obj_material_switch {
+    uint32_t first_triangle, name;
+} sr_obj_material_switch;
+
+/// The state of one OBJ text being read (obj.c), then assembled into a mesh (obj_mesh.c).
+typedef struct sr_obj_parser {
+    const sr_obj_desc *desc;
+    const char *name;     /* in messages */
+    size_t folder_length; /* of `name`: the base of relative mtllib paths */
+    sr_obj_text text;
+    size_t line; /* logical line (continued lines count once) */
+    sr_error *err;
+
+    /* the elements in file order */
+    sr_vec3 *positions;
+    size_t position_count, position_capacity;
+    sr_vec4 *colors; /* per position; NULL until a `v` with a colour */
+    size_t color_capacity;
+    sr_vec2 *uvs;
+    size_t uv_count, uv_capacity;
+    sr_vec3 *normals;
+    size_t normal_count, normal_capacity;
+
+    /* triangles: position indices, or vertex indices once `deduplicate` */
+    uint32_t *indices;
+    size_t index_count, index_capacity;
+    bool deduplicate; /* a corner had a vt or vn */
+    bool any_uv, any_normal, any_missing_normal;
+    /* per position: the head of its vertex chain; before `deduplicate`, the number of the
+     * position in order of first use (vertex_count counting them) */
+    uint32_t *first_vertex;
+    size_t first_vertex_capacity;
+    sr_obj_vertex *vertices;
+    size_t vertex_count, vertex_capacity;
+
+    /* the face being read */
+    uint32_t *corner_vertices, *corner_positions;
+    size_t corner_capacity;
+    sr_vec3 *corner_points;
+    size_t point_capacity;
+    uint32_t *corner_triangles;
+    size_t corner_triangle_capacity;
+    sr_obj_polygon polygon;
+
+    /* materials */
+    sr_obj_names usemtl_names;
+    size_t *usemtl_lines; /* line of each name's first usemtl */
+    size_t usemtl_line_capacity;
+    sr_obj_material_switch *switches;
+    size_t switch_count, switch_capacity;
+    uint32_t current_name;
+    sr_mtl_library library;
+
+    /* groups; the last one is open while `group_open` */
+    sr_mesh_group *groups;
+    size_t group_count, group_capacity;
+    bool group_open;
+} sr_obj_parser;
+
+/// Assembles the mesh from what `ps` has read: takes its indices, positions, colours, materials
+/// and groups (set to NULL in `ps`), loads the textures of the materials in use. Errors: out of
+/// memory, texture loading (sr_mtl_library_load_textures). *out is set only on success.
+sr_status sr_obj_build_mesh(sr_obj_parser *ps, sr_mesh **out);
+
 #endif

@@ -8,15 +8,21 @@
 #
 #   tests/bench/run_benchmarks.sh [BUILD_DIR] [RUNS]      (defaults: build, 11)
 #
-# Needs a release build (./softrast.sh run makes one). Generated meshes go to $TMPDIR (never
-# committed); ../shared/meshes (or $SOFTRAST_MESHES) is skipped with a message when absent.
+# Needs a configured release build (./softrast.sh run makes one); builds the programs it runs.
+# Generated meshes go to $TMPDIR (never committed); ../shared/meshes (or $SOFTRAST_MESHES) is
+# skipped with a message when absent.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 runs=${2:-11}
 only=${3:-}
 exe=$build/src/app/softrast
-[ -x "$exe" ] || { echo "run_benchmarks.sh: $exe not found: build first (./softrast.sh run)" >&2; exit 1; }
+[ -f "$build/build.ninja" ] || { echo "run_benchmarks.sh: $build is not a configured build: make one first (./softrast.sh run)" >&2; exit 1; }
+# The benchmark programs are not built by default (tests/bench/meson.build): build the program and
+# every benchmark this configuration has (the alias target `benchmarks`), its output on stderr.
+targets=(src/app/softrast)
+if ninja -C "$build" -t query benchmarks >/dev/null 2>&1; then targets+=(benchmarks); fi
+ninja -C "$build" "${targets[@]}" >&2 || { echo "run_benchmarks.sh: building ${targets[*]} in $build failed" >&2; exit 1; }
 tmp=${TMPDIR:-/tmp}/softrast-bench
 mkdir -p "$tmp"
 

@@ -15,6 +15,8 @@ extern const fuzz_target fuzz_target_obj;
 /// fuzz_draw.c: sr_framebuffer_create, sr_draw_triangles and sr_draw_lines.
 int fuzz_draw_test_one_input(const uint8_t *data, size_t size);
 extern const fuzz_target fuzz_target_draw;
+/// fuzz_draw_seeds.c: the draw target's seeds.
+void fuzz_draw_add_seeds(fuzz_corpus *corpus);
 
 /// fuzz_texture.c: sr_texture_create / sr_texture_load and sr_texture_sample.
 int fuzz_texture_test_one_input(const uint8_t *data, size_t size);

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# tests/mutants/run.sh — mutation testing of the test suite: `./softrast.sh mutants [PATTERN]`.
+# tests/mutants/run.sh — mutation testing of the test suite: `./softrast.sh mutants [PATTERN]`;
+# `./softrast.sh mutants --list [PATTERN]` only prints the mutants (name, file, what the bug
+# breaks), without building anything.
 #
 # Each tests/mutants/NAME.mutant is one small, realistic bug planted in one critical spot of a
 # module (an off-by-one, a flipped comparison, a dropped term). For every mutant this script
@@ -44,10 +46,16 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 mutant_dir=$repo/tests/mutants
+list=0
+if [ "${1:-}" = "--list" ]; then
+    list=1
+    shift
+fi
 pattern=${1:-}
 
-if [ $# -gt 1 ] || [ "$pattern" = "-h" ] || [ "$pattern" = "--help" ]; then
-    echo "usage: ./softrast.sh mutants [PATTERN]   (PATTERN: a glob matched inside mutant names, e.g. raster or 'bvh-*')" >&2
+if [ $# -gt 1 ] || [ "$pattern" = "-h" ] || [ "$pattern" = "--help" ] || [[ $pattern == -* ]]; then
+    echo "usage: ./softrast.sh mutants [--list] [PATTERN]   (PATTERN: a glob matched inside mutant names, e.g. raster or 'bvh-*';" >&2
+    echo "       --list: print the mutants, name, file and what each breaks, without running them)" >&2
     exit 2
 fi
 
@@ -118,7 +126,27 @@ def check(root, path):
     return header, find, replace, target, ''
 
 command = sys.argv[1]
-if command == 'describe':  # shell assignments for one mutant
+if command == 'list':  # ROOT PATH...: one line per mutant, then the count; exits 1 if any is stale
+    rows, stale = [], 0
+    for path in sys.argv[3:]:
+        header, _, _, _, problem = check(sys.argv[2], path)
+        why = header['why']
+        if header.get('known'):
+            why += f"  [known survivor: {header['known']}]"
+        if problem:
+            stale += 1
+            why += f"  [STALE: {problem}]"
+        rows.append((os.path.basename(path)[:-len('.mutant')], header['file'], why))
+    name_width = max(len(row[0]) for row in rows)
+    file_width = max(len(row[1]) for row in rows)
+    print(f"{'mutant':<{name_width}}  {'file':<{file_width}}  what the bug breaks")
+    for name, file, why in rows:
+        print(f"{name:<{name_width}}  {file:<{file_width}}  {why}")
+    total = f"{len(rows)} mutant" + ("s" if len(rows) != 1 else "")
+    print(f"{total} in tests/mutants" + (f", {stale} stale (the text to find no longer occurs exactly once)" if stale else "")
+          + "; ./softrast.sh mutants [PATTERN] plants each one and runs the suite")
+    sys.exit(1 if stale else 0)
+elif command == 'describe':  # shell assignments for one mutant
     header, _, _ = parse(sys.argv[2])
     print('m_file=' + shlex.quote(header['file']))
     print('m_suite=' + shlex.quote(header.get('suite') or default_suite(header['file'])))
@@ -169,6 +197,10 @@ for path in "${mutants[@]}"; do
         exit 2
     }
 done
+if [ $list -eq 1 ]; then
+    # exit status 1 when a mutant no longer applies to the working tree
+    exec python3 -c "$mutant_tool" list "$repo" "${mutants[@]}"
+fi
 
 # ---- a private copy of the working tree, built once ----------------------------------------------
 started=$(now)

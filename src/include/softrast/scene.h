@@ -208,7 +208,7 @@ sr_status sr_mesh_create_capsule(float radius, float height, int slices, int sta
 sr_status sr_mesh_create_cone(float radius, float height, int slices, int stacks, sr_mesh **out, sr_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Meshes for the built-in shaders, BENCH_SCENE.md's helpers (src/scene/demo.c)               */
+/* Meshes for the built-in shaders (src/scene/mesh.c), BENCH_SCENE.md's helpers (demo.c)     */
 
 /* Declared in softrast/shaders.h (the shader catalogue); named here only through pointers so
  * that this header does not depend on where the catalogue header is installed. */
