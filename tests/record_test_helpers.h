@@ -213,13 +213,19 @@ static inline void add_random_items(sr_debug_list *list, rng *r, size_t count, b
         sr_vec3 a = wild_vec3(r, wild), b = wild_vec3(r, wild), c = wild_vec3(r, wild);
         float radius = rng_next(r) % 16 == 0 ? wild_float(r, wild) : rng_range(r, 0.0f, 2.0f);
         switch (kind) {
-        case 0: // a strip of lines
+        case 0: { // a strip of lines, then a line that starts where it ended but in y or z
             for (int k = 0; k < 5; k++) {
                 sr_vec3 next = wild_vec3(r, wild);
                 sr_debug_line(list, previous, next, style);
                 previous = next;
             }
+            sr_vec3 beside = previous; // agrees with the strip's end in x: no continuation
+            float *moved = rng_next(r) % 2 ? &beside.y : &beside.z;
+            *moved = *moved == 1.0f ? 2.0f : 1.0f;
+            sr_debug_line(list, beside, a, style);
+            previous = a;
             break;
+        }
         case 1:
             sr_debug_line_gradient(list, a, b, style, rng_next(r));
             break;

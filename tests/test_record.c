@@ -726,8 +726,8 @@ Test(record, picking_finds_the_item_under_the_cursor_and_again_after_a_seek)
         sr_debug_sphere(list, sr_vec3_make(-2 + x, -1, 0), 1.0f, sr_debug_style_color(SR_DEBUG_GREEN));
         sr_debug_box(list, (sr_aabb){{-0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f}},
                      sr_mat4_translation(sr_vec3_make(2 + x, -1, 0)), sr_debug_style_color(SR_DEBUG_BLUE));
-        sr_debug_sphere(list, sr_vec3_make(2 + x, -1, 3), 0.2f,
-                        sr_debug_style_color(SR_DEBUG_YELLOW)); // in front of the box
+        // In front of the box, on the line from the eye to the box's centre.
+        sr_debug_sphere(list, sr_vec3_make(0.7f * (2 + x), -0.7f, 3), 0.2f, sr_debug_style_color(SR_DEBUG_YELLOW));
         sr_debug_text_2d(list, 10, 10, "label", sr_debug_style_color(SR_DEBUG_WHITE));
         cr_assert_eq(sr_recorder_frame(rec, f, &list, 1, NULL, NULL), SR_OK);
     }
@@ -755,7 +755,10 @@ Test(record, picking_finds_the_item_under_the_cursor_and_again_after_a_seek)
                                         (0.5f - sphere.y * 0.5f) * h, 0, NULL, &pick, NULL),
                  SR_OK);
     cr_assert(pick.hit && pick.item.kind == SR_DEBUG_ITEM_SPHERE && pick.index == 1);
-    sr_vec3 small = sr_mat4_transform_point_projective(vp, sr_vec3_make(2, -1, 3));
+    sr_vec3 small = sr_mat4_transform_point_projective(vp, sr_vec3_make(1.4f, -0.7f, 3));
+    sr_vec3 box_centre = sr_mat4_transform_point_projective(vp, sr_vec3_make(2, -1, 0));
+    cr_assert_float_eq(small.x, box_centre.x, 1e-5f, "the small sphere hides the box's centre");
+    cr_assert_float_eq(small.y, box_centre.y, 1e-5f);
     cr_assert_eq(sr_recording_pick_item(recording, NULL, w, h, (small.x * 0.5f + 0.5f) * w, (0.5f - small.y * 0.5f) * h,
                                         0, NULL, &pick, NULL),
                  SR_OK);
