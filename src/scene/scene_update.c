@@ -84,9 +84,13 @@ static sr_status update_node(sr_scene *scene, uint32_t index, sr_scene_update_st
         return SR_OK;
     }
     if (n->proxy.generation == 0) {
-        sr_status status = sr_dynamic_tree_insert(scene->instances, n->world_aabb, index, &n->proxy, err);
+        sr_status status = sr_dynamic_tree_insert(scene->instances, n->world_aabb, index, &n->proxy, NULL);
+        if (status == SR_ERROR_INVALID_ARGUMENT) {
+            n->proxy = SR_DYNAMIC_PROXY_NULL; // no room for the margin in float: left out (below)
+            return SR_OK;
+        }
         if (status != SR_OK)
-            return status;
+            return sr_error_set(err, status, "sr_scene_update: out of memory for node %u's box", index);
         stats->proxies_moved++;
         return SR_OK;
     }
@@ -96,7 +100,21 @@ static sr_status update_node(sr_scene *scene, uint32_t index, sr_scene_update_st
     if (!sr_vec3_is_finite(displacement))
         displacement = sr_vec3_splat(0.0f);
     bool changed = false;
-    sr_status status = sr_dynamic_tree_move(scene->instances, n->proxy, n->world_aabb, displacement, &changed, err);
+    sr_status status = sr_dynamic_tree_move(scene->instances, n->proxy, n->world_aabb, displacement, &changed, NULL);
+    if (status == SR_ERROR_INVALID_ARGUMENT) {
+        // A box near the float range: its fat box plus the predicted displacement overflows. The
+        // displacement is only a hint; without it, or with no room even for the margin, the node
+        // leaves the tree (nothing within the float range can see it), as an empty one does.
+        status = sr_dynamic_tree_move(scene->instances, n->proxy, n->world_aabb, sr_vec3_splat(0.0f), &changed, NULL);
+        if (status == SR_ERROR_INVALID_ARGUMENT) {
+            sr_dynamic_tree_remove(scene->instances, n->proxy, NULL);
+            n->proxy = SR_DYNAMIC_PROXY_NULL;
+            stats->proxies_moved++;
+            return SR_OK;
+        }
+    }
+    if (status != SR_OK)
+        return sr_error_set(err, status, "sr_scene_update: the instance tree refused node %u's box", index);
     stats->proxies_moved += changed;
     return status;
 }
