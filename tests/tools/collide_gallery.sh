@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/tools/collide_gallery.sh — makes the README's pictures of the collision queries at work
-# (docs/draft-collide-steps.md) with the `softrast` program: contacts in the pile scene, a GJK
+# (README.md, "A query step by step") with the `softrast` program: contacts in the pile scene, a GJK
 # sequence (every step), an EPA sequence and the SAT axes of two boxes, each picture the world view
 # and the Minkowski view side by side. Run from the repository's root after building:
 #   tests/tools/collide_gallery.sh [build/src/app/softrast]
