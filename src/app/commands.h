@@ -10,6 +10,8 @@ int sr_cmd_raycast(int argc, char **argv);      /* cmd_raycast.c */
 int sr_cmd_pick(int argc, char **argv);         /* cmd_pick.c */
 int sr_cmd_bench_scene(int argc, char **argv);  /* cmd_bench_scene.c: softrast bench scene */
 int sr_cmd_view(int argc, char **argv);         /* cmd_view.c */
+int sr_cmd_collide(int argc, char **argv);      /* cmd_collide.c */
+int sr_cmd_bench_collide(int argc, char **argv); /* cmd_bench_collide.c: softrast bench collide */
 
 /* cmd_raycast.c: CLOCK_MONOTONIC in seconds. */
 double sr_cmd_seconds(void);

@@ -30,10 +30,13 @@ static void print_usage(FILE *out)
                  "       [--benchmark N]                    the interactive viewer (orbit, pick, overlays)\n"
                  "  raycast MESH.obj (--rays RAYS | --primary WxH) --out HITS [--any-hit] [--threads N]\n"
                  "                                          cast a batch of rays against a mesh\n"
+                 "  collide --pairs FILE [--out FILE] [--query signed|distance|penetration|intersect|sat]\n"
+                 "                                          collision queries on pairs of convex shapes, as JSON lines\n"
                  "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
                  "  bench bvh MESH.obj [--runs N]\n"
                  "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N] [--camera SPEC]\n"
-                 "              [--up y|z]                  benchmarks, one JSON line each\n"
+                 "              [--up y|z]\n"
+                 "  bench collide --pairs FILE [--runs N]   benchmarks, one JSON line each\n"
                  "  help [COMMAND]                          this text, or a command's (as COMMAND --help)\n"
                  "  --version, -V                           the version\n"
                  "\n"
@@ -52,12 +55,14 @@ static void print_bench_usage(FILE *out)
             "       softrast bench bvh MESH.obj [--runs N]\n"
             "       softrast bench scene [SCENE.json | MESH.obj] [--runs N] [--size WxH] [--threads N]\n"
             "                            [--camera SPEC] [--up y|z]\n"
+            "       softrast bench collide --pairs FILE [--runs N]\n"
             "\n"
             "Benchmarks of the benchmark scene (a mesh normalised to [-1,1]^3 seen from (0,0,3) with a\n"
             "fixed light; 'softrast bench raster --help' describes it), each printing one JSON line:\n"
             "  raster   the frame time of its lambert render (clear + draw), --threads 1 to %d\n"
             "  bvh      BVH build time and quality, and its primary rays per second (one thread)\n"
             "  scene    a scene's stages: load, BVH builds, update, culling, frame, picks\n"
+            "  collide  the collision queries over a pairs file: median ns per query by kind\n"
             "Run 'softrast bench NAME --help' for the options of each.\n",
             SR_MAX_THREADS);
 }
@@ -73,9 +78,11 @@ static int dispatch(const char *command, int argc, char **argv)
         return sr_cmd_raycast(argc, argv);
     if (strcmp(command, "pick") == 0)
         return sr_cmd_pick(argc, argv);
+    if (strcmp(command, "collide") == 0)
+        return sr_cmd_collide(argc, argv);
     if (strcmp(command, "bench") == 0) {
         if (argc < 2) {
-            fputs("softrast bench: missing benchmark name (raster, bvh or scene; see softrast bench --help)\n", stderr);
+            fputs("softrast bench: missing benchmark name (raster, bvh, scene or collide; see softrast bench --help)\n", stderr);
             return SR_EXIT_USAGE;
         }
         if (sr_args_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
@@ -88,7 +95,9 @@ static int dispatch(const char *command, int argc, char **argv)
             return sr_cmd_bench_bvh(argc - 1, argv + 1);
         if (strcmp(argv[1], "scene") == 0)
             return sr_cmd_bench_scene(argc - 1, argv + 1);
-        fprintf(stderr, "softrast bench: unknown benchmark '%s' (expected raster, bvh or scene)\n", argv[1]);
+        if (strcmp(argv[1], "collide") == 0)
+            return sr_cmd_bench_collide(argc - 1, argv + 1);
+        fprintf(stderr, "softrast bench: unknown benchmark '%s' (expected raster, bvh, scene or collide)\n", argv[1]);
         return SR_EXIT_USAGE;
     }
     return -1;

@@ -15,7 +15,11 @@ trap 'rm -rf "$work"' EXIT
 # and standard (the engines' headers are most of the time).
 cflags=""
 : >"$work/alone.cpp"
+specs=""
 for spec in "$@"; do
+    # options meant for test programs (meson test --test-args=--verbose) are not adapters
+    case $spec in --*) continue ;; esac
+    specs="$specs $spec"
     header=${spec%%:*}
     cflags="$cflags ${spec#*:}"
     printf '#include <softrast/%s>\n#include <softrast/%s>\n' "$header" "$header" >>"$work/alone.cpp"
@@ -35,7 +39,7 @@ for compiler in g++ clang++; do
         if ! "$compiler" -std=$standard -Wall -Wextra -Wpedantic -Werror -fsyntax-only \
             -I"$source_dir/src/include" $cflags "$work/alone.cpp" >"$work/log" 2>&1; then
             failed=$((failed + 1))
-            echo "check_adapters: FAIL: $* with $compiler -std=$standard:"
+            echo "check_adapters: FAIL:$specs with $compiler -std=$standard:"
             head -n 20 "$work/log"
         fi
     done
@@ -44,5 +48,5 @@ if [ "$found" = 0 ]; then
     echo "check_adapters: FAIL: no C++ compiler (g++, clang++) found"
     exit 1
 fi
-echo "check_adapters: $* : $checked configurations, $failed failed"
+echo "check_adapters:$specs: $checked configurations, $failed failed"
 [ "$failed" = 0 ]

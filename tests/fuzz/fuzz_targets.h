@@ -34,4 +34,8 @@ extern const fuzz_target fuzz_target_bvh;
 int fuzz_dynamic_test_one_input(const uint8_t *data, size_t size);
 extern const fuzz_target fuzz_target_dynamic;
 
+/// fuzz_pairs.c: sr_pair_set_parse over pairs-file texts, then the pairs' signed distances.
+int fuzz_pairs_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_pairs;
+
 #endif

@@ -65,7 +65,8 @@ typedef struct sr_hull_view {
 /// Builds the convex hull of `count` points (quickhull in double, with tolerances relative to
 /// the points' extent; duplicates, coplanar and interior points allowed; the result may be flat,
 /// a segment or a point). Errors: SR_ERROR_INVALID_ARGUMENT (count 0, a NaN or infinite
-/// coordinate: the message names the point's index), SR_ERROR_OUT_OF_MEMORY.
+/// coordinate or one beyond 1e30 in magnitude: the message names the point's index),
+/// SR_ERROR_OUT_OF_MEMORY.
 sr_status sr_hull_create(const sr_dvec3 *points, size_t count, sr_hull **out, sr_error *err);
 void sr_hull_destroy(sr_hull *hull);
 sr_hull_view sr_hull_get_view(const sr_hull *hull);
@@ -129,8 +130,9 @@ sr_dvec3 sr_pose_apply_inverse(sr_pose pose, sr_dvec3 world);
 /// "unknown" for other values.
 const char *sr_shape_type_name(sr_shape_type type);
 
-/// SR_OK when `shape` is well formed: a known type, finite fields, sizes >= 0, a unit (or zero)
-/// rotation, a hull where the type needs one. Otherwise SR_ERROR_INVALID_ARGUMENT with a message
+/// SR_OK when `shape` is well formed: a known type, finite fields at most 1e30 in magnitude (so
+/// that no query can overflow), sizes >= 0, a unit (or zero) rotation, a hull where the type needs
+/// one. Otherwise SR_ERROR_INVALID_ARGUMENT with a message
 /// naming the field ("radius is -1", "rotation is not a unit quaternion (length 0.5)").
 sr_status sr_shape_validate(const sr_shape *shape, sr_error *err);
 
@@ -193,6 +195,14 @@ typedef enum sr_sat_axis_kind {
 
 /// One axis SAT tested: both shapes projected on it, and the separation there (positive:
 /// separated along it; negative: the overlap, a candidate for the minimum translation).
+/// Features: a hull's are its view's face and edge indices. A box's faces are 2 axis + (1 on
+/// the negative side) (0: +x, 1: -x, 2: +y, ...), its edge 4 axis + k runs along that axis, k's
+/// bits giving the signs of the next two axes (bit 0 set: + on axis + 1, bit 1: + on axis + 2).
+/// A flat shape (a triangle, a flat hull) is seen as a prism of height 0: faces 0 and 1 its two
+/// sides (normals n and -n, n = (b - a) x (c - a) for a triangle), face 2 + i the side through
+/// its polygon edge i (vertex i to i + 1); edges 3 i and 3 i + 1 polygon edge i on either side,
+/// 3 i + 2 the edge of height 0 along n at vertex i. A segment's edge is 0; -1 when the axis
+/// has no feature on that shape.
 typedef struct sr_sat_axis {
     sr_sat_axis_kind kind;
     int feature_a, feature_b;
@@ -238,7 +248,9 @@ typedef enum sr_collide_method {
 } sr_collide_method;
 
 typedef struct sr_collide_options {
-    int max_iterations;       ///< cap of each iterative stage (GJK, EPA); 0 = default (128)
+    /// Cap of each iterative stage: GJK's steps, EPA's steps, and in a ray or shape cast the
+    /// advances along the ray and GJK's steps at each point of it. 0 = default (128).
+    int max_iterations;
     sr_collide_trace *trace;  ///< NULL: no trace, no cost
 } sr_collide_options;
 
@@ -261,9 +273,10 @@ typedef struct sr_collide_result {
     int iterations;    ///< iterations of every stage together
 } sr_collide_result;
 
-/// GJK distance (Johnson's sub-algorithm with van den Bergen's backup and termination tests):
-/// the distance between the shapes and their closest points; on overlap, hit = true, distance 0
-/// and a common point.
+/// GJK distance (Montanari et al.'s signed-volume sub-algorithm with van den Bergen's backup and
+/// termination tests; closed forms for pairs of points, spheres, segments and capsules): the
+/// distance between the shapes and their closest points; on overlap, hit = true, distance 0 and a
+/// common point.
 sr_collide_status sr_collide_distance(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                       sr_collide_result *out);
 
@@ -276,7 +289,7 @@ sr_collide_status sr_collide_intersect(const sr_shape *a, const sr_shape *b, sr_
 
 /// Penetration depth: for overlapping shapes the depth, normal and witness points (EPA on the
 /// Minkowski difference of the cores, SAT where it is exact, closed forms); for separated shapes
-/// the same as sr_collide_distance.
+/// the same as sr_collide_distance. EPA's polytope lives on the stack (about 34 KB).
 sr_collide_status sr_collide_penetration(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                          sr_collide_result *out);
 
@@ -288,9 +301,18 @@ sr_collide_status sr_collide_signed_distance(const sr_shape *a, const sr_shape *
 /// Separating-axis test of two polytopes (point, segment, triangle, box, hull; rounding not
 /// allowed): every face normal of both and every edge x edge cross product. On overlap the
 /// minimum translation distance (result.distance = -depth, normal, witness points); when apart,
-/// result.distance is the largest separation over the axes (a lower bound of the distance, equal
-/// to it when a face realises it) and normal that axis. SR_COLLIDE_UNSUPPORTED for curved or
+/// result.distance is the largest separation over the axes (every face normal of both taken
+/// both ways, and the edge pairs tested; a lower bound of the distance, equal to it when a face
+/// realises it) and normal that axis. SR_COLLIDE_UNSUPPORTED for curved or
 /// rounded shapes. Specialised paths for box-box (15 axes) and triangle-box (13 axes).
+/// Flat shapes also test the normals of their sides (in their plane), so that coplanar shapes
+/// apart in their plane are found apart; edge pairs are tested only where they form a face of
+/// A - B (their arcs on the Gauss map cross), and not when parallel (within 1e-9 rad: A - B has
+/// an edge there). Two points or segments are answered by their closest points (their distance
+/// is then exact). Witness points: on overlap, the centre of the region where the shapes touch
+/// once B is moved by depth * normal (point_a - point_b = depth * normal); when apart, the
+/// closest points of the two features that support the axis (point_b - point_a has the
+/// separation along the normal). The trace (options->trace) receives every axis tested.
 sr_collide_status sr_collide_sat(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
                                  sr_collide_result *out);
 
@@ -334,7 +356,7 @@ typedef struct sr_collide_cast_hit {
     sr_dvec3 point;  ///< the contact point at time t (world)
     sr_dvec3 normal; ///< unit, from A towards B at time t
     bool initially_overlapping; ///< they overlap at t = 0 (then t = 0 and normal as sr_collide_penetration)
-    int iterations;
+    int iterations;             ///< GJK steps along the whole sweep (and the penetration query's at t = 0)
 } sr_collide_cast_hit;
 
 /// Linear sweep: shape A translated by `translation` over t in [0, 1] against B still (for two
@@ -363,18 +385,25 @@ typedef struct sr_dsphere {
 } sr_dsphere;
 
 /// A discrete-orientation polytope: k / 2 fixed axes (6: the 3 coordinate axes; 14: + the 4
-/// cube diagonals; 18: + the 6 edge diagonals (1,1,0)...; 26: all 13), an interval per axis
-/// (in units of the axis, the axes not normalised: (1,1,1), (1,1,0), ...).
+/// cube diagonals; 18: the 3 coordinate axes + the 6 edge diagonals (1,1,0)...; 26: all 13), an
+/// interval per axis (in units of the axis, the axes not normalised: (1,1,1), (1,1,0), ...).
+/// min and max are indexed by slot (sr_kdop_axis); a slot the k-DOP does not use holds
+/// (-inf, +inf), no constraint, so an overlap test may run over all 13 slots for any k.
 typedef struct sr_kdop {
     int k;
     double min[13], max[13];
 } sr_kdop;
 
-/// The axis of k-DOP slot `i` (0 <= i < 13), not normalised: the 6-, 14-, 18- and 26-DOPs use
-/// the first 3, 7, 9 and 13.
+/// The axis of k-DOP slot `i` (0 <= i < 13), not normalised: slots 0-2 the coordinate axes,
+/// 3-6 the cube diagonals (1,1,1), (1,1,-1), (1,-1,1), (-1,1,1), 7-12 the edge diagonals
+/// (1,1,0), (1,-1,0), (1,0,1), (1,0,-1), (0,1,1), (0,1,-1); zero for any other i. The 6-DOP
+/// uses slots 0-2, the 14-DOP 0-6, the 18-DOP 0-2 and 7-12, the 26-DOP all 13.
 sr_dvec3 sr_kdop_axis(int i);
+/// Whether the k-DOP uses slot `i` (false for a k other than 6, 14, 18, 26).
+bool sr_kdop_uses_slot(int k, int i);
 
 /// Exact box of the shape (support points along the 6 axes: exact for every rotated shape).
+/// An invalid shape (sr_shape_validate) gives an empty box: min = +inf, max = -inf.
 sr_dbox sr_shape_bounds(const sr_shape *shape);
 /// The smallest float box holding a double box (rounded outwards), for the dynamic tree.
 sr_aabb sr_dbox_to_aabb(sr_dbox box);
@@ -392,7 +421,11 @@ sr_status sr_shape_bounding_sphere(const sr_shape *shape, sr_dsphere *out, sr_er
 /// SR_ERROR_OUT_OF_MEMORY.
 sr_status sr_bound_box_points(const sr_dvec3 *points, size_t count, sr_dbox *out, sr_error *err);
 /// Oriented box: the principal axes of the points' convex hull (PCA), then refined by trying the
-/// directions of the hull's faces and edges (never larger in volume than the PCA box).
+/// directions of the hull's faces and edges (never larger in volume than the PCA box). Each face
+/// normal (the 256 largest faces of big hulls) and edge direction (the 256 longest) is tried
+/// with the exact minimum-area rectangle of the hull's shadow in the plane orthogonal to it
+/// (rotating calipers), and a descent over small rotations polishes the best few. Flat sets get
+/// the exact minimum-area rectangle in their plane (and 0 across it). Allocates (the hull).
 sr_status sr_bound_obb_points(const sr_dvec3 *points, size_t count, sr_dobb *out, sr_error *err);
 /// Welzl's minimal enclosing sphere: exact (up to rounding), deterministic (a fixed order, no
 /// random shuffle that depends on anything but the input).

@@ -6,6 +6,7 @@
 
 #include <softrast/bvh.h>
 #include <softrast/bvh_dynamic.h>
+#include <softrast/collide.h>
 #include <softrast/core.h>
 #include <softrast/geom.h>
 #include <softrast/math.h>
@@ -750,6 +751,49 @@ sr_status sr_scene_create_from_mesh(sr_mesh *mesh, const char *name, sr_scene **
 /// from 1:2 to 3:1 (eye (0, 2, 4.6) looking at (0, 0.35, 0), fov 45). Nodes, in order:
 /// "ground", "sphere", "box", "torus".
 sr_status sr_scene_create_demo(sr_scene **out, sr_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Pairs files (src/scene/pair_file.c, shape_json.c): pairs of convex shapes for the collision
+ * queries of softrast/collide.h, one JSON object per line:
+ *   {"id": 7, "a": SHAPE, "b": SHAPE}
+ * SHAPE: {"type": "sphere", "radius": r}, {"type": "box", "half_extents": [x, y, z]},
+ * {"type": "capsule" | "cylinder" | "cone", "radius": r, "half_height": h}, {"type": "hull",
+ * "points": [[x, y, z], ...]}, {"type": "point"}, {"type": "segment" | "triangle", "points": [2 or
+ * 3 points]}, each with optional "position": [x, y, z], "rotation": [x, y, z, w] (world =
+ * rotation * local + position; normalised when within 1e-3 of unit, refused otherwise) and
+ * "rounding": r. Blank lines and lines whose first character is '#' are skipped. */
+
+/// One shape of a pairs file, and the points the file gave it (a hull's as written, duplicates
+/// and inside points included: the hull is made from them).
+typedef struct sr_pair_shape {
+    sr_shape shape;         ///< a hull shape points to a hull the set owns
+    const sr_dvec3 *points; ///< a segment's, triangle's or hull's points; NULL for other types
+    size_t point_count;
+} sr_pair_shape;
+
+/// One pair of a pairs file.
+typedef struct sr_pair {
+    long long id;  ///< as written (a whole number within +-2^53; not necessarily unique)
+    sr_pair_shape a, b;
+    unsigned line; ///< of the file, from 1
+} sr_pair;
+
+/// The pairs of a file, in file order. Owns its hulls and points; free with sr_pair_set_destroy.
+typedef struct sr_pair_set {
+    sr_pair *pairs;
+    size_t count;
+    struct sr_pair_set_storage *storage; ///< private
+} sr_pair_set;
+
+/// Reads a pairs file. Errors name the file, the line and the JSON path of the bad value
+/// ("pairs.jsonl:7: a.radius: -1 is negative (a size must be >= 0)"): malformed JSON, a missing,
+/// unknown or repeated key, a wrong type, an unknown shape type, NaN or a value beyond 1e15, a
+/// negative size, a hull of no points, a rotation that is not a unit quaternion. SR_ERROR_IO when
+/// the file cannot be read. Nothing is kept on failure.
+sr_status sr_pair_set_load(const char *path, sr_pair_set **out, sr_error *err);
+/// The same from `size` bytes of text; `name` stands for the file in messages.
+sr_status sr_pair_set_parse(const char *text, size_t size, const char *name, sr_pair_set **out, sr_error *err);
+void sr_pair_set_destroy(sr_pair_set *set);
 
 #ifdef __cplusplus
 }

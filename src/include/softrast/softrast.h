@@ -1,5 +1,5 @@
 /* softrast/softrast.h — the umbrella header: every public header of libsoftrast.
- * Modules, top to bottom (arrows only point down): viewer (SDL2) → debug → scene → shaders/raster, bvh → geom → math,
+ * Modules, top to bottom (arrows only point down): viewer (SDL2) → debug → scene → shaders/raster, bvh, collide → geom → math,
  * all on core. */
 #ifndef SOFTRAST_SOFTRAST_H
 #define SOFTRAST_SOFTRAST_H
@@ -7,6 +7,7 @@
 #include <softrast/core.h>
 #include <softrast/math.h>
 #include <softrast/geom.h>
+#include <softrast/collide.h>
 #include <softrast/bvh.h>
 #include <softrast/bvh_dynamic.h>
 #include <softrast/raster.h>
