@@ -237,7 +237,9 @@ fi
 
 # Baseline: the suite must pass without any mutant; its times give the order and the limits.
 tests=()
-while IFS= read -r test_name; do tests+=("$test_name"); done < <(meson test -C "$build" --list --no-rebuild 2>/dev/null)
+# `meson test --list` prints "PROJECT / NAME" (or "PROJECT:SUITE / NAME"): the bare names.
+while IFS= read -r test_name; do tests+=("$test_name"); done < <(
+    meson test -C "$build" --list --no-rebuild 2>/dev/null | sed 's|^.* / ||')
 declare -A baseline=()
 for test_name in "${tests[@]}"; do
     t0=$(now)
@@ -318,6 +320,12 @@ for path in "${mutants[@]}"; do
         for test_name in "${order[@]}"; do
             ran=$((ran + 1))
             if ! failed=$(run_suite "$test_name" "$work/test.log"); then
+                if [ -z "$failed" ]; then
+                    # run_suite always names why a suite failed: an empty answer is this script's
+                    # own error, which must never count as a kill
+                    echo "mutants: the runner failed while testing $name with meson test $test_name" >&2
+                    exit 2
+                fi
                 case $failed in
                 */*) by=$failed where="meson test $test_name" ;;
                 *) by="meson test $test_name" where=$failed ;;
