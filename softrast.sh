@@ -44,6 +44,11 @@ configure() {
     fi
 }
 
+# Which build tests which variant of the fill and the BVH traversals: build/ is native
+# (-march=native: its one variant uses the machine's widest instructions) and also compares the
+# portable code with it; build-sanitize/ is generic x86-64 with run-time dispatch, so the sanitized
+# run tests the SSE2 code (its native variant), the AVX2 and AVX-512 variants, the dispatch glue
+# and the portable code.
 release_options=(-Dbuildtype=release -Dnative=true)
 # -g1: line tables only. Sanitizer reports keep their file:line backtraces; full -g made GCC track
 # variables through the inlined fill and SIMD-lane code, three quarters of this build's compile
