@@ -44,6 +44,11 @@ configure() {
     fi
 }
 
+# Which build tests which variant of the fill and the BVH traversals: build/ is native
+# (-march=native: its one variant uses the machine's widest instructions) and also compares the
+# portable code with it; build-sanitize/ is generic x86-64 with run-time dispatch, so the sanitized
+# run tests the SSE2 code (its native variant), the AVX2 and AVX-512 variants, the dispatch glue
+# and the portable code.
 release_options=(-Dbuildtype=release -Dnative=true)
 # -g1: line tables only. Sanitizer reports keep their file:line backtraces; full -g made GCC track
 # variables through the inlined fill and SIMD-lane code, three quarters of this build's compile
@@ -77,8 +82,14 @@ test)
     configure build "${release_options[@]}"
     configure build-sanitize "${sanitize_options[@]}"
     log=$(mktemp)
-    trap 'rm -f "$log"' EXIT
-    # --test-args=--verbose: criterion then prints a line per test, "[SKIP] suite::name: why"
+    sanitize_log=$(mktemp)
+    background=()
+    # (background jobs ignore Ctrl-C: the script stops them when it ends, however it ends)
+    trap '[ ${#background[@]} -eq 0 ] || kill "${background[@]}" 2>/dev/null; rm -f "$log" "$sanitize_log"' EXIT
+    trap 'exit 130' INT TERM
+    # CRITERION_VERBOSITY_LEVEL=1 is criterion's --verbose, given through the environment (meson's
+    # --test-args would hand --verbose to the shell-script tests as well: the adapters test took it
+    # for a header and failed). Criterion then prints a line per test, "[SKIP] suite::name: why"
     # included; its closing "Synthesis" line has no skip count (criterion 2.4: "Tested" leaves
     # skipped tests out), so the skips are counted from those lines. Tests that a --filter leaves
     # out (the fuzz program runs twice, once per suite) print "[SKIP] ...: Test is disabled", as
@@ -87,18 +98,29 @@ test)
     # program runs its criterion tests two at a time too, and the serial parts of one (start-up,
     # set-up, sleeps in the viewer's tests) leave a core to the other; no test times itself.
     # meson prints a parallel test's output whole when it ends, never interleaved.
+    # The two runs go side by side, each building its own folder: the long single steps of one
+    # (a big file to compile, the last long test) leave the other a core, which one run after
+    # the other would leave idle. The sanitized run's output is kept aside and shown, whole and
+    # then as it comes, once the release run's has been.
+    export CRITERION_VERBOSITY_LEVEL=1
     status=0
-    echo "== test suite (release build) =="
-    meson test -C build --verbose --num-processes 2 --test-args=--verbose 2>&1 | tee "$log" || status=1
+    meson test -C build-sanitize --setup sanitize --verbose --num-processes 2 >"$sanitize_log" 2>&1 &
+    sanitize_pid=$!
+    background=("$sanitize_pid")
+    echo "== test suite (release build; the sanitized run goes on beside it) =="
+    meson test -C build --verbose --num-processes 2 2>&1 | tee "$log" || status=1
     echo "== test suite (AddressSanitizer + UndefinedBehaviorSanitizer) =="
-    meson test -C build-sanitize --setup sanitize --verbose --num-processes 2 --test-args=--verbose 2>&1 |
-        tee -a "$log" || status=1
+    tail -n +1 -f --pid="$sanitize_pid" "$sanitize_log" &
+    background+=($!)
+    wait "$sanitize_pid" || status=1
+    wait "${background[1]}" # (tail ends within a second of the run, having printed all of it)
+    background=()
     # One closing line over both runs, summed from criterion's per-program synthesis lines
     # ("Crashing" counts tests that are also in "Failing") and its [SKIP] lines.
     awk 'function count(key) { return match($0, key ": [0-9]+") ? substr($0, RSTART + length(key) + 2, RLENGTH - length(key) - 2) : 0 }
         /Synthesis: Tested:/ { passed += count("Passing"); failed += count("Failing") }
         /^\[SKIP\] / && !/: Test is disabled$/ { skipped++ }
-        END { printf "tests: %d passed, %d failed, %d skipped\n", passed, failed, skipped }' "$log"
+        END { printf "tests: %d passed, %d failed, %d skipped\n", passed, failed, skipped }' "$log" "$sanitize_log"
     if [ "$status" -ne 0 ]; then
         echo "softrast.sh: meson test failed (see above)" >&2
         exit 1

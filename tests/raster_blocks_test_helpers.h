@@ -210,8 +210,8 @@ static inline void assert_same_frame(const frame *a, const frame *b, const char 
               (unsigned long long)b->stats.fragments_written, (unsigned long long)a->stats.fragments_written);
 }
 
-/// The user programs drawn by the native fill on one thread, and as `portable` and `threads` say,
-/// compared bit for bit (test_raster_blocks_user.c).
-void compare_user_frames(bool portable, int threads, const char *what);
+/// The user programs drawn by the native fill on one thread (once), and as each of the `count`
+/// `portable` and `threads` say, compared bit for bit; `what[k]` names way k (test_raster_blocks_user.c).
+void compare_user_frames(int count, const bool *portable, const int *threads, const char *const *what);
 
 #endif

@@ -68,6 +68,11 @@ Test(fuzz, pairs, .timeout = 600)
     run_target(&fuzz_target_pairs, 7, 100000);
 }
 
+Test(fuzz, record, .timeout = 600)
+{
+    run_target(&fuzz_target_record, 7, 30000);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Regressions: what the targets found, each checked directly against the API. The targets
  * check everything in every build: a bug they find fails `fuzz` until it is fixed.            */

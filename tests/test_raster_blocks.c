@@ -140,56 +140,47 @@ static void compare_builtins_with(way a, int way_count, const way *b, const char
     geometry_free(&scene);
 }
 
-/* Draws every built-in program in every configuration the two ways and compares. */
-static void compare_builtins(way a, way b, const char *what)
+/* Every way of drawing gives the frame of the one-thread native fill, for every built-in program
+ * in every configuration and for the user programs: blocks against one fragment at a time (called
+ * lane by lane); the portable fill (plain C) and, in builds that dispatch at run time
+ * (meson.build), every fill variant this processor runs, against the native one; 2, 3, 5 and 7
+ * threads against one. One test, so that each reference frame is drawn once for every comparison
+ * it anchors (three tests drew the same ones again: 15 draws per configuration, now 12). */
+Test(raster_blocks, every_form_fill_variant_and_thread_count_gives_the_same_frame)
 {
-    compare_builtins_with(a, 1, &b, &what);
-}
-
-Test(raster_blocks, block_and_one_fragment_forms_agree_for_every_builtin)
-{
-    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_BLOCK, false, 1, SR_ISA_BUILD},
-                     "one fragment / block");
-}
-
-Test(raster_blocks, portable_and_native_fills_agree)
-{
-    // The native frame drawn once, against the portable fill and, in builds that dispatch at run
-    // time (meson.build), every fill variant this processor runs.
-    way others[3] = {{FORM_BOTH, true, 1, SR_ISA_BUILD}};
-    const char *names[3] = {"native / portable"};
-    char isa_names[2][64];
+    // Both forms, one thread, native fill: against the portable fill, every variant, N threads.
+    const int thread_counts[4] = {2, 3, 5, 7};
+    way both[1 + 2 + 4] = {{FORM_BOTH, true, 1, SR_ISA_BUILD}};
+    const char *both_names[1 + 2 + 4] = {"native / portable"};
+    char names[2 + 4][64];
     int count = 1;
     for (sr_isa isa = SR_ISA_AVX2; isa <= SR_ISA_AVX512; isa++) {
         if (!sr_raster_fill_for(isa) || !sr_isa_available(isa))
             continue;
-        snprintf(isa_names[count - 1], sizeof isa_names[0], "native / %s", sr_isa_name(isa));
-        names[count] = isa_names[count - 1];
-        others[count++] = (way){FORM_BOTH, false, 1, isa};
+        snprintf(names[count - 1], sizeof names[0], "native / %s", sr_isa_name(isa));
+        both_names[count] = names[count - 1];
+        both[count++] = (way){FORM_BOTH, false, 1, isa};
     }
-    compare_builtins_with((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, count, others, names);
-    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_ONE, true, 1, SR_ISA_BUILD},
-                     "native / portable, one fragment");
-    compare_user_frames(true, 1, "native / portable, user program");
-}
-
-Test(raster_blocks, every_thread_count_gives_the_single_thread_frame)
-{
-    const int thread_counts[4] = {2, 3, 5, 7};
-    // the one-thread frame drawn once, against each thread count
-    way threaded[4];
-    char names[4][64];
-    const char *what[4];
     for (int t = 0; t < 4; t++) {
-        snprintf(names[t], sizeof names[t], "1 / %d threads", thread_counts[t]);
-        what[t] = names[t];
-        threaded[t] = (way){FORM_BOTH, t % 2 == 1, thread_counts[t], SR_ISA_BUILD};
+        snprintf(names[count - 1], sizeof names[0], "1 / %d threads", thread_counts[t]);
+        both_names[count] = names[count - 1];
+        both[count++] = (way){FORM_BOTH, t % 2 == 1, thread_counts[t], SR_ISA_BUILD};
     }
-    compare_builtins_with((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, 4, threaded, what);
-    compare_builtins((way){FORM_ONE, false, 1, SR_ISA_BUILD}, (way){FORM_ONE, false, 3, SR_ISA_BUILD},
-                     "1 / 3 threads, one fragment");
-    for (int t = 0; t < 4; t++)
-        compare_user_frames(t % 2 == 1, thread_counts[t], "1 / N threads, user program");
+    compare_builtins_with((way){FORM_BOTH, false, 1, SR_ISA_BUILD}, count, both, both_names);
+    // One fragment at a time, one thread, native fill: against blocks, the portable fill, 3 threads.
+    const way one[3] = {{FORM_BLOCK, false, 1, SR_ISA_BUILD},
+                        {FORM_ONE, true, 1, SR_ISA_BUILD},
+                        {FORM_ONE, false, 3, SR_ISA_BUILD}};
+    const char *const one_names[3] = {"one fragment / block", "native / portable, one fragment",
+                                      "1 / 3 threads, one fragment"};
+    compare_builtins_with((way){FORM_ONE, false, 1, SR_ISA_BUILD}, 3, one, one_names);
+    // The user programs: the portable fill, then N threads (the odd ones with the portable fill).
+    const bool portable[5] = {true, false, true, false, true};
+    const int threads[5] = {1, 2, 3, 5, 7};
+    const char *const user_names[5] = {"native / portable, user program", "1 / 2 threads, user program",
+                                       "1 / 3 threads, user program", "1 / 5 threads, user program",
+                                       "1 / 7 threads, user program"};
+    compare_user_frames(5, portable, threads, user_names);
 }
 
 /* Floats equal bit for bit, or both NaN (NaN payloads are not part of the contract; colours pack

@@ -239,18 +239,21 @@ static user_frame draw_user(form f, bool late, bool barycentrics, int threads, b
     return result;
 }
 
-/* The user programs drawn by the native fill on one thread, and as `portable` and `threads` say. */
-void compare_user_frames(bool portable, int threads, const char *what)
+/* The user programs drawn by the native fill on one thread (once per form and depth mode), and
+ * as each of the `count` ways says. */
+void compare_user_frames(int count, const bool *portable, const int *threads, const char *const *what)
 {
     for (int f = FORM_ONE; f <= FORM_BLOCK; f++)
         for (int late = 0; late < 2; late++) {
             user_frame a = draw_user((form)f, late, true, 1, false, false);
-            user_frame b = draw_user((form)f, late, true, threads, false, portable);
-            char name[128];
-            snprintf(name, sizeof name, "%.60s, form %d, late %d", what, f, late);
-            assert_same_frame(&a.frame, &b.frame, name);
+            for (int k = 0; k < count; k++) {
+                user_frame b = draw_user((form)f, late, true, threads[k], false, portable[k]);
+                char name[128];
+                snprintf(name, sizeof name, "%.60s, form %d, late %d", what[k], f, late);
+                assert_same_frame(&a.frame, &b.frame, name);
+                frame_free(&b.frame);
+            }
             frame_free(&a.frame);
-            frame_free(&b.frame);
         }
 }
 

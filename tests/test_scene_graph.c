@@ -4,6 +4,8 @@
  * Picking is test_scene_pick.c, cameras test_camera.c. */
 #include "scene_test_helpers.h"
 
+#include <float.h>
+
 /* ---- transforms and the hierarchy ---- */
 
 Test(transform, matrix_is_t_r_s_and_zero_means_identity)
@@ -200,6 +202,44 @@ Test(hierarchy, a_move_updates_its_subtree_and_ancestors_and_nothing_else)
     // Nothing changed: an update does nothing.
     update(tree.scene, &stats);
     cr_assert_eq(stats.transforms_updated + stats.bounds_updated, 0u);
+    sr_scene_destroy(tree.scene);
+}
+
+/* A node thrown to the edge of the float range (a recording's or an engine's blown-up body) and
+ * back: every update succeeds (its box plus the instance tree's margin and predicted displacement
+ * overflows there, so it leaves the tree while out there), and back home it is where it was,
+ * culled and drawn again. */
+Test(hierarchy, a_node_at_the_edge_of_the_float_range_and_back)
+{
+    test_tree tree;
+    make_tree(&tree, 12, 3);
+    sr_scene_update_stats stats;
+    update(tree.scene, &stats);
+    int moved = tree.count - 1;
+    sr_node_info before;
+    for (sr_scene_node(tree.scene, tree.nodes[moved], &before, NULL); sr_aabb_is_empty(before.world_aabb) && moved > 0;)
+        sr_scene_node(tree.scene, tree.nodes[--moved], &before, NULL); // one that draws something
+    cr_assert(!sr_aabb_is_empty(before.world_aabb));
+    const sr_vec3 far[5] = {{1e38f, 0, 0}, {0, -2e38f, 0}, {0, 0, 3e38f}, {-3e38f, 3e38f, 0}, {FLT_MAX, -FLT_MAX, FLT_MAX}};
+    for (int k = 0; k < 5; k++) {
+        sr_transform t = tree.local[moved];
+        t.translation = far[k];
+        cr_assert_eq(sr_scene_set_transform(tree.scene, tree.nodes[moved], t, NULL), SR_OK);
+        update(tree.scene, &stats); // from home: a displacement as large as the jump
+        cr_assert_eq(sr_scene_set_transform(tree.scene, tree.nodes[moved], tree.local[moved], NULL), SR_OK);
+        update(tree.scene, &stats);
+        t.translation = far[(k + 1) % 5];
+        cr_assert_eq(sr_scene_set_transform(tree.scene, tree.nodes[moved], t, NULL), SR_OK);
+        update(tree.scene, &stats);
+        t.translation = far[k]; // from far to far
+        cr_assert_eq(sr_scene_set_transform(tree.scene, tree.nodes[moved], t, NULL), SR_OK);
+        update(tree.scene, &stats);
+    }
+    cr_assert_eq(sr_scene_set_transform(tree.scene, tree.nodes[moved], tree.local[moved], NULL), SR_OK);
+    update(tree.scene, &stats);
+    sr_node_info after;
+    sr_scene_node(tree.scene, tree.nodes[moved], &after, NULL);
+    cr_assert(memcmp(&after.world_aabb, &before.world_aabb, sizeof after.world_aabb) == 0);
     sr_scene_destroy(tree.scene);
 }
 

@@ -35,6 +35,8 @@ typedef struct collide_item {
 static void print_usage(FILE *out)
 {
     fputs("usage: softrast collide --pairs FILE [--out FILE] [--query QUERY] [--max-iterations N]\n"
+          "       softrast collide SCENE.json --pair A,B --query gjk|epa|sat [--step N] [--minkowski]\n"
+          "                        (--out FILE.png | --steps DIR) [--size WxH] [--camera SPEC]\n"
           "\n"
           "Answers a collision query for every pair of convex shapes of a pairs file, one JSON line per\n"
           "pair in the file's order.\n"
@@ -57,7 +59,7 @@ static void print_usage(FILE *out)
           "                        sat: separating axes of two polytopes (points, segments, triangles,\n"
           "                        boxes, hulls; not rounded)\n"
           "  --max-iterations N    cap of each iterative stage, 1 to 100000 (default: the library's, 128)\n"
-          "  --help                this text\n"
+          "  --help                this text (the SCENE form: softrast collide SCENE.json --help)\n"
           "\n"
           "Output, world coordinates, numbers that read back to the same doubles:\n"
           "  apart        {\"id\":7,\"hit\":false,\"dist\":d,\"pa\":[x,y,z],\"pb\":[x,y,z]}  (closest points on A, B)\n"
@@ -231,6 +233,17 @@ static size_t answer_all(FILE *out, const collide_item *items, size_t count, con
 
 int sr_cmd_collide(int argc, char **argv)
 {
+    // A SCENE argument or an option only that form has: one pair of a scene's shapes, step by step
+    // (cmd_collide_steps.c).
+    for (int i = 1; i < argc; i++) {
+        static const char *const scene_only[] = {"--pair", "--step", "--steps", "--minkowski", "--both", "--camera",
+                                                 "--size"};
+        bool scene_option = false;
+        for (size_t k = 0; k < sizeof scene_only / sizeof scene_only[0]; k++)
+            scene_option |= strcmp(argv[i], scene_only[k]) == 0;
+        if (scene_option || (i == 1 && argv[i][0] != '-'))
+            return sr_cmd_collide_steps(argc, argv);
+    }
     collide_options o;
     int exit_status = parse_options(argc, argv, &o);
     if (exit_status >= 0)

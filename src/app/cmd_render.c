@@ -30,6 +30,8 @@ typedef struct render_options {
     sr_app_view_options view; ///< --camera, --up
     const char *debug_camera; ///< --debug-camera SPEC: view from here, cull with the scene camera
     const char *overlay;      ///< --overlay LIST
+    double margin;            ///< --margin D: the collision pass's near-pair margin (0: its default)
+    bool margin_given;
     int width, height;
     long threads;
     bool stats;
@@ -43,6 +45,7 @@ static void print_usage(FILE *out)
             "usage: softrast render [SCENE.json | MESH.obj] [--out FILE] [--size WxH] [--shader NAME]\n"
             "                       [--camera SPEC] [--up y|z] [--overlay LIST] [--debug-camera SPEC]\n"
             "                       [--depth FILE] [--ids FILE] [--stats] [--no-culling] [--threads N]\n"
+            "                       [--margin D]\n"
             "\n"
             "Renders one frame of a scene file (the format is in the README), of a mesh, or of the\n"
             "built-in demo scene (ground, sphere, box, torus) when neither is given. A mesh is shown as\n"
@@ -78,9 +81,19 @@ static void print_usage(FILE *out)
             "                   heat            BVH nodes visited by each pixel's pick, with a legend\n"
             "                   axes, grid      world axes at the origin, a ground grid at y = 0\n"
             "                   hud             statistics at the top left (text scaled with the image)\n"
+            "                   contacts        the collision pass over the scene's shapes: each touching or\n"
+            "                                   penetrating pair's contact point (red dot), its normal from\n"
+            "                                   the first shape to the second (yellow arrow, longer the\n"
+            "                                   deeper) and its depth (red text)\n"
+            "                   closest         pairs apart by at most the margin: the segment between\n"
+            "                                   their closest points and the distance (light blue)\n"
+            "                   pairs           the broadphase's candidate pairs as lines between their\n"
+            "                                   boxes' centres: red in contact, light blue near, light grey\n"
+            "                                   where the narrowphase found them apart\n"
             "  --debug-camera SPEC  draw from this camera (same syntax as --camera) while culling still\n"
             "                 uses the --camera one: its frustum and the culled instances (grey boxes)\n"
-            "                 are drawn too; without far= its far plane reaches past the whole scene\n"
+            "                 are drawn too; without far= its far plane reaches past the whole scene\n");
+    fprintf(out,
             "  --depth FILE   window depth in [0,1] per pixel: raw little-endian float32, top row first,\n"
             "                 1.0 where nothing was drawn\n"
             "  --ids FILE     what was drawn per pixel, raw little-endian uint32, top row first:\n"
@@ -91,20 +104,39 @@ static void print_usage(FILE *out)
             "  --stats        print the frame's statistics as one JSON line instead of the summary:\n"
             "                 instances (total, culled, drawn), triangles (submitted, back-face\n"
             "                 culled, clipped, drawn), fragments shaded, draw calls, milliseconds per\n"
-            "                 stage (load, update, cull, draw)\n"
+            "                 stage (load, update, cull, draw); for a scene with collision shapes, also\n"
+            "                 the collision pass: shapes, candidate pairs, queries, contacts, near pairs\n"
+            "                 and milliseconds of broadphase and narrowphase\n"
+            "  --margin D     the collision pass's margin: pairs apart by at most D (world units) are\n"
+            "                 near pairs (default %g; 0: contacts only)\n"
             "  --no-culling   draw every instance, also those outside the frustum (the same picture,\n"
             "                 slower: for measuring what culling saves)\n"
             "  --threads N    rendering threads, 1 to %d (default 1); the image does not depend on N\n"
             "  --help         this text\n"
             "\n"
+            "The collision pass (contacts, closest, pairs, and the counts of hud and --stats) runs once\n"
+            "over the shapes of the nodes that have one (a scene file's \"shape\" key), hidden or not.\n"
             "Files are written under a temporary name and renamed; when one output fails, the ones\n"
             "already written by this run are removed. Prints one line on success. A frame in which\n"
             "no triangle covers a pixel is still written (exit 0), with a warning on stderr saying\n"
             "why (nothing to draw, everything outside the view, every triangle culled, too small).\n"
             "Exit status: 0 written, 1 a file or the rendering failed, 2 a usage error.\n"
             "\n",
-            SR_MAX_THREADS);
+            SR_COLLISION_DEFAULT_MARGIN, SR_MAX_THREADS);
     sr_app_print_bench_scene(out);
+}
+
+/* --margin D: a finite number >= 0 (and not absurdly large). */
+static bool parse_margin(const char *value, double *out, char error[SR_ARGS_ERROR_SIZE])
+{
+    char *end = NULL;
+    double margin = strtod(value, &end);
+    if (end == value || *end != '\0' || !isfinite(margin) || margin < 0.0 || margin > 1e9) {
+        snprintf(error, SR_ARGS_ERROR_SIZE, "--margin: '%s' is not a distance (a number from 0 to 1e9)", value);
+        return false;
+    }
+    *out = margin;
+    return true;
 }
 
 /* Returns -1 to go on rendering, otherwise the exit status (0 after --help). */
@@ -126,7 +158,7 @@ static int parse_options(int argc, char **argv, render_options *o)
         } else if (strcmp(arg, "--out") == 0 || strcmp(arg, "--depth") == 0 || strcmp(arg, "--ids") == 0 ||
                    strcmp(arg, "--size") == 0 || strcmp(arg, "--shader") == 0 || strcmp(arg, "--camera") == 0 ||
                    strcmp(arg, "--threads") == 0 || strcmp(arg, "--overlay") == 0 ||
-                   strcmp(arg, "--debug-camera") == 0 || strcmp(arg, "--up") == 0) {
+                   strcmp(arg, "--debug-camera") == 0 || strcmp(arg, "--up") == 0 || strcmp(arg, "--margin") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto fail;
             if (strcmp(arg, "--out") == 0)
@@ -147,6 +179,11 @@ static int parse_options(int argc, char **argv, render_options *o)
                 o->debug_camera = value;
             else if (strcmp(arg, "--overlay") == 0)
                 o->overlay = value;
+            else if (strcmp(arg, "--margin") == 0) {
+                if (!parse_margin(value, &o->margin, error))
+                    goto fail;
+                o->margin_given = true;
+            }
             else if (strcmp(arg, "--threads") == 0) {
                 if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &o->threads, error))
                     goto fail;
@@ -275,7 +312,7 @@ static sr_status save_outputs(const render_options *o, sr_app_input input, const
     return SR_OK;
 }
 
-static void print_stats(const render_options *o, const sr_scene_stats *s, double load_ms)
+static void print_stats(const render_options *o, const sr_scene_stats *s, double load_ms, const sr_collision *collision)
 {
     printf("{\"out\": ");
     sr_app_print_json_string(stdout, o->out_path);
@@ -283,11 +320,20 @@ static void print_stats(const render_options *o, const sr_scene_stats *s, double
            "\"instances\": {\"total\": %u, \"culled\": %u, \"drawn\": %u}, "
            "\"triangles\": {\"submitted\": %llu, \"backface_culled\": %llu, \"clipped\": %llu, \"drawn\": %llu}, "
            "\"fragments_shaded\": %llu, \"draw_calls\": %u, "
-           "\"ms\": {\"load\": %.3f, \"update\": %.3f, \"cull\": %.3f, \"draw\": %.3f}}\n",
+           "\"ms\": {\"load\": %.3f, \"update\": %.3f, \"cull\": %.3f, \"draw\": %.3f}",
            o->width, o->height, o->threads, s->instances_total, s->instances_culled, s->instances_drawn,
            (unsigned long long)s->triangles_submitted, (unsigned long long)s->triangles_backface_culled,
            (unsigned long long)s->triangles_clipped, (unsigned long long)s->triangles_drawn,
            (unsigned long long)s->fragments_shaded, s->draw_calls, load_ms, s->update_ms, s->cull_ms, s->draw_ms);
+    if (collision) {
+        const sr_collision_stats *c = &collision->stats;
+        printf(", \"collision\": {\"shapes\": %u, \"margin\": %g, \"pairs\": %u, \"tests\": %u, \"reused\": %u, \"axis_rejects\": %u, "
+               "\"contacts\": %u, \"near\": %u, \"iteration_caps\": %u, "
+               "\"ms\": {\"broadphase\": %.3f, \"narrowphase\": %.3f}}",
+               c->shapes, collision->margin, c->pairs, c->tests, c->reused, c->axis_rejects, c->contacts, c->near, c->iteration_caps,
+               c->broadphase_ms, c->narrowphase_ms);
+    }
+    printf("}\n");
 }
 
 /* The distance from the view camera's eye past every node's box and every corner of the culling
@@ -324,14 +370,39 @@ static sr_status parse_camera(const char *option, const char *spec, sr_camera ba
     return SR_OK;
 }
 
+/* The collision pass of the collision overlays, the HUD and --stats, over a scene with shapes
+ * (NULL in *out when there is no reason to run it). The scene is up to date after rendering. */
+static sr_status run_collision(const render_options *o, sr_scene *scene, sr_collision **out, sr_error *err)
+{
+    *out = NULL;
+    sr_overlay_desc overlay = {0};
+    if (o->overlay && sr_overlay_parse(o->overlay, &overlay, NULL) != SR_OK)
+        return SR_OK; // already checked by parse_options
+    const uint32_t collision_items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS;
+    bool wanted = o->stats || (overlay.items & (collision_items | SR_OVERLAY_HUD));
+    if (sr_scene_shape_count(scene) == 0) {
+        if (overlay.items & collision_items)
+            fprintf(stderr, "softrast render: warning: the scene has no collision shapes (a node's \"shape\" key), "
+                            "so contacts, closest and pairs draw nothing\n");
+        return SR_OK;
+    }
+    if (!wanted)
+        return SR_OK;
+    sr_status status = sr_collision_create(out, err);
+    if (status == SR_OK)
+        status = sr_scene_collide(
+            scene, &(sr_collision_desc){.margin = o->margin, .no_near = o->margin_given && o->margin == 0.0}, *out, err);
+    return status;
+}
+
 /* The overlays of --overlay (and --debug-camera's frustum) over the rendered frame: the heat map
  * replaces the colours first, then the list is filled, grown and refilled if it overflowed,
  * and drawn with the view camera. */
 static sr_status draw_overlays(const render_options *o, const sr_scene *scene, const sr_scene_frame *frame,
-                               const sr_camera *view, const sr_camera *cull, double frame_ms, sr_renderer *renderer,
-                               sr_framebuffer *fb, sr_error *err)
+                               const sr_camera *view, const sr_camera *cull, double frame_ms,
+                               const sr_collision *collision, sr_renderer *renderer, sr_framebuffer *fb, sr_error *err)
 {
-    sr_overlay_desc desc = {.cull_camera = cull, .frame_ms = frame_ms};
+    sr_overlay_desc desc = {.cull_camera = cull, .frame_ms = frame_ms, .collision = collision};
     sr_status status = o->overlay ? sr_overlay_parse(o->overlay, &desc, err) : SR_OK;
     if (o->debug_camera)
         desc.items |= SR_OVERLAY_FRUSTUM;
@@ -369,6 +440,7 @@ int sr_cmd_render(int argc, char **argv)
     sr_scene_frame *frame = NULL;
     sr_texture *checker = NULL;
     sr_app_scene loaded = {0};
+    sr_collision *collision = NULL;
     bool usage_error = false;
 
     double start = sr_app_now_ms();
@@ -411,8 +483,10 @@ int sr_cmd_render(int argc, char **argv)
         double render_start = sr_app_now_ms();
         status = sr_scene_render(scene, &desc, renderer, fb, frame, &err);
         double frame_ms = sr_app_now_ms() - render_start;
+        if (status == SR_OK)
+            status = run_collision(&options, scene, &collision, &err);
         if (status == SR_OK && (options.overlay || options.debug_camera))
-            status = draw_overlays(&options, scene, frame, &view, &camera, frame_ms, renderer, fb, &err);
+            status = draw_overlays(&options, scene, frame, &view, &camera, frame_ms, collision, renderer, fb, &err);
     }
     if (status == SR_OK)
         status = save_outputs(&options, loaded.input, fb, frame, &err);
@@ -423,7 +497,7 @@ int sr_cmd_render(int argc, char **argv)
         if (sr_app_why_nothing_drawn(scene, frame, &view, options.width, options.height, why, sizeof why))
             fprintf(stderr, "softrast render: warning: nothing was drawn, the image is only the background: %s\n", why);
         if (options.stats) {
-            print_stats(&options, &stats, load_ms);
+            print_stats(&options, &stats, load_ms, collision);
         } else {
             char shading[256];
             sr_app_describe_shading(scene, options.shader, shading, sizeof shading);
@@ -442,6 +516,7 @@ int sr_cmd_render(int argc, char **argv)
     } else {
         fprintf(stderr, "softrast render: %s\n", err.message[0] ? err.message : sr_status_name(status));
     }
+    sr_collision_destroy(collision);
     sr_texture_destroy(checker);
     sr_scene_frame_destroy(frame);
     sr_renderer_destroy(renderer);

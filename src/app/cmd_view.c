@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <softrast/record.h>
 #include <softrast/viewer.h>
 
 #include "app_scene.h"
@@ -19,7 +20,7 @@
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "usage: softrast view [SCENE.json | MESH.obj] [--size WxH] [--up y|z] [--threads N]\n"
+            "usage: softrast view [SCENE.json | MESH.obj | RECORDING] [--size WxH] [--up y|z] [--threads N]\n"
             "                     [--script FILE] [--benchmark FRAMES] [--hidden] [--probe]\n"
             "\n"
             "Opens a window showing the scene (a scene file, a mesh, or the built-in demo scene when\n"
@@ -30,6 +31,10 @@ static void print_usage(FILE *out)
             "window can be resized; a big file loads on a worker thread with its progress shown. The\n"
             "scene file is reloaded when it changes on disk (or with R); if it fails to load, the last\n"
             "scene that loaded stays on screen with the error.\n"
+            "A recording (softrast/record.h; known by its first bytes, whatever its name) plays with a\n"
+            "timeline at the bottom: its frames' debug lists and recorded scene, with every overlay and\n"
+            "the keys of the 'recordings' section below; a recording still being written is read again\n"
+            "as it grows (from its last frame, the view follows the end).\n"
             "\n"
             "%s"
             "\n"
@@ -48,7 +53,9 @@ static void print_usage(FILE *out)
             "                        click X Y              double-click X Y\n"
             "                        drag X1 Y1 X2 Y2 [left|right|middle|shift-left]\n"
             "                        wheel N [X Y]          N notches, positive zooms in\n"
-            "                        key NAME               an SDL key name: B, Home, Tab, [, Escape\n"
+            "                        key NAME               an SDL key name: B, Home, Tab, [, Escape,\n"
+            "                                               Left, PageUp; held modifiers first:\n"
+            "                                               Shift+Right, Ctrl+Left, Alt+...\n"
             "                        resize W H             wait FRAMES (draw FRAMES frames)\n"
             "                        sleep MS               let MS milliseconds pass (the scene file\n"
             "                                               is watched meanwhile)\n"
@@ -63,6 +70,13 @@ static void print_usage(FILE *out)
             "                                               lists (an embedding program's: count,\n"
             "                                               items, dropped)\n"
             "                        print-stats            JSON: frames, frame times, fps\n"
+            "                      and for a recording:\n"
+            "                        frame N|first|last     go to frame N (0-based), as the timeline does\n"
+            "                        loop A B | loop off    play loops over frames A to B / stops looping\n"
+            "                      print-state's \"recording\" then has the frame, time, play state,\n"
+            "                      speed, loop, lists and colours shown, the frame's messages, where\n"
+            "                      the timeline and the legend are, and what is selected; print-pick\n"
+            "                      prints the selection (item or node) at the frame shown.\n"
             "                      A saved frame with the HUD off equals 'softrast render --camera C\n"
             "                      --overlay O' with C and O from print-state (frozen: --camera\n"
             "                      CULL --debug-camera C).\n"
@@ -186,8 +200,9 @@ int sr_cmd_view(int argc, char **argv)
         snprintf(error, sizeof error, "give --script or --benchmark, not both");
         goto fail;
     }
-    if (view.up && (!scene_path || sr_args_has_extension(scene_path, ".json"))) {
-        snprintf(error, sizeof error, "--up %c: a scene keeps its own camera; --up applies to meshes", view.up);
+    if (view.up && (!scene_path || sr_args_has_extension(scene_path, ".json") || sr_recording_probe(scene_path))) {
+        snprintf(error, sizeof error, "--up %c: a scene or recording keeps its own camera; --up applies to meshes",
+                 view.up);
         goto fail;
     }
     // Files that cannot be read are refused before a window opens (a failure, not a usage error:

@@ -21,17 +21,23 @@ static void print_usage(FILE *out)
                  "commands:\n"
                  "  render [SCENE.json|MESH.obj] [--out FILE.bmp|.png] [--size WxH] [--camera SPEC]\n"
                  "         [--up y|z] [--shader NAME] [--overlay LIST] [--debug-camera SPEC] [--depth FILE]\n"
-                 "         [--ids FILE] [--stats] [--no-culling] [--threads N]\n"
+                 "         [--ids FILE] [--stats] [--no-culling] [--threads N] [--margin D]\n"
                  "                                          render a scene, a mesh or the demo scene to a file\n"
                  "  pick [SCENE.json|MESH.obj] [--size WxH] [--camera SPEC] [--up y|z]\n"
                  "       (--at X,Y ... | --points FILE) [--threads N]\n"
                  "                                          what is under pixels of that picture, as JSON lines\n"
-                 "  view [SCENE.json|MESH.obj] [--size WxH] [--up y|z] [--threads N] [--script FILE]\n"
-                 "       [--benchmark N]                    the interactive viewer (orbit, pick, overlays)\n"
+                 "  view [SCENE.json|MESH.obj|RECORDING] [--size WxH] [--up y|z] [--threads N] [--script FILE]\n"
+                 "       [--benchmark N]                    the interactive viewer (orbit, pick, overlays, playback)\n"
+                 "  replay RECORDING (--frames A:B[:STEP] --out DIR/%%05d.png [--size WxH] [--camera C]\n"
+                 "         [--lists NAMES] [--threads N] | --info | --check)\n"
+                 "                                          render a recording's frames headless, describe it,\n"
+                 "                                          or check it\n"
                  "  raycast MESH.obj (--rays RAYS | --primary WxH) --out HITS [--any-hit] [--threads N]\n"
                  "                                          cast a batch of rays against a mesh\n"
                  "  collide --pairs FILE [--out FILE] [--query signed|distance|penetration|intersect|sat]\n"
                  "                                          collision queries on pairs of convex shapes, as JSON lines\n"
+                 "  collide SCENE.json --pair A,B --query gjk|epa|sat [--step N] [--minkowski|--both] (--out FILE.png |\n"
+                 "          --steps DIR)                    a query on two nodes' shapes drawn step by step\n"
                  "  bench raster MESH.obj [--runs N] [--size WxH] [--threads N]\n"
                  "  bench bvh MESH.obj [--runs N]\n"
                  "  bench scene [SCENE.json|MESH.obj] [--runs N] [--size WxH] [--threads N] [--camera SPEC]\n"
@@ -74,6 +80,8 @@ static int dispatch(const char *command, int argc, char **argv)
         return sr_cmd_render(argc, argv);
     if (strcmp(command, "view") == 0)
         return sr_cmd_view(argc, argv);
+    if (strcmp(command, "replay") == 0)
+        return sr_cmd_replay(argc, argv);
     if (strcmp(command, "raycast") == 0)
         return sr_cmd_raycast(argc, argv);
     if (strcmp(command, "pick") == 0)

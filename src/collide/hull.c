@@ -73,6 +73,7 @@ sr_hull *sr_hull_allocate(const sr_hull_tables *t)
     hull->adjacency = (const uint32_t *)(void *)(block + offset_adjacency);
     hull->adjacency_edges = (const uint32_t *)(void *)(block + offset_adjacency_edges);
     hull->edge_faces = (const uint32_t *)(void *)(block + offset_edge_faces);
+    hull->view.edge_faces = hull->edge_faces;
     return hull;
 }
 

@@ -241,7 +241,9 @@ sr_status sr_debug_draw(sr_debug_list *list, sr_renderer *renderer, sr_framebuff
         int g = group_of(item), mode = item->style.on_top;
         debug_sink sink = {.segments = list->segment_scratch + 2 * segment_end[g],
                            .triangles = list->triangle_scratch + 3 * triangle_end[mode]};
-        const sr_vec3 *points = item->kind == SR_DEBUG_ITEM_POLYLINE ? list->points + item->polyline.first : NULL;
+        const sr_vec3 *points = item->kind == SR_DEBUG_ITEM_POLYLINE ? list->points + item->polyline.first
+                                : item->kind == SR_DEBUG_ITEM_SHAPE  ? list->points + item->shape.first
+                                                                     : NULL;
         sr_debug_tessellate(item, points, &view, &sink);
         segment_end[g] += sink.segment_count;
         triangle_end[mode] += sink.triangle_count;

@@ -5,6 +5,7 @@
  * through the same functions. Knows nothing of drawing. */
 #include "debug_internal.h"
 
+#include <float.h>
 #include <string.h>
 
 /* ---- 3D items ---- */
@@ -296,9 +297,18 @@ void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const 
     case SR_DEBUG_ITEM_SPHERE:
         sr_debug_sphere(list, item->sphere.centre, item->sphere.radius, style);
         break;
-    case SR_DEBUG_ITEM_ORIENTED_SPHERE:
-        sr_debug_sphere_oriented(list, item->sphere.centre, item->sphere.rotation, item->sphere.radius, style);
+    case SR_DEBUG_ITEM_ORIENTED_SPHERE: {
+        // A rotation already of unit length (an item read back from a list) is kept bit for bit:
+        // normalising a unit quaternion again may change its last bits, and a replayed item must
+        // be the item that was recorded.
+        sr_quat q = item->sphere.rotation;
+        float length2 = sr_quat_dot(q, q);
+        if (fabsf(length2 - 1.0f) <= 4.0f * FLT_EPSILON)
+            add_sphere(list, SR_DEBUG_ITEM_ORIENTED_SPHERE, item->sphere.centre, q, item->sphere.radius, style);
+        else
+            sr_debug_sphere_oriented(list, item->sphere.centre, q, item->sphere.radius, style);
         break;
+    }
     case SR_DEBUG_ITEM_CAPSULE:
         sr_debug_capsule(list, item->segment.a, item->segment.b, item->segment.radius, style);
         break;
@@ -337,6 +347,9 @@ void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const 
     case SR_DEBUG_ITEM_RECT_2D:
         sr_debug_rect_2d(list, item->rect.x, item->rect.y, item->rect.width, item->rect.height, item->rect.filled,
                          style);
+        break;
+    case SR_DEBUG_ITEM_SHAPE:
+        sr_debug_shape_append(list, item, points);
         break;
     case SR_DEBUG_ITEM_KIND_COUNT:
         break;

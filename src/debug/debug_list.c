@@ -153,8 +153,11 @@ sr_debug_item *sr_debug_list_begin(sr_debug_list *list, sr_debug_item_kind kind,
     sr_debug_item *item = list->item_count < list->item_capacity ? &list->items[list->item_count] : &list->spare;
     memset(item, 0, sizeof *item); // the union's unused bytes too: recorders may copy items whole
     item->kind = kind;
-    item->style = style;
+    // Field by field: a struct assignment may copy the caller's padding bytes (after on_top),
+    // and an item must compare equal byte for byte to its copy read back from a recording.
+    item->style.color = style.color;
     item->style.width = style.width < 1 ? 1 : style.width > 4 ? 4 : style.width;
+    item->style.on_top = style.on_top;
     return item;
 }
 
@@ -175,10 +178,13 @@ void sr_debug_list_commit(sr_debug_list *list, sr_debug_item *item, const sr_vec
         cost.points > list->point_capacity - list->point_count || (is_text && list->text_count >= list->text_capacity) ||
         cost.bytes > list->byte_capacity - list->byte_count)
         return; // dropped: the slot past item_count is free for the next item
-    if (item->kind == SR_DEBUG_ITEM_POLYLINE) {
-        memcpy(list->points + list->point_count, points, cost.points * sizeof *points);
+    sr_vec3 *kept = list->points + list->point_count;
+    if (cost.points && points != kept) // a shape's wire may have been written in place
+        memcpy(kept, points, cost.points * sizeof *points);
+    if (item->kind == SR_DEBUG_ITEM_POLYLINE)
         item->polyline.first = (uint32_t)list->point_count;
-    }
+    if (item->kind == SR_DEBUG_ITEM_SHAPE)
+        item->shape.first = (uint32_t)list->point_count;
     if (is_text) {
         memcpy(list->bytes + list->byte_count, text, cost.bytes - 1);
         list->bytes[list->byte_count + cost.bytes - 1] = '\0';
@@ -190,6 +196,11 @@ void sr_debug_list_commit(sr_debug_list *list, sr_debug_item *item, const sr_vec
     list->point_count += cost.points;
     list->text_count += is_text;
     list->byte_count += cost.bytes;
+}
+
+sr_vec3 *sr_debug_list_point_space(sr_debug_list *list, size_t count)
+{
+    return count <= list->point_capacity - list->point_count ? list->points + list->point_count : NULL;
 }
 
 /* ---- reading ---- */
@@ -211,9 +222,11 @@ static bool owns(const sr_debug_list *list, const sr_debug_item *item)
 
 const sr_vec3 *sr_debug_list_item_points(const sr_debug_list *list, const sr_debug_item *item)
 {
-    if (!owns(list, item) || item->kind != SR_DEBUG_ITEM_POLYLINE)
+    if (!owns(list, item))
         return NULL;
-    return list->points + item->polyline.first;
+    if (item->kind == SR_DEBUG_ITEM_SHAPE)
+        return list->points + item->shape.first;
+    return item->kind == SR_DEBUG_ITEM_POLYLINE ? list->points + item->polyline.first : NULL;
 }
 
 const char *sr_debug_list_item_text(const sr_debug_list *list, const sr_debug_item *item)

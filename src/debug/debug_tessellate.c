@@ -87,6 +87,10 @@ debug_cost sr_debug_item_cost(const sr_debug_item *item)
     case SR_DEBUG_ITEM_RECT_2D:
         cost.segments = item->rect.filled ? 0 : 4;
         break;
+    case SR_DEBUG_ITEM_SHAPE:
+        cost.segments = sr_debug_shape_segments(item);
+        cost.points = item->shape.type == SR_SHAPE_HULL ? item->shape.count : 0;
+        break;
     case SR_DEBUG_ITEM_KIND_COUNT:
         break;
     }
@@ -104,7 +108,7 @@ static void unpack(uint32_t rgba, float out[4])
 
 /* Appends the segment p-q, coloured color_p at p and color_q at q. A segment both of whose
  * colours are fully transparent would blend to nothing: it is left out. */
-static void segment(debug_sink *sink, sr_vec3 p, sr_vec3 q, uint32_t color_p, uint32_t color_q)
+void sr_debug_sink_segment(debug_sink *sink, sr_vec3 p, sr_vec3 q, uint32_t color_p, uint32_t color_q)
 {
     if (!((color_p | color_q) >> 24))
         return;
@@ -117,7 +121,7 @@ static void segment(debug_sink *sink, sr_vec3 p, sr_vec3 q, uint32_t color_p, ui
 
 static void line(debug_sink *sink, sr_vec3 p, sr_vec3 q, uint32_t color)
 {
-    segment(sink, p, q, color, color);
+    sr_debug_sink_segment(sink, p, q, color, color);
 }
 
 static void triangle(debug_sink *sink, sr_vec3 a, sr_vec3 b, sr_vec3 c, uint32_t color)
@@ -349,7 +353,7 @@ void sr_debug_tessellate(const sr_debug_item *item, const sr_vec3 *points, const
     uint32_t color = item->style.color;
     switch (item->kind) {
     case SR_DEBUG_ITEM_LINE:
-        segment(sink, item->line.a, item->line.b, color, item->line.color_b);
+        sr_debug_sink_segment(sink, item->line.a, item->line.b, color, item->line.color_b);
         break;
     case SR_DEBUG_ITEM_ARROW:
         arrow(sink, item->line.a, item->line.b, color);
@@ -415,6 +419,9 @@ void sr_debug_tessellate(const sr_debug_item *item, const sr_vec3 *points, const
     case SR_DEBUG_ITEM_RECT_2D:
         if (!item->rect.filled)
             rect_outline(sink, &item->rect, view, color);
+        break;
+    case SR_DEBUG_ITEM_SHAPE:
+        sr_debug_shape_tessellate(item, points, sink);
         break;
     case SR_DEBUG_ITEM_DOT:
     case SR_DEBUG_ITEM_TEXT:

@@ -102,7 +102,8 @@ sr_status sr_overlay_parse(const char *text, sr_overlay_desc *desc, sr_error *er
                  {"wire", SR_OVERLAY_WIRE},       {"pick", SR_OVERLAY_PICK},
                  {"frustum", SR_OVERLAY_FRUSTUM}, {"heat", SR_OVERLAY_HEAT},
                  {"axes", SR_OVERLAY_AXES},       {"grid", SR_OVERLAY_GRID},
-                 {"hud", SR_OVERLAY_HUD}};
+                 {"hud", SR_OVERLAY_HUD},         {"contacts", SR_OVERLAY_CONTACTS},
+                 {"closest", SR_OVERLAY_CLOSEST}, {"pairs", SR_OVERLAY_PAIRS}};
     sr_overlay_desc d = *desc;
     const char *p = text;
     if (*p == '\0')
@@ -136,7 +137,7 @@ sr_status sr_overlay_parse(const char *text, sr_overlay_desc *desc, sr_error *er
         if (which < 0)
             return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
                                 "overlay '%.*s': unknown (known: bvh[:A-B], mesh-bvh[:A-B], bounds, normals, wire, "
-                                "pick:X,Y, frustum, heat, axes, grid, hud)",
+                                "pick:X,Y, frustum, heat, axes, grid, hud, contacts, closest, pairs)",
                                 (int)name_length, p);
         uint32_t bit = names[which].bit;
         if (bit == SR_OVERLAY_BVH || bit == SR_OVERLAY_MESH_BVH) {
@@ -397,6 +398,11 @@ size_t sr_overlay_hud_text(const sr_scene *scene, const sr_scene_frame *frame, c
         }
         append(out, size, &used, "\n %u BVH nodes visited", pick->nodes_visited);
     }
+    if (desc->collision) {
+        char collision[256];
+        sr_overlay_collision_text(desc->collision, collision, sizeof collision);
+        append(out, size, &used, "\n%s", collision);
+    }
     if (desc->hud_text && desc->hud_text[0])
         append(out, size, &used, "\n%s", desc->hud_text);
     return used;
@@ -496,6 +502,7 @@ sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, con
             return status;
         draw_pick(list, scene, &hit);
     }
+    sr_overlay_add_collision(scene, &view, height, desc, scale, list);
     sr_debug_list *hud = desc->hud_list ? desc->hud_list : list;
     if (items & SR_OVERLAY_HEAT)
         draw_heat_legend(hud, desc->heat_max, width, height, scale);

@@ -5,6 +5,7 @@
  * scene_render.c, picking scene_pick.c. Knows nothing of files or SDL. */
 #include "scene_internal.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +52,9 @@ sr_status sr_scene_create(const sr_scene_desc *desc, sr_scene **out, sr_error *e
     if (!(d.instance_margin >= 0.0f) || !isfinite(d.instance_margin))
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_create: instance_margin %g must be >= 0",
                             (double)d.instance_margin);
+    if (!(d.shape_margin >= 0.0f) || !isfinite(d.shape_margin))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_create: shape_margin %g must be >= 0",
+                            (double)d.shape_margin);
     sr_scene *scene = sr_calloc(1, sizeof *scene);
     if (!scene)
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_create: out of memory");
@@ -63,6 +67,7 @@ sr_status sr_scene_create(const sr_scene_desc *desc, sr_scene **out, sr_error *e
     scene->default_material = (scene_material){.name = NULL, .desc = default_material_desc};
     scene->first_root = scene->last_root = scene->free_head = SCENE_NONE;
     scene->instance_margin = d.instance_margin > 0.0f ? d.instance_margin : 0.1f;
+    scene->shape_margin = d.shape_margin > 0.0f ? d.shape_margin : 0.1f;
     sr_status status = scene->name ? SR_OK : SR_ERROR_OUT_OF_MEMORY;
     if (status == SR_OK)
         status =
@@ -81,14 +86,9 @@ void sr_scene_destroy(sr_scene *scene)
 {
     if (!scene)
         return;
-    for (uint32_t i = 0; i < scene->mesh_count; i++) {
-        scene_mesh *m = &scene->meshes[i];
-        sr_free(m->name);
-        sr_mesh_destroy(m->mesh);
-        sr_bvh_destroy(m->bvh);
-        sr_free(m->vertices);
-        sr_free(m->parts);
-    }
+    sr_scene_destroy_shapes(scene); // before the meshes: hulls of meshes are shared with shapes
+    for (uint32_t i = 0; i < scene->mesh_count; i++)
+        sr_scene_release_mesh(&scene->meshes[i]);
     for (uint32_t i = 0; i < scene->texture_count; i++) {
         sr_texture_destroy(scene->textures[i]);
         sr_free(scene->texture_names[i]);
@@ -129,7 +129,10 @@ sr_status sr_scene_set_light(sr_scene *scene, sr_light light, sr_error *err)
 {
     if (!scene)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_set_light: scene is NULL");
-    sr_vec3 direction = sr_vec3_normalize(light.direction);
+    // A direction already of unit length is kept bit for bit: normalising it again may change its
+    // last bits, and a light read back (from a recording, say) must be the light that was set.
+    float length2 = sr_vec3_dot(light.direction, light.direction);
+    sr_vec3 direction = fabsf(length2 - 1.0f) <= 4.0f * FLT_EPSILON ? light.direction : sr_vec3_normalize(light.direction);
     if (sr_vec3_length(direction) == 0.0f)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "light direction (%g, %g, %g) is zero or not finite",
                             (double)light.direction.x, (double)light.direction.y, (double)light.direction.z);
@@ -232,30 +235,17 @@ static sr_status report_build(const sr_scene *scene, const char *name, double fr
     return SR_OK;
 }
 
-sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr_mesh_id *out, sr_error *err)
+sr_status sr_scene_build_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, scene_mesh *out, sr_error *err)
 {
-    if (out)
-        *out = (sr_mesh_id){0};
-    if (!scene || !mesh) {
-        sr_mesh_destroy(mesh);
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_add_mesh: %s is NULL", scene ? "mesh" : "scene");
-    }
     const char *label = name ? name : "mesh";
+    *out = (scene_mesh){0};
     for (size_t i = 0; i < mesh->triangle_count * 3; i++)
-        if (mesh->indices[i] >= mesh->vertex_count) {
-            sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': triangle %zu uses vertex %u of %zu", label, i / 3,
-                         mesh->indices[i], mesh->vertex_count);
-            sr_mesh_destroy(mesh);
-            return SR_ERROR_INVALID_ARGUMENT;
-        }
-    if (scene->mesh_count == UINT32_MAX - 1 ||
-        !sr_scene_grow((void **)&scene->meshes, &scene->mesh_capacity, scene->mesh_count + 1, sizeof *scene->meshes)) {
-        sr_mesh_destroy(mesh);
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_add_mesh: out of memory for mesh '%s'", label);
-    }
-    scene_mesh m = {.mesh = mesh, .bounds = sr_mesh_bounds(mesh)};
+        if (mesh->indices[i] >= mesh->vertex_count)
+            return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': triangle %zu uses vertex %u of %zu", label,
+                                i / 3, mesh->indices[i], mesh->vertex_count);
     char generated[32];
     snprintf(generated, sizeof generated, "mesh %u", scene->mesh_count + 1);
+    scene_mesh m = {.mesh = mesh, .bounds = sr_mesh_bounds(mesh)};
     m.name = sr_scene_copy_string(name ? name : generated);
     sr_status status = m.name ? SR_OK : sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_add_mesh: out of memory");
     if (status == SR_OK && !mesh->normals)
@@ -282,10 +272,43 @@ sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr
     if (status == SR_OK)
         status = make_parts(scene, &m, err);
     if (status != SR_OK) {
-        sr_free(m.name);
-        sr_free(m.vertices);
-        sr_bvh_destroy(m.bvh);
-        sr_free(m.parts);
+        m.mesh = NULL; // the caller's still
+        sr_scene_release_mesh(&m);
+        return status;
+    }
+    *out = m;
+    return SR_OK;
+}
+
+void sr_scene_release_mesh(scene_mesh *m)
+{
+    sr_free(m->name);
+    sr_mesh_destroy(m->mesh);
+    sr_bvh_destroy(m->bvh);
+    sr_free(m->vertices);
+    sr_free(m->parts);
+    sr_hull_destroy(m->hull);
+    sr_free(m->wire);
+    *m = (scene_mesh){0};
+}
+
+sr_status sr_scene_add_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, sr_mesh_id *out, sr_error *err)
+{
+    if (out)
+        *out = (sr_mesh_id){0};
+    if (!scene || !mesh) {
+        sr_mesh_destroy(mesh);
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_add_mesh: %s is NULL", scene ? "mesh" : "scene");
+    }
+    if (scene->mesh_count == UINT32_MAX - 1 ||
+        !sr_scene_grow((void **)&scene->meshes, &scene->mesh_capacity, scene->mesh_count + 1, sizeof *scene->meshes)) {
+        sr_mesh_destroy(mesh);
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_add_mesh: out of memory for mesh '%s'",
+                            name ? name : "mesh");
+    }
+    scene_mesh m;
+    sr_status status = sr_scene_build_mesh(scene, mesh, name, &m, err);
+    if (status != SR_OK) {
         sr_mesh_destroy(mesh);
         return status;
     }
@@ -321,6 +344,35 @@ const char *sr_scene_mesh_name(const sr_scene *scene, sr_mesh_id mesh)
 size_t sr_scene_mesh_count(const sr_scene *scene)
 {
     return scene ? scene->mesh_count : 0;
+}
+
+size_t sr_scene_mesh_part_count(const sr_scene *scene, sr_mesh_id mesh)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    return m ? m->part_count : 0;
+}
+
+sr_material_id sr_scene_mesh_part_material(const sr_scene *scene, sr_mesh_id mesh, size_t part)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    return m && part < m->part_count ? m->parts[part].material : (sr_material_id){0};
+}
+
+sr_status sr_scene_set_mesh_part_material(sr_scene *scene, sr_mesh_id mesh, size_t part, sr_material_id material,
+                                          sr_error *err)
+{
+    const scene_mesh *m = mesh_of(scene, mesh);
+    if (!m)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_set_mesh_part_material: mesh id %u does not exist",
+                            mesh.id);
+    if (part >= m->part_count)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': part %zu does not exist (it has %u)", m->name,
+                            part, m->part_count);
+    if (material.id > scene->material_count)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "mesh '%s': material id %u does not exist", m->name,
+                            material.id);
+    m->parts[part].material = material;
+    return SR_OK;
 }
 
 /* ---- textures and materials ---- */
@@ -441,6 +493,8 @@ sr_scene_totals sr_scene_get_totals(const sr_scene *scene)
     t.materials = scene->material_count;
     t.nodes = scene->live_count;
     t.bvh_build_ms = scene->bvh_build_ms;
+    t.shapes = scene->shape_count;
+    t.shape_meshes = scene->shape_mesh_count;
     for (uint32_t i = 0; i < scene->mesh_count; i++) {
         t.mesh_triangles += scene->meshes[i].mesh->triangle_count;
         t.bvh_nodes += scene->meshes[i].bvh->stats.node_count;

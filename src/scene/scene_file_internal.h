@@ -80,4 +80,9 @@ sr_status sr_json_table_find(loader *l, const named_table *table, const char *ki
 /// `relative` resolved against the scene file's folder (absolute paths stay as they are).
 sr_status sr_json_resolve_path(loader *l, const char *relative, const char *at, char out[4096]);
 
+/* ---- nodes (scene_file_nodes.c) ---- */
+
+/// The array of nodes at `at`, children of `parent` (SR_NODE_NULL: top level) at `depth`.
+sr_status sr_scene_file_read_nodes(loader *l, const cJSON *item, const char *at, sr_node_id parent, int depth);
+
 #endif

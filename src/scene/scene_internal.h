@@ -1,6 +1,8 @@
 /* src/scene/scene_internal.h — the private layout of sr_scene, shared by scene.c (storage,
  * meshes, materials, nodes), scene_update.c (world transforms and boxes, the instance tree),
- * scene_render.c (culling, drawing, frames) and scene_pick.c. Never installed. */
+ * scene_render.c (culling, drawing, frames), scene_pick.c, scene_shape.c (collision shapes on
+ * nodes and the meshes that draw them) and scene_collide.c (the collision pass). Never
+ * installed. */
 #ifndef SR_SCENE_INTERNAL_H
 #define SR_SCENE_INTERNAL_H
 
@@ -19,6 +21,7 @@ enum {
     NODE_DIRTY_TRANSFORM = 1u << 2, ///< local transform (or parent) changed: subtree to recompute
     NODE_DIRTY_BOUNDS = 1u << 3,    ///< a descendant changed: subtree box to recompute
     NODE_PENDING = 1u << 4,         ///< listed in scene->pending
+    NODE_WIRE_ONLY = 1u << 5,       ///< `mesh` is a shape's, picked and culled but drawn as its wire
 };
 
 /// A range of a mesh's triangles drawn with one material (one draw call).
@@ -35,6 +38,14 @@ typedef struct scene_mesh {
     sr_aabb bounds; ///< mesh space
     scene_part *parts;
     uint32_t part_count;
+    sr_hull *hull; ///< the hull of its vertices, made on the first hull_mesh request (NULL until then)
+    /* Meshes the scene made to draw shapes (scene_shape.c): */
+    bool shape_mesh;
+    uint32_t users;      ///< nodes drawing it; at 0 it waits in the cache, and may be remade for another shape
+    sr_shape shape_key;  ///< the local shape it was made from (identity pose)
+    sr_vec3 *wire;       ///< the shape's edges: wire_count segments, 2 points each, mesh space
+    uint32_t wire_count;
+    bool idle;           ///< listed in scene->idle_meshes
 } scene_mesh;
 
 typedef struct scene_material {
@@ -54,10 +65,44 @@ typedef struct scene_node {
     sr_mat4 world_inverse; ///< for picking: world rays into mesh space
     sr_mat4 normal_matrix; ///< inverse transpose of world's 3x3 (picking normals)
     sr_aabb world_aabb, subtree_aabb;
-    uint32_t mesh;          ///< sr_mesh_id.id
+    uint32_t mesh;          ///< sr_mesh_id.id drawn and picked: own_mesh, or its shape's mesh
+    uint32_t own_mesh;      ///< the mesh it was given (sr_node_desc.mesh)
+    uint32_t wire_mesh;     ///< a shape mesh whose wire is drawn (0: none)
     uint32_t material;      ///< sr_material_id.id
     sr_dynamic_proxy proxy; ///< SR_DYNAMIC_PROXY_NULL until the first update (and without a mesh)
+    sr_pose world_pose;     ///< the rigid part of `world` in double (meaningful where no scale is)
+    uint32_t shape;         ///< index + 1 in scene->shapes; 0: no shape
+    uint32_t shapes_below;  ///< nodes with a shape in its subtree, itself included
 } scene_node;
+
+/// A node's collision shape (scene_shape.c) and its broadphase state (scene_collide.c).
+typedef struct scene_shape {
+    uint32_t node;          ///< slot of its node
+    sr_shape local;         ///< identity pose
+    sr_hull *owned_hull;    ///< made from hull_points (freed with the shape); NULL otherwise
+    sr_shape world;         ///< at the node's world pose (sr_scene_update)
+    sr_shape_draw draw;     ///< resolved
+    uint32_t mesh;          ///< the shape mesh drawing it, 0: none
+    sr_dynamic_proxy proxy; ///< in scene->shape_tree; SR_DYNAMIC_PROXY_NULL until the first pass
+    sr_dbox bounds;         ///< exact world box at the last pass
+    sr_aabb fat;            ///< its fat box in the tree
+    bool dirty;             ///< world pose changed since the last pass (listed in shape_dirty)
+    uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
+} scene_shape;
+
+/// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
+typedef struct scene_pair {
+    uint64_t key;    ///< slot_a << 32 | slot_b, slot_a < slot_b
+    sr_vec3 axis;    ///< the normal of its last query (from a towards b); zero: none yet
+    uint32_t answer; ///< 1 + index in scene->answers of its last query's answer; 0: none
+} scene_pair;
+
+/// A pair's last query, answered again while neither shape moves (scene_collide.c).
+typedef struct scene_answer {
+    sr_collide_result result;
+    sr_collide_status status;
+    uint32_t pass; ///< the pass that asked it
+} scene_answer;
 
 struct sr_scene {
     char *name;
@@ -90,6 +135,36 @@ struct sr_scene {
 
     sr_dynamic_tree *instances;
     float instance_margin;
+
+    /* Collision shapes (scene_shape.c) and the collision pass (scene_collide.c). */
+    scene_shape *shapes;
+    uint32_t shape_count, shape_capacity;
+    uint32_t *shape_mesh_table; ///< open addressing: shape mesh ids by their shape (0 empty, UINT32_MAX deleted)
+    uint32_t shape_mesh_table_capacity, shape_mesh_table_used;
+    uint32_t shape_mesh_count;  ///< meshes made for shapes
+    uint32_t *idle_meshes;      ///< shape meshes that had no user when last looked at (may have again)
+    uint32_t idle_count, idle_capacity;
+    uint32_t *shape_dirty;      ///< slots of shape nodes whose world pose changed since the last pass
+    uint32_t shape_dirty_count, shape_dirty_capacity;
+    sr_dynamic_tree *shape_tree; ///< made by the first pass
+    float shape_margin;
+    double collide_margin;       ///< the margin the tree's boxes were grown by (half of it on each side)
+    scene_pair *pairs;           ///< pairs whose fat boxes overlap, sorted by key
+    uint32_t pair_count, pair_capacity;
+    scene_pair *pairs_scratch;   ///< the merge's other buffer
+    uint32_t pairs_scratch_capacity;
+    uint64_t *new_pairs;         ///< keys the moved proxies' queries found
+    uint32_t new_pair_count, new_pair_capacity;
+    uint32_t *moved;             ///< slots of shapes whose fat box changed in this pass
+    uint32_t moved_count, moved_capacity;
+    uint32_t *candidates;        ///< indices in `pairs` of this pass's candidates
+    uint32_t candidate_capacity;
+    scene_answer *answers;       ///< the pairs' last answers (scene_pair.answer)
+    uint32_t answer_count, answer_capacity;
+    uint32_t *free_answers;      ///< indices in `answers` no pair uses; capacity: answer_capacity
+    uint32_t free_answer_count;
+    uint32_t collide_pass;       ///< passes run (the first is 1)
+    int collide_max_iterations;  ///< the last pass's sr_collision_desc.max_iterations
     double bvh_build_ms;
     sr_progress_fn progress; ///< sr_scene_set_progress
     void *progress_user;
@@ -111,6 +186,38 @@ scene_node *sr_scene_node_of(const sr_scene *scene, sr_node_id node);
 
 /// Marks a node and its ancestors for a subtree-box update (scene.c). False when out of memory.
 bool sr_scene_mark_bounds(sr_scene *scene, uint32_t index);
+
+/// Lists a node for the next update (its transform, world box and proxy are recomputed). False
+/// when out of memory.
+bool sr_scene_mark_moved(sr_scene *scene, uint32_t index);
+
+/// Builds what the scene keeps of a mesh (normals if missing, shader vertices, triangle BVH,
+/// parts) into *out. The mesh is not freed on failure. (scene.c)
+sr_status sr_scene_build_mesh(sr_scene *scene, sr_mesh *mesh, const char *name, scene_mesh *out, sr_error *err);
+/// Frees what sr_scene_build_mesh made and the mesh (not the name's owner: frees `name` too).
+void sr_scene_release_mesh(scene_mesh *m);
+
+/* ---- shapes (scene_shape.c) ---- */
+
+/// Shapes take no scale: a scale within 1e-6 of 1 on every axis counts as none.
+static inline bool sr_scene_scale_is_one(sr_vec3 scale)
+{
+    return fabsf(scale.x - 1.0f) <= 1e-6f && fabsf(scale.y - 1.0f) <= 1e-6f && fabsf(scale.z - 1.0f) <= 1e-6f;
+}
+
+/// Gives node `index` the shape of `desc` (NULL: removes it), checking everything first.
+sr_status sr_scene_attach_shape(sr_scene *scene, uint32_t index, const sr_node_shape_desc *desc, sr_error *err);
+/// Releases a node's shape while its node is being freed (no checks, no marks).
+void sr_scene_free_node_shape(sr_scene *scene, uint32_t index);
+/// The node's world pose changed (sr_scene_update): its shape's world shape follows. False when
+/// out of memory (listing it for the next pass).
+bool sr_scene_shape_moved(sr_scene *scene, uint32_t index);
+/// The tessellation of a shape (shape_mesh.c): the mesh and its wire (segments as point pairs,
+/// *wire_count of them; free with sr_free).
+sr_status sr_shape_tessellate(const sr_shape *shape, sr_mesh **mesh, sr_vec3 **wire, uint32_t *wire_count,
+                              sr_error *err);
+/// Frees the scene's shape storage (sr_scene_destroy).
+void sr_scene_destroy_shapes(sr_scene *scene);
 
 /// The material of a mesh part seen through a node (node override, part's own, or default).
 const scene_material *sr_scene_resolve_material(const sr_scene *scene, const scene_node *node, const scene_part *part);

@@ -91,7 +91,7 @@ static sr_status stale(sr_error *err, const char *function, sr_node_id node)
 }
 
 /* Lists a node for the next update (once). False when out of memory. */
-static bool mark_pending(sr_scene *scene, uint32_t index)
+bool sr_scene_mark_moved(sr_scene *scene, uint32_t index)
 {
     scene_node *n = &scene->nodes[index];
     scene->dirty = true;
@@ -123,6 +123,11 @@ sr_status sr_scene_add_node(sr_scene *scene, const sr_node_desc *desc, sr_node_i
     if (desc->mesh.id > scene->mesh_count)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "node '%s': mesh id %u does not exist", label,
                             desc->mesh.id);
+    if (desc->mesh.id && scene->meshes[desc->mesh.id - 1].shape_mesh)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
+                            "node '%s': mesh id %u is a mesh the scene made to draw a shape (give the node that "
+                            "shape instead)",
+                            label, desc->mesh.id);
     if (desc->material.id > scene->material_count)
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "node '%s': material id %u does not exist", label,
                             desc->material.id);
@@ -173,8 +178,10 @@ sr_status sr_scene_add_node(sr_scene *scene, const sr_node_desc *desc, sr_node_i
         .world_aabb = sr_aabb_empty(),
         .subtree_aabb = sr_aabb_empty(),
         .mesh = desc->mesh.id,
+        .own_mesh = desc->mesh.id,
         .material = desc->material.id,
         .proxy = SR_DYNAMIC_PROXY_NULL,
+        .world_pose = sr_pose_identity(),
     };
     // Link as the last child (or the last top-level node).
     uint32_t *first = parent ? &parent->first_child : &scene->first_root;
@@ -186,7 +193,14 @@ sr_status sr_scene_add_node(sr_scene *scene, const sr_node_desc *desc, sr_node_i
         *first = index;
     *last = index;
     scene->live_count++;
-    mark_pending(scene, index); // cannot fail: room was made above
+    sr_scene_mark_moved(scene, index); // cannot fail: room was made above
+    if (desc->shape) {
+        sr_status shaped = sr_scene_attach_shape(scene, index, desc->shape, err);
+        if (shaped != SR_OK) {
+            sr_scene_remove_node(scene, handle_of(scene, index), NULL);
+            return shaped;
+        }
+    }
     if (out)
         *out = handle_of(scene, index);
     return SR_OK;
@@ -221,6 +235,8 @@ sr_status sr_scene_remove_node(sr_scene *scene, sr_node_id node, sr_error *err)
         !sr_scene_grow((void **)&scene->bounds_pending, &scene->bounds_pending_capacity,
                        scene->bounds_pending_count + (uint32_t)n->depth + 1, sizeof *scene->bounds_pending))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_remove_node: out of memory");
+    for (uint32_t a = parent; a != SCENE_NONE; a = scene->nodes[a].parent)
+        scene->nodes[a].shapes_below -= n->shapes_below;
     // Unlink from the parent's children (or the top level).
     uint32_t *first = parent != SCENE_NONE ? &scene->nodes[parent].first_child : &scene->first_root;
     uint32_t *last = parent != SCENE_NONE ? &scene->nodes[parent].last_child : &scene->last_root;
@@ -248,6 +264,8 @@ sr_status sr_scene_remove_node(sr_scene *scene, sr_node_id node, sr_error *err)
                 next = c->parent;
             if (c->proxy.generation != 0)
                 sr_dynamic_tree_remove(scene->instances, c->proxy, NULL);
+            if (c->shape)
+                sr_scene_free_node_shape(scene, current);
             sr_free(c->name);
             uint32_t generation = c->generation;
             *c = (scene_node){.generation = generation, .next_sibling = scene->free_head};
@@ -271,7 +289,13 @@ sr_status sr_scene_set_transform(sr_scene *scene, sr_node_id node, sr_transform 
     sr_status status = check_transform(n->name, transform, err);
     if (status != SR_OK)
         return status;
-    if (!mark_pending(scene, node.index))
+    sr_vec3 scale = resolve_transform(transform).scale;
+    if (n->shapes_below > 0 && !sr_scene_scale_is_one(scale))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
+                            "node '%s': a scale of (%g, %g, %g), but %s has a shape and shapes take no scale", n->name,
+                            (double)scale.x, (double)scale.y, (double)scale.z,
+                            n->shape ? "the node" : "a node below it");
+    if (!sr_scene_mark_moved(scene, node.index))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_set_transform: out of memory");
     n->transform = resolve_transform(transform);
     return SR_OK;
@@ -315,6 +339,7 @@ sr_status sr_scene_node(const sr_scene *scene, sr_node_id node, sr_node_info *ou
         .mesh = {n->mesh},
         .material = {n->material},
         .hidden = (n->flags & NODE_HIDDEN) != 0,
+        .has_shape = n->shape != 0,
         .depth = n->depth,
     };
     return SR_OK;

@@ -23,6 +23,8 @@ struct sr_scene_frame {
     uint32_t stamp_capacity, stamp;
     deferred_part *deferred;
     uint32_t deferred_count, deferred_capacity;
+    sr_line_vertex *lines; ///< the shape wires of the frame, world space
+    uint32_t line_capacity;
     uint64_t id_total; ///< ids in use: [id_bases[0], id_total)
     bool ids_valid;
     sr_scene_stats stats;
@@ -54,6 +56,7 @@ void sr_scene_frame_destroy(sr_scene_frame *frame)
     sr_free(frame->id_bases);
     sr_free(frame->stamps);
     sr_free(frame->deferred);
+    sr_free(frame->lines);
     sr_free(frame);
 }
 
@@ -287,6 +290,9 @@ static sr_status draw_part(draw_setup *s, const scene_node *n, uint32_t part_ind
     /* A two-sided blended part is drawn back faces first, then front faces, both writing depth:
      * the far side of a closed glass object shows through its near side, and the depth and id
      * buffers keep the nearest surface, the one a pick reports. */
+    // A shape's mesh is closed and wound outwards: its back faces are never seen when opaque.
+    if (m->shape_mesh && !blended && material->desc.cull == SR_CULL_NONE)
+        draw.state.cull = SR_CULL_BACK;
     int passes = blended && material->desc.cull == SR_CULL_NONE ? 2 : 1;
     for (int pass = 0; pass < passes; pass++) {
         if (passes == 2)
@@ -338,6 +344,51 @@ static int compare_deferred(const void *a, const void *b)
     return (x->part > y->part) - (x->part < y->part);
 }
 
+/* The wires of the visible nodes' shapes (SR_SHAPE_DRAW_WIRE), in their materials' colours,
+ * depth-tested against the opaque surfaces drawn so far (lines write no depth: drawn before the
+ * blended parts, which then cover them as they cover surfaces). */
+static sr_status draw_wires(draw_setup *s, sr_scene_frame *frame, sr_error *err)
+{
+    const sr_scene *scene = s->scene;
+    uint64_t total = 0;
+    bool blended = false;
+    for (uint32_t i = 0; i < frame->visible_count; i++) {
+        const scene_node *n = &scene->nodes[frame->visible[i].index];
+        if (n->wire_mesh)
+            total += 2u * (uint64_t)scene->meshes[n->wire_mesh - 1].wire_count;
+    }
+    if (total == 0)
+        return SR_OK;
+    if (total > UINT32_MAX / 2 || !sr_scene_grow((void **)&frame->lines, &frame->line_capacity, (uint32_t)total,
+                                                  sizeof *frame->lines))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "scene: out of memory for %llu wire points",
+                            (unsigned long long)total);
+    size_t count = 0;
+    for (uint32_t i = 0; i < frame->visible_count; i++) {
+        const scene_node *n = &scene->nodes[frame->visible[i].index];
+        if (!n->wire_mesh)
+            continue;
+        const scene_mesh *wire = &scene->meshes[n->wire_mesh - 1];
+        const scene_material *material = sr_scene_resolve_material(scene, n, &wire->parts[0]);
+        sr_vec4 c = material->desc.base_color;
+        blended = blended || c.w < 1.0f;
+        for (uint32_t k = 0; k < 2 * wire->wire_count; k++)
+            frame->lines[count++] = (sr_line_vertex){sr_mat4_transform_point(n->world, wire->wire[k]), {c.x, c.y, c.z, c.w}};
+    }
+    s->draw_calls++;
+    return sr_draw_lines(s->renderer, s->fb,
+                         &(sr_line_desc){.vertices = frame->lines,
+                                         .vertex_count = count,
+                                         .view_projection = sr_mat4_mul(s->projection, s->view),
+                                         .depth_test = true,
+                                         .blend = blended ? SR_BLEND_ALPHA : SR_BLEND_NONE,
+                                         .width = 1,
+                                         // debug.h's SR_DEBUG_DEPTH_BIAS: a wire over its node's own
+                                         // mesh shows where the two coincide.
+                                         .depth_bias = 1.0f / 256.0f},
+                         err);
+}
+
 static sr_status draw_visible(draw_setup *s, sr_scene_frame *frame, sr_error *err)
 {
     const sr_scene *scene = s->scene;
@@ -349,7 +400,7 @@ static sr_status draw_visible(draw_setup *s, sr_scene_frame *frame, sr_error *er
         const scene_mesh *m = &scene->meshes[n->mesh - 1];
         frame->id_bases[i] = (uint32_t)next_id;
         next_id += m->mesh->triangle_count;
-        for (uint32_t p = 0; p < m->part_count; p++)
+        for (uint32_t p = 0; p < m->part_count && !(n->flags & NODE_WIRE_ONLY); p++)
             deferred += sr_scene_resolve_material(scene, n, &m->parts[p])->blended;
     }
     if (s->fb->ids && next_id >= SR_NO_ID)
@@ -363,6 +414,8 @@ static sr_status draw_visible(draw_setup *s, sr_scene_frame *frame, sr_error *er
     for (uint32_t i = 0; i < frame->visible_count; i++) {
         const scene_node *n = &scene->nodes[frame->visible[i].index];
         const scene_mesh *m = &scene->meshes[n->mesh - 1];
+        if (n->flags & NODE_WIRE_ONLY)
+            continue; // drawn by draw_wires
         for (uint32_t p = 0; p < m->part_count; p++) {
             if (sr_scene_resolve_material(scene, n, &m->parts[p])->blended) {
                 sr_vec3 centre = sr_aabb_centre(n->world_aabb);
@@ -375,6 +428,9 @@ static sr_status draw_visible(draw_setup *s, sr_scene_frame *frame, sr_error *er
                 return status;
         }
     }
+    sr_status wired = draw_wires(s, frame, err);
+    if (wired != SR_OK)
+        return wired;
     if (frame->deferred_count > 1)
         qsort(frame->deferred, frame->deferred_count, sizeof *frame->deferred, compare_deferred);
     for (uint32_t k = 0; k < frame->deferred_count; k++) {

@@ -31,25 +31,66 @@ static sr_aabb world_box(const sr_scene *scene, const scene_node *n)
     return sr_aabb_expand(box, largest * 0x1p-20f);
 }
 
+/* The world box of a node's shape wire drawn over its own mesh, merged into its world box. */
+static sr_aabb with_wire_box(const sr_scene *scene, const scene_node *n, sr_aabb box)
+{
+    if (n->wire_mesh == 0 || n->wire_mesh == n->mesh)
+        return box;
+    scene_node wire = *n;
+    wire.mesh = n->wire_mesh;
+    return sr_aabb_merge(box, world_box(scene, &wire));
+}
+
+/* The rigid part of the local transform (translation, rotation) composed with the parent's world
+ * pose, in double: shapes are placed exactly by their poses, not through float matrices. */
+static sr_pose world_pose(const sr_scene *scene, const scene_node *n)
+{
+    sr_quat q = sr_quat_normalize(n->transform.rotation);
+    sr_dquat rotation = sr_dquat_from_quat(q);
+    double length = sqrt(rotation.x * rotation.x + rotation.y * rotation.y + rotation.z * rotation.z +
+                         rotation.w * rotation.w);
+    rotation = (sr_dquat){rotation.x / length, rotation.y / length, rotation.z / length, rotation.w / length};
+    sr_pose local = {sr_dvec3_from_vec3(n->transform.translation), rotation};
+    if (n->parent == SCENE_NONE)
+        return local;
+    sr_pose parent = scene->nodes[n->parent].world_pose;
+    sr_dquat composed = sr_dquat_mul(parent.rotation, local.rotation);
+    length = sqrt(composed.x * composed.x + composed.y * composed.y + composed.z * composed.z + composed.w * composed.w);
+    return (sr_pose){sr_dvec3_add(parent.position, sr_dquat_rotate(parent.rotation, local.position)),
+                     {composed.x / length, composed.y / length, composed.z / length, composed.w / length}};
+}
+
 /* Recomputes one node's world transform, inverse, normal matrix, world box and proxy. */
 static sr_status update_node(sr_scene *scene, uint32_t index, sr_scene_update_stats *stats, sr_error *err)
 {
     scene_node *n = &scene->nodes[index];
     sr_mat4 local = sr_transform_matrix(n->transform);
     n->world = n->parent == SCENE_NONE ? local : sr_mat4_mul(scene->nodes[n->parent].world, local);
+    n->world_pose = world_pose(scene, n);
+    if (n->shape && !sr_scene_shape_moved(scene, index))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_update: out of memory");
     if (!sr_mat4_inverse(n->world, &n->world_inverse))
         n->world_inverse = sr_mat4_identity();
     n->normal_matrix = sr_mat4_transpose(n->world_inverse);
     sr_aabb previous = n->world_aabb;
-    n->world_aabb = world_box(scene, n);
+    n->world_aabb = with_wire_box(scene, n, world_box(scene, n));
     n->flags &= ~(uint32_t)NODE_DIRTY_TRANSFORM;
     stats->transforms_updated++;
-    if (n->mesh == 0 || sr_aabb_is_empty(n->world_aabb))
+    if (n->mesh == 0 || sr_aabb_is_empty(n->world_aabb)) {
+        // Nothing to draw (or no longer: a shape taken away): out of the instance tree.
+        if (n->proxy.generation != 0)
+            sr_dynamic_tree_remove(scene->instances, n->proxy, NULL);
+        n->proxy = SR_DYNAMIC_PROXY_NULL;
         return SR_OK;
+    }
     if (n->proxy.generation == 0) {
-        sr_status status = sr_dynamic_tree_insert(scene->instances, n->world_aabb, index, &n->proxy, err);
+        sr_status status = sr_dynamic_tree_insert(scene->instances, n->world_aabb, index, &n->proxy, NULL);
+        if (status == SR_ERROR_INVALID_ARGUMENT) {
+            n->proxy = SR_DYNAMIC_PROXY_NULL; // no room for the margin in float: left out (below)
+            return SR_OK;
+        }
         if (status != SR_OK)
-            return status;
+            return sr_error_set(err, status, "sr_scene_update: out of memory for node %u's box", index);
         stats->proxies_moved++;
         return SR_OK;
     }
@@ -59,7 +100,21 @@ static sr_status update_node(sr_scene *scene, uint32_t index, sr_scene_update_st
     if (!sr_vec3_is_finite(displacement))
         displacement = sr_vec3_splat(0.0f);
     bool changed = false;
-    sr_status status = sr_dynamic_tree_move(scene->instances, n->proxy, n->world_aabb, displacement, &changed, err);
+    sr_status status = sr_dynamic_tree_move(scene->instances, n->proxy, n->world_aabb, displacement, &changed, NULL);
+    if (status == SR_ERROR_INVALID_ARGUMENT) {
+        // A box near the float range: its fat box plus the predicted displacement overflows. The
+        // displacement is only a hint; without it, or with no room even for the margin, the node
+        // leaves the tree (nothing within the float range can see it), as an empty one does.
+        status = sr_dynamic_tree_move(scene->instances, n->proxy, n->world_aabb, sr_vec3_splat(0.0f), &changed, NULL);
+        if (status == SR_ERROR_INVALID_ARGUMENT) {
+            sr_dynamic_tree_remove(scene->instances, n->proxy, NULL);
+            n->proxy = SR_DYNAMIC_PROXY_NULL;
+            stats->proxies_moved++;
+            return SR_OK;
+        }
+    }
+    if (status != SR_OK)
+        return sr_error_set(err, status, "sr_scene_update: the instance tree refused node %u's box", index);
     stats->proxies_moved += changed;
     return status;
 }

@@ -215,7 +215,20 @@ static sr_status need(const sr_json_place *place, const cJSON *object, const cha
     return sr_json_place_fail(place, SR_ERROR_PARSE, here, "missing (a %s needs it)", type->valuestring);
 }
 
-static sr_status read_fields(const sr_json_place *place, const cJSON *item, const char *at, sr_shape_json *out)
+/* The keys of `fields` for a shape of `kind` (NULL-terminated, into `out`). */
+static void keys_for(const type_fields *fields, sr_shape_json_kind kind, const char *out[10])
+{
+    int n = 0;
+    for (const char *const *k = fields->keys; *k; k++)
+        if (kind == SR_SHAPE_JSON_PAIR || (strcmp(*k, "position") != 0 && strcmp(*k, "rotation") != 0))
+            out[n++] = *k;
+    if (kind == SR_SHAPE_JSON_SCENE && fields->type == SR_SHAPE_HULL)
+        out[n++] = "mesh";
+    out[n] = NULL;
+}
+
+static sr_status read_fields(const sr_json_place *place, const cJSON *item, const char *at, sr_shape_json_kind kind,
+                             sr_shape_json *out)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(item, "type");
     char here[PATH_SIZE];
@@ -236,7 +249,19 @@ static sr_status read_fields(const sr_json_place *place, const cJSON *item, cons
             "unknown type '%.40s' (expected one of: point, segment, triangle, sphere, box, capsule, "
             "cylinder, cone, hull)",
             type->valuestring);
-    sr_status status = sr_json_place_check_keys(place, item, at, fields->keys);
+    if (kind == SR_SHAPE_JSON_SCENE)
+        for (int k = 0; k < 2; k++) {
+            const char *key = k ? "rotation" : "position";
+            if (cJSON_GetObjectItemCaseSensitive(item, key)) {
+                path_key(here, at, key);
+                return sr_json_place_fail(place, SR_ERROR_PARSE, here,
+                                          "a node's shape is placed by the node's transform (give the node a "
+                                          "\"transform\", or put the shape on a child node)");
+            }
+        }
+    const char *keys[10];
+    keys_for(fields, kind, keys);
+    sr_status status = sr_json_place_check_keys(place, item, at, keys);
     if (status != SR_OK)
         return status;
 
@@ -251,6 +276,25 @@ static sr_status read_fields(const sr_json_place *place, const cJSON *item, cons
     case SR_SHAPE_TRIANGLE:
     case SR_SHAPE_HULL: {
         size_t count = fields->type == SR_SHAPE_SEGMENT ? 2 : (fields->type == SR_SHAPE_TRIANGLE ? 3 : 0);
+        if (kind == SR_SHAPE_JSON_SCENE && fields->type == SR_SHAPE_HULL) {
+            const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(item, "mesh");
+            const cJSON *points = cJSON_GetObjectItemCaseSensitive(item, "points");
+            if (!mesh == !points) {
+                path_key(here, at, "points");
+                return sr_json_place_fail(place, SR_ERROR_PARSE, at,
+                                          "a hull needs either \"points\" or \"mesh\" (the hull of a mesh's "
+                                          "vertices)%s",
+                                          mesh ? ", not both" : "");
+            }
+            if (mesh) {
+                path_key(out->mesh_at, at, "mesh");
+                if (!cJSON_IsString(mesh) || !mesh->valuestring)
+                    return sr_json_place_fail(place, SR_ERROR_PARSE, out->mesh_at,
+                                              "expected the name of a mesh, found %s", type_name(mesh));
+                out->mesh_name = mesh->valuestring;
+                break;
+            }
+        }
         path_key(here, at, "points");
         if ((status = need(place, item, at, "points", &value)) != SR_OK ||
             (status = read_points(place, value, here, count, out)) != SR_OK)
@@ -311,12 +355,22 @@ static sr_status read_fields(const sr_json_place *place, const cJSON *item, cons
 
 sr_status sr_shape_json_read(const sr_json_place *place, const cJSON *item, const char *at, sr_shape_json *out)
 {
+    return sr_shape_json_read_kind(place, item, at, SR_SHAPE_JSON_PAIR, out);
+}
+
+sr_status sr_shape_json_read_kind(const sr_json_place *place, const cJSON *item, const char *at,
+                                  sr_shape_json_kind kind, sr_shape_json *out)
+{
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(item))
         return sr_json_place_fail(place, SR_ERROR_PARSE, at, "expected a shape object {\"type\": ...}, found %s",
                                   type_name(item));
-    sr_status status = read_fields(place, item, at, out);
-    if (status == SR_OK && out->shape.type == SR_SHAPE_HULL) {
+    sr_status status = read_fields(place, item, at, kind, out);
+    if (status != SR_OK)
+        sr_shape_json_release(out);
+    if (status != SR_OK || kind == SR_SHAPE_JSON_SCENE)
+        return status;
+    if (out->shape.type == SR_SHAPE_HULL) {
         sr_error cause = {0};
         char here[PATH_SIZE];
         path_key(here, at, "points");

@@ -15,8 +15,13 @@
 #define FRAME_IDLE_WAIT_MS 16
 /// Redraw interval of the loading screen, in milliseconds.
 #define LOADING_REDRAW_MS 100
+/// How long the first frame waits for a load before showing the loading screen, in milliseconds.
+#define FIRST_LOAD_WAIT_MS 150u
 /// The scene file's modification time is polled this often, in milliseconds.
 #define MTIME_POLL_MS 1000u
+/// A recording that changes on disk is read again by itself when its last opening took at most
+/// this long (milliseconds); otherwise the user is told, and R reads it.
+#define RECORDING_RELOAD_MS 250.0
 
 static double now_ms(void)
 {
@@ -45,6 +50,11 @@ void viewer_say(sr_viewer *viewer, bool is_error, const char *format, ...)
     }
 }
 
+bool viewer_owns_file(const sr_viewer *viewer)
+{
+    return viewer->scene_path[0] && (viewer->owns_scene || viewer->playback);
+}
+
 sr_camera viewer_view_camera(const sr_viewer *viewer)
 {
     return viewer->orbit_moved ? sr_orbit_camera(&viewer->orbit, &viewer->base) : viewer->base;
@@ -69,6 +79,8 @@ void viewer_watch_scene(sr_viewer *viewer)
         return;
     if (sr_scene_needs_update(viewer->scene))
         viewer->dirty = true;
+    if (viewer->playback)
+        return; // a recording's camera is followed frame by frame (viewer_playback_seek)
     sr_camera camera = sr_scene_camera(viewer->scene);
     camera = sr_camera_resolve(&camera);
     if (!same_camera(&camera, &viewer->home)) {
@@ -157,16 +169,28 @@ void viewer_pump(sr_viewer *viewer, int wait_ms)
 void viewer_periodic(sr_viewer *viewer)
 {
     bool loading = viewer_load_poll(viewer);
+    viewer_playback_tick(viewer);
     viewer_watch_scene(viewer);
     uint32_t ticks = SDL_GetTicks();
-    if (!loading && viewer->owns_scene && viewer->scene_path[0] && ticks - viewer->last_poll >= MTIME_POLL_MS) {
+    if (!loading && viewer_owns_file(viewer) && ticks - viewer->last_poll >= MTIME_POLL_MS) {
         viewer->last_poll = ticks;
         struct timespec mtime;
         bool readable = viewer_file_mtime(viewer->scene_path, &mtime);
         if (readable && (!viewer->have_mtime || mtime.tv_sec != viewer->scene_mtime.tv_sec ||
                          mtime.tv_nsec != viewer->scene_mtime.tv_nsec)) {
-            viewer_say(viewer, false, "%s changed on disk: reloading", viewer->scene_path);
-            viewer_load_start(viewer, viewer->scene != NULL);
+            if (!viewer->playback) {
+                viewer_say(viewer, false, "%s changed on disk: reloading", viewer->scene_path);
+                viewer_load_start(viewer, viewer->scene != NULL);
+            } else if (viewer->load.open_ms <= RECORDING_RELOAD_MS) {
+                // A recording that grows (its program still records): read again quietly, the
+                // frame shown kept, or the new last frame when the last one was shown.
+                viewer->load.quiet = true;
+                viewer_load_start(viewer, true);
+            } else if (!viewer->grew_said) {
+                viewer->grew_said = true;
+                viewer->scene_mtime = mtime;
+                viewer_say(viewer, false, "%s grew on disk: R reads it again", viewer->scene_path);
+            }
         }
     }
     if (viewer->message_until && (int32_t)(ticks - viewer->message_until) >= 0) {
@@ -174,7 +198,7 @@ void viewer_periodic(sr_viewer *viewer)
         viewer->message[0] = '\0';
         viewer->dirty = true;
     }
-    if (loading)
+    if (loading && !viewer->load.quiet)
         viewer->dirty = true; // the loading screen (or the HUD's "reloading") shows the progress
 }
 
@@ -185,9 +209,13 @@ static int next_wakeup(const sr_viewer *viewer)
         return LOADING_REDRAW_MS;
     uint32_t ticks = SDL_GetTicks();
     int wait = 1000;
-    if (viewer->owns_scene && viewer->scene_path[0]) {
+    int play = viewer_playback_wakeup(viewer);
+    if (play >= 0)
+        wait = play;
+    if (viewer_owns_file(viewer)) {
         uint32_t since = ticks - viewer->last_poll;
-        wait = since >= MTIME_POLL_MS ? 1 : (int)(MTIME_POLL_MS - since);
+        int poll = since >= MTIME_POLL_MS ? 1 : (int)(MTIME_POLL_MS - since);
+        wait = poll < wait ? poll : wait;
     }
     if (viewer->message_until) {
         int32_t left = (int32_t)(viewer->message_until - ticks);
@@ -281,11 +309,16 @@ static void update_title(sr_viewer *viewer, const char *busy)
         snprintf(title, sizeof title, "%s - %s - %s", viewer->title, viewer->scene_name,
                  viewer->load.running ? "loading" : "not loaded");
     else
-        snprintf(title, sizeof title, "%s - %s%s%s%s%s", viewer->title, viewer->scene_name,
-                 viewer->load.running ? " - reloading" : "", viewer->load_error[0] ? " - reload failed" : "",
-                 viewer->frozen ? " - culling frozen" : "", busy ? " - " : "");
+        snprintf(title, sizeof title, "%s - %s%s%s%s", viewer->title, viewer->scene_name,
+                 viewer->load.running && !viewer->load.quiet ? " - reloading" : "",
+                 viewer->load_error[0] ? " - reload failed" : "", viewer->frozen ? " - culling frozen" : "");
+    const viewer_playback *playback = viewer->playback;
+    if (playback && playback->has_frame)
+        snprintf(title + strlen(title), sizeof title - strlen(title), " - frame %llu / %llu%s",
+                 (unsigned long long)playback->frame.index, (unsigned long long)(playback->info->frame_count - 1),
+                 playback->playing ? " - playing" : "");
     if (busy)
-        snprintf(title + strlen(title), sizeof title - strlen(title), "%s", busy);
+        snprintf(title + strlen(title), sizeof title - strlen(title), " - %s", busy);
     if (strcmp(title, viewer->title_shown) == 0)
         return;
     snprintf(viewer->title_shown, sizeof viewer->title_shown, "%s", title);
@@ -347,8 +380,24 @@ bool viewer_lists_changed(const sr_viewer *viewer)
     return false;
 }
 
+/* Before the very first frame, a load that is about to finish is waited for (up to
+ * FIRST_LOAD_WAIT_MS after the viewer was created), so that a file that opens at once is shown
+ * without a loading screen flashing first; a longer load shows its progress after that. */
+static void wait_for_first_load(sr_viewer *viewer)
+{
+    while (viewer->load.running && !viewer->quit) {
+        int32_t left = (int32_t)(viewer->created_ticks + FIRST_LOAD_WAIT_MS - SDL_GetTicks());
+        if (left <= 0)
+            break;
+        viewer_pump(viewer, left); // the worker's wake event ends the wait
+        viewer_load_poll(viewer);
+    }
+}
+
 bool viewer_draw_if_needed(sr_viewer *viewer, bool force)
 {
+    if (viewer->frames == 0 && viewer->load.running)
+        wait_for_first_load(viewer);
     if (!viewer->dirty && !force && !viewer_lists_changed(viewer))
         return true;
     viewer->dirty = false;
@@ -502,12 +551,20 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
     viewer->scale_x = viewer->scale_y = 1.0f;
     viewer->dirty = true;
     viewer->last_poll = SDL_GetTicks();
+    viewer->created_ticks = SDL_GetTicks();
+    viewer->load.cache_bytes = d.recording_cache_bytes ? d.recording_cache_bytes : VIEWER_RECORDING_CACHE_BYTES;
 
     sr_status status = SR_OK;
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
         status = sr_error_set(err, SR_ERROR_UNSUPPORTED, "cannot start SDL's video: %s", SDL_GetError());
     } else {
         viewer->sdl_ready = true;
+        Uint32 wake = SDL_RegisterEvents(1);
+        viewer->load.wake_event = wake == (Uint32)-1 ? 0 : wake;
+        // The file loads on the worker while the window, the renderer and the framebuffer are
+        // made (a recording's first frame is often ready before they are).
+        if (!scene && viewer->scene_path[0] && !viewer_load_start(viewer, false))
+            status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: cannot start loading", viewer->scene_path);
         Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI | (d.hidden ? SDL_WINDOW_HIDDEN : 0u);
         viewer->window =
             SDL_CreateWindow(viewer->title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, d.width, d.height, flags);
@@ -547,8 +604,6 @@ sr_status sr_viewer_create(const sr_viewer_desc *desc, sr_scene *scene, sr_viewe
             snprintf(viewer->scene_name, sizeof viewer->scene_name, "%.127s", name ? name + 1 : viewer->scene_path);
             viewer->home = sr_bench_camera();
             viewer_reset_camera(viewer);
-            if (!viewer_load_start(viewer, false))
-                status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: cannot start loading", viewer->scene_path);
         } else {
             // No scene: an empty one of the viewer's own, so that the camera, the grid, the axes
             // and the HUD work as with any other.
@@ -575,6 +630,8 @@ void sr_viewer_destroy(sr_viewer *viewer)
         return;
     viewer_load_stop(viewer);
     pthread_mutex_destroy(&viewer->load.lock);
+    viewer_playback_free(viewer);
+    viewer_item_pick_free(viewer);
     if (viewer->owns_scene)
         sr_scene_destroy(viewer->scene);
     sr_debug_list_destroy(viewer->list);

@@ -3,6 +3,7 @@
  * last pick. Each setter marks the viewer dirty, so the next sr_viewer_frame draws the change. */
 #include "viewer_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -162,4 +163,42 @@ const char *sr_viewer_load_error(const sr_viewer *viewer)
 {
     SDL_assert(viewer);
     return viewer->load_error;
+}
+
+sr_viewer_playback sr_viewer_get_playback(const sr_viewer *viewer)
+{
+    SDL_assert(viewer);
+    const viewer_playback *p = viewer->playback;
+    if (!p || !p->info)
+        return (sr_viewer_playback){0};
+    return (sr_viewer_playback){.recording = true,
+                                .frame = p->frame.index,
+                                .frame_count = p->info->frame_count,
+                                .time = p->frame.time,
+                                .playing = p->playing,
+                                .speed = ldexp(1.0, p->speed),
+                                .loop = p->loop,
+                                .loop_first = p->loop ? p->loop_first : 0,
+                                .loop_last = p->loop ? p->loop_last : 0};
+}
+
+sr_status sr_viewer_seek(sr_viewer *viewer, uint64_t frame, sr_error *err)
+{
+    SDL_assert(viewer);
+    viewer_playback *p = viewer->playback;
+    if (!p || !p->info)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_viewer_seek: the viewer shows no recording%s",
+                            viewer->load.running ? " yet (it is being opened)" : "");
+    if (p->info->frame_count == 0)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_viewer_seek: %s has no frame", p->path);
+    if (!viewer_playback_seek(viewer, frame))
+        return sr_error_set(err, SR_ERROR_PARSE, "%s", p->seek_error);
+    viewer_playback_restart_clock(viewer); // play goes on from the new frame
+    return SR_OK;
+}
+
+void sr_viewer_play(sr_viewer *viewer, bool play)
+{
+    SDL_assert(viewer);
+    viewer_playback_play(viewer, play);
 }

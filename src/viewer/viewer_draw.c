@@ -65,12 +65,18 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
         if (dropped)
             append(text, size, &used, "%zu dropped (list full)\n", dropped);
     }
-    if (viewer->load.running) {
+    if (viewer->load.running && !viewer->load.quiet) {
         // The worker writes the stage while the viewer draws: read it under the lock.
         pthread_mutex_t *lock = (pthread_mutex_t *)&viewer->load.lock;
         pthread_mutex_lock(lock);
         append(text, size, &used, "reloading: %.0f%%\n", viewer->load.fraction * 100.0);
         pthread_mutex_unlock(lock);
+    }
+    if (viewer->playback) {
+        char lines[1536];
+        viewer_playback_hud(viewer, lines, sizeof lines);
+        if (lines[0])
+            append(text, size, &used, "%s\n", lines);
     }
     if (viewer->hud_text[0])
         append(text, size, &used, "%s\n", viewer->hud_text);
@@ -90,19 +96,75 @@ static float text_panel(sr_debug_list *list, float x, float y, const char *text,
     return box_height;
 }
 
+/* The help (H): one column when it fits the frame's height, else two side by side, split where a
+ * section starts so that the taller column is as short as it can be; at a smaller text scale
+ * when even that does not fit. */
+static void help_panel(const sr_viewer *viewer, sr_debug_list *list, int scale, uint32_t backdrop)
+{
+    static char text[8192];
+    snprintf(text, sizeof text, "softrast view: mouse and keys\n\n%s", sr_viewer_help_text());
+    size_t length = strlen(text);
+    while (length > 0 && text[length - 1] == '\n')
+        text[--length] = '\0';
+    const float width = (float)viewer->fb->width, height = (float)viewer->fb->height;
+    // Where sections start: lines that are not indented (after the title).
+    size_t starts[16];
+    int start_count = 0;
+    for (size_t i = 1; i < length && start_count < 16; i++)
+        if (text[i - 1] == '\n' && text[i] != ' ' && text[i] != '\n' && i > 32)
+            starts[start_count++] = i;
+    for (int s = scale; s >= 1; s--) {
+        const float margin = 7.0f * (float)s, room_height = height - 16.0f * (float)s - 2.0f * margin;
+        int text_width, text_height;
+        sr_overlay_text_size(text, s, &text_width, &text_height);
+        if ((float)text_height <= room_height || (start_count == 0 && s == 1)) {
+            float x = width - (float)text_width - 22.0f * (float)s;
+            text_panel(list, x > 4.0f ? x : 4.0f, 8.0f * (float)s, text, 0xffffffffu, backdrop, s);
+            return;
+        }
+        // Two columns: the split whose taller half is shortest.
+        int best = -1, best_height = 0;
+        for (int k = 0; k < start_count; k++) {
+            char first[8192];
+            snprintf(first, sizeof first, "%.*s", (int)starts[k] - 1, text);
+            int h1, h2;
+            sr_overlay_text_size(first, s, NULL, &h1);
+            sr_overlay_text_size(text + starts[k], s, NULL, &h2);
+            int taller = h1 > h2 ? h1 : h2;
+            if (best < 0 || taller < best_height) {
+                best = k;
+                best_height = taller;
+            }
+        }
+        char left[8192];
+        snprintf(left, sizeof left, "%.*s", (int)starts[best] - 1, text);
+        const char *right = text + starts[best];
+        int w1, w2;
+        sr_overlay_text_size(left, s, &w1, NULL);
+        sr_overlay_text_size(right, s, &w2, NULL);
+        const float gap = 18.0f * (float)s;
+        float panel_width = (float)w1 + gap + (float)w2 + 2.0f * margin;
+        if (((float)best_height > room_height || panel_width > width - 8.0f) && s > 1)
+            continue;
+        float x = width - panel_width - 8.0f * (float)s;
+        x = x > 4.0f ? x : 4.0f;
+        float y = 8.0f * (float)s;
+        sr_debug_rect_2d(list, x, y, panel_width, (float)best_height + 2.0f * margin, true,
+                         (sr_debug_style){.color = backdrop});
+        sr_debug_style style = {.color = 0xffffffffu, .width = s};
+        sr_debug_text_2d(list, x + margin, y + margin, left, style);
+        sr_debug_text_2d(list, x + margin + (float)w1 + gap, y + margin, right, style);
+        return;
+    }
+}
+
 /* Errors, messages (with the HUD) and the help panel, over everything else, at text scale `scale`. */
 static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
 {
-    const float width = (float)viewer->fb->width, height = (float)viewer->fb->height, s = (float)scale;
+    const float height = (float)viewer->fb->height, s = (float)scale;
     const uint32_t backdrop = sr_rgba8(0.0f, 0.0f, 0.0f, 0.75f);
-    if (viewer->help) {
-        char text[4096];
-        snprintf(text, sizeof text, "softrast view: mouse and keys\n\n%s", sr_viewer_help_text());
-        int text_width;
-        sr_overlay_text_size(text, scale, &text_width, NULL);
-        float x = width - (float)text_width - 22.0f * s;
-        text_panel(list, x > 4.0f ? x : 4.0f, 8.0f * s, text, 0xffffffffu, backdrop, scale);
-    }
+    if (viewer->help)
+        help_panel(viewer, list, scale, backdrop);
     char text[1200] = "";
     uint32_t color = 0xffffffffu;
     if (viewer->load_error[0] || (viewer->message[0] && viewer->message_is_error)) {
@@ -118,7 +180,9 @@ static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
     if (text[0]) {
         int text_height;
         sr_overlay_text_size(text, scale, NULL, &text_height);
-        text_panel(list, 8.0f * s, height - (float)text_height - 22.0f * s, text, color, backdrop, scale);
+        // Over a recording's timeline, not on it.
+        float bottom = viewer->playback && viewer->playback->layout.top > 0.0f ? viewer->playback->layout.top : height;
+        text_panel(list, 8.0f * s, bottom - (float)text_height - 22.0f * s, text, color, backdrop, scale);
     }
 }
 
@@ -143,7 +207,8 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
                  viewer->load.stage, fraction * 100.0);
         pthread_mutex_unlock(&viewer->load.lock);
         float height = text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f), scale);
-        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false, sr_debug_style_color(SR_DEBUG_WHITE));
+        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false,
+                         sr_debug_style_color(SR_DEBUG_WHITE));
         sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width * (float)fraction, 10.0f * s, true,
                          (sr_debug_style){.color = SR_OVERLAY_COLOR_BOUNDS});
     } else {
@@ -168,9 +233,14 @@ static bool list_dropped(const sr_debug_list *list)
 /* The program's lists, seen by the view camera. */
 static sr_status draw_program_lists(sr_viewer *viewer, sr_mat4 view_projection, sr_error *err)
 {
+    // A recording's lists (those shown, and the selection's highlight) first, then the program's.
+    sr_debug_list *const *recorded = NULL;
+    int recorded_count = viewer_playback_lists(viewer, &recorded);
+    sr_status status = SR_OK;
+    for (int i = 0; i < recorded_count && status == SR_OK; i++)
+        status = sr_debug_draw(recorded[i], viewer->renderer, viewer->fb, view_projection, err);
     sr_debug_list *lists[SR_VIEWER_MAX_LISTS + 1];
     int count = viewer_program_lists(viewer, lists);
-    sr_status status = SR_OK;
     for (int i = 0; i < count && status == SR_OK; i++)
         status = sr_debug_draw(lists[i], viewer->renderer, viewer->fb, view_projection, err);
     return status;
@@ -215,7 +285,9 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         hud_text(viewer, hud, sizeof hud);
     // With no scene the overlays' HUD (the scene's instances, triangles, fragments) says nothing:
     // the viewer's own lines go in a panel of the same place instead.
-    bool own_hud = viewer->no_scene && (items & SR_OVERLAY_HUD);
+    // So does a recording's scene with no nodes (lists recorded with an empty scene or none).
+    bool lists_only = viewer->no_scene || (viewer->playback && sr_scene_node_count(viewer->scene) == 0);
+    bool own_hud = lists_only && (items & SR_OVERLAY_HUD);
     sr_overlay_desc overlay = {.items = own_hud ? items & ~(uint32_t)SR_OVERLAY_HUD : items,
                                .bvh_range = true,
                                .bvh_min = viewer->bvh_first,
@@ -247,11 +319,19 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
             status =
                 sr_overlay_add(viewer->scene, viewer->frame, &view, fb->width, fb->height, &overlay, viewer->list, err);
         if (status == SR_OK && own_hud) {
-            char text[4200];
-            snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
+            char text[4400];
+            if (viewer->playback)
+                snprintf(text, sizeof text, "%s\ndrawn in %.1f ms\n%s", viewer->scene_name, overlay.frame_ms, hud);
+            else
+                snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
             text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
                        sr_overlay_text_scale(fb->width, fb->height));
         }
+        // A recording's timeline and legend belong to the HUD: U hides them for a clean picture.
+        if (viewer->playback)
+            viewer->playback->layout = (playback_layout){0};
+        if (status == SR_OK && viewer->playback && (items & SR_OVERLAY_HUD))
+            viewer_timeline_add(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
         if (status == SR_OK)
             add_panels(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
         if (!list_dropped(viewer->list) && !list_dropped(viewer->hud_list))

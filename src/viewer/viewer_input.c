@@ -26,6 +26,7 @@ typedef enum key_action {
     ACTION_SAVE,
     ACTION_RELOAD,
     ACTION_CLEAR_PICK,
+    ACTION_VIEW,
     ACTION_QUIT,
 } key_action;
 
@@ -56,6 +57,7 @@ static const key_binding bindings[] = {
     {SDLK_s, ACTION_SAVE, 0},
     {SDLK_r, ACTION_RELOAD, 0},
     {SDLK_c, ACTION_CLEAR_PICK, 0},
+    {SDLK_v, ACTION_VIEW, 0},
     {SDLK_ESCAPE, ACTION_QUIT, 0},
     {SDLK_q, ACTION_QUIT, 0},
 };
@@ -79,7 +81,8 @@ const char *sr_viewer_help_text(void)
            "  T                   heat map: BVH nodes each pixel's pick visited\n"
            "  G                   ground grid          X   world axes\n"
            "  P                   the last pick's ray and hit (on after a click)\n"
-           "  U or Tab            HUD (statistics, frame time, pick)\n"
+           "  U or Tab            HUD (statistics, frame time, pick; a recording's\n"
+           "                      timeline)\n"
            "keys:\n"
            "  [ and ]             shift the drawn BVH depth ranges one level shallower /\n"
            "                      deeper, keeping their width (instance BVH 0-3 and mesh\n"
@@ -88,12 +91,33 @@ const char *sr_viewer_help_text(void)
            "  F                   freeze the culling camera: culling keeps it, its frustum\n"
            "                      and the culled instances are drawn, you orbit freely;\n"
            "                      F again follows the view again\n"
-           "  Home                reset the camera to the scene's\n"
+           "  Home or V           reset the camera to the scene's (in a recording: V, the\n"
+           "                      recorded camera; Home is the first frame)\n"
            "  S                   save the frame as BMP next to the scene file\n"
            "  R                   reload the scene file (also when it changes on disk)\n"
            "  C                   clear the pick\n"
            "  H or F1             this help\n"
-           "  Esc or Q            quit\n";
+           "  Esc or Q            quit\n"
+           "recordings (softrast view FILE.rec; the timeline is at the bottom):\n"
+           "  Space               play / pause (in real time times the speed)\n"
+           "  Right / Left        next / previous frame (held: keeps stepping)\n"
+           "  Shift+Right / Left  10 frames on / back\n"
+           "  Page Down / Up      100 frames on / back\n"
+           "  Ctrl+Right / Left   the next / previous message's frame\n"
+           "  Home / End          first / last frame\n"
+           "  + / -               speed x2 / x1/2 (1/16x to 16x)\n"
+           "  L                   loop: marks the range's first frame, then its last (play\n"
+           "                      then loops over it), then clears it; or Shift + drag on\n"
+           "                      the timeline\n"
+           "  click or drag on    go to that frame, scrub; the wheel over it steps frames\n"
+           "  the timeline\n"
+           "  click               pick the recorded item drawn there (or the node): the\n"
+           "                      HUD says what it is, where, at which frame; it stays\n"
+           "                      selected from frame to frame\n"
+           "  1 to 9, 0           show / hide recorded list 1 to 9; 0 shows everything\n"
+           "  Shift+1 to 9        show / hide the legend's colour 1 to 9\n"
+           "  K                   legend: the lists and colours with their counts (click\n"
+           "                      a row to show / hide it)\n";
 }
 
 bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit)
@@ -118,6 +142,10 @@ static void to_drawable(const sr_viewer *viewer, int x, int y, float *out_x, flo
 
 static void click(sr_viewer *viewer, float x, float y)
 {
+    if (viewer->playback) {
+        viewer_playback_click(viewer, x, y); // a recorded item first, else the node
+        return;
+    }
     sr_pick_hit hit;
     if (!viewer_pick_at(viewer, x, y, &hit))
         return;
@@ -152,6 +180,19 @@ static void zoom(sr_viewer *viewer, float notches, float x, float y)
 {
     if (notches == 0.0f || !viewer->scene)
         return;
+    if (viewer->playback && viewer_timeline_contains(viewer, x, y)) {
+        // Over the timeline the wheel steps frames: away from the user goes forward.
+        viewer_playback *p = viewer->playback;
+        if (p->has_frame) {
+            long step = lroundf(notches);
+            step = step == 0 ? (notches > 0.0f ? 1 : -1) : step;
+            long target = (long)p->frame.index + step;
+            p->playing = false;
+            viewer_playback_seek(viewer, target < 0 ? 0 : (uint64_t)target);
+            viewer->dirty = true;
+        }
+        return;
+    }
     sr_pick_hit hit;
     bool on_something = viewer_pick_at(viewer, x, y, &hit) && hit.hit;
     float factor = powf(ZOOM_PER_NOTCH, notches);
@@ -215,6 +256,37 @@ static void save_frame(sr_viewer *viewer)
         viewer_say(viewer, true, "%s", err.message[0] ? err.message : "cannot save the frame");
 }
 
+/* The keys of the help's "recordings" section. */
+static bool playback_key(SDL_Keycode key)
+{
+    switch (key) {
+    case SDLK_SPACE:
+    case SDLK_RIGHT:
+    case SDLK_LEFT:
+    case SDLK_PAGEDOWN:
+    case SDLK_PAGEUP:
+    case SDLK_HOME:
+    case SDLK_END:
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS:
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+    case SDLK_l:
+    case SDLK_k:
+    case SDLK_v:
+        return true;
+    default:
+        return key >= SDLK_0 && key <= SDLK_9;
+    }
+}
+
+/* Keys that act again while held (a person holds an arrow to walk through the frames). */
+static bool repeats(SDL_Keycode key)
+{
+    return key == SDLK_RIGHT || key == SDLK_LEFT || key == SDLK_PAGEDOWN || key == SDLK_PAGEUP;
+}
+
 static const key_binding *find_binding(SDL_Keycode key)
 {
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++)
@@ -248,13 +320,14 @@ static void handle_key(sr_viewer *viewer, const key_binding *binding)
                                   : "culling follows the view again");
         break;
     case ACTION_HOME:
+    case ACTION_VIEW:
         viewer_reset_camera(viewer);
         break;
     case ACTION_SAVE:
         save_frame(viewer);
         break;
     case ACTION_RELOAD:
-        if (viewer->scene_path[0] == '\0' || !viewer->owns_scene)
+        if (!viewer_owns_file(viewer))
             viewer_say(viewer, false, "R: nothing to reload (%s)",
                        viewer->scene_path[0] ? "the program's own scene" : "no scene file");
         else if (viewer_load_start(viewer, viewer->scene != NULL))
@@ -263,6 +336,7 @@ static void handle_key(sr_viewer *viewer, const key_binding *binding)
     case ACTION_CLEAR_PICK:
         viewer->has_pick = false;
         viewer->overlays &= ~(uint32_t)SR_OVERLAY_PICK;
+        viewer_playback_clear_selection(viewer);
         break;
     case ACTION_QUIT:
         viewer->quit = true;
@@ -277,6 +351,10 @@ static void handle_motion(sr_viewer *viewer, float x, float y)
     viewer->mouse_y = y;
     if (drag->button == 0 || !viewer->fb)
         return;
+    if (drag->timeline) {
+        viewer_timeline_drag(viewer, x, y);
+        return;
+    }
     if (!drag->moved && fabsf(x - drag->start_x) + fabsf(y - drag->start_y) > VIEWER_CLICK_SLOP)
         drag->moved = true;
     if (!drag->moved)
@@ -300,7 +378,8 @@ static void handle_press(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
 {
     float x, y;
     to_drawable(viewer, button->x, button->y, &x, &y);
-    if (button->clicks >= 2 && button->button == SDL_BUTTON_LEFT) {
+    if (button->clicks >= 2 && button->button == SDL_BUTTON_LEFT &&
+        !(viewer->playback && viewer_timeline_contains(viewer, x, y))) {
         frame_object(viewer, x, y);
         viewer->drag = (viewer_drag){0};
         return;
@@ -308,6 +387,12 @@ static void handle_press(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
     if (viewer->drag.button != 0)
         return; // a second button during a drag is ignored
     bool shift = viewer->shift_held || (SDL_GetModState() & KMOD_SHIFT);
+    if (viewer->playback && button->button == SDL_BUTTON_LEFT && viewer_timeline_press(viewer, x, y, shift)) {
+        // The timeline (or the legend) took it: the drag scrubs, the release picks nothing.
+        viewer->drag = (viewer_drag){.button = button->button, .timeline = true, .start_x = x, .start_y = y,
+                                     .last_x = x, .last_y = y};
+        return;
+    }
     viewer->drag = (viewer_drag){.button = button->button,
                                  .pan = button->button != SDL_BUTTON_LEFT || shift,
                                  .start_x = x,
@@ -322,6 +407,11 @@ static void handle_release(sr_viewer *viewer, const SDL_MouseButtonEvent *button
         return;
     float x, y;
     to_drawable(viewer, button->x, button->y, &x, &y);
+    if (viewer->drag.timeline) {
+        viewer->drag = (viewer_drag){0};
+        viewer_timeline_release(viewer, x, y);
+        return;
+    }
     handle_motion(viewer, x, y);
     bool was_click = !viewer->drag.moved && button->button == SDL_BUTTON_LEFT;
     float press_x = viewer->drag.start_x, press_y = viewer->drag.start_y;
@@ -352,6 +442,13 @@ static bool handle(sr_viewer *viewer, const SDL_Event *event)
         if (key == SDLK_LSHIFT || key == SDLK_RSHIFT) {
             viewer->shift_held = event->type == SDL_KEYDOWN;
             return false; // watched, not used: the program sees the shift keys too
+        }
+        // A recording's keys first (Home is its first frame there), held ones repeating.
+        if (viewer->playback && (event->type == SDL_KEYUP || !event->key.repeat || repeats(key)) &&
+            playback_key(key)) {
+            if (event->type == SDL_KEYDOWN)
+                viewer_playback_key(viewer, key, event->key.keysym.mod);
+            return true;
         }
         const key_binding *binding = find_binding(key);
         if (!binding)
@@ -438,6 +535,8 @@ static sr_viewer_event program_event(const sr_viewer *viewer, const SDL_Event *e
 
 void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event)
 {
+    if (viewer->load.wake_event && event->type == viewer->load.wake_event)
+        return; // the viewer's own: the loader is done, the loop goes on to take its result
     const sr_viewer_desc *desc = &viewer->desc;
     sr_viewer_event handed = {.type = SR_VIEWER_EVENT_OTHER};
     if (desc->input_filter || desc->input)

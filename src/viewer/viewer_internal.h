@@ -1,10 +1,14 @@
 /* viewer_internal.h — what the viewer's files share (private to src/viewer): the viewer struct,
  * the input handling (viewer_input.c), the frame and its pieces (viewer.c, viewer_draw.c), the
- * loading worker (viewer_load.c) and the script player (viewer_script.c). */
+ * loading worker (viewer_load.c), the script player (viewer_script.c), picking debug items
+ * (viewer_item_pick.c); a recording's playback has its own header (viewer_playback.h). */
 #ifndef SR_VIEWER_INTERNAL_H
 #define SR_VIEWER_INTERNAL_H
 
+#include <softrast/record.h>
 #include <softrast/viewer.h>
+
+#include "viewer_playback.h"
 
 #include <SDL.h>
 #include <pthread.h>
@@ -22,6 +26,8 @@
 #define VIEWER_MESSAGE_MS 4000u
 /// The initial depth windows of the BVH overlays (`[` and `]` shift them).
 #define VIEWER_BVH_WINDOW 4
+/// A recording's decoded frames kept by default (sr_viewer_desc.recording_cache_bytes).
+#define VIEWER_RECORDING_CACHE_BYTES ((size_t)192 << 20)
 #define VIEWER_MESH_BVH_WINDOW 6
 
 /// A scene file loaded on a worker thread. The worker writes stage, fraction, done, scene and
@@ -41,6 +47,17 @@ typedef struct viewer_load {
     sr_scene *scene;
     sr_error error;
     sr_model_view_desc model_view; ///< how a mesh is shown (set before the worker starts)
+    /// The file is a recording (its magic, whatever its name): opened and brought to
+    /// `recording_frame` (the last frame when `follow_end`) instead of loaded as a scene.
+    sr_recording *recording;
+    uint64_t recording_frame;
+    bool follow_end;
+    double open_ms; ///< how long the worker took (a recording that grows reloads by itself when short)
+    bool quiet;     ///< a recording read again because it grew: no message
+    size_t cache_bytes; ///< a recording's cache bound (sr_viewer_desc.recording_cache_bytes)
+    /// An SDL event type the worker pushes when it is done, so that the viewer's loop, waiting
+    /// for input, takes the result at once (0: none could be registered; the loop polls).
+    Uint32 wake_event;
 } viewer_load;
 
 /// The state of the mouse between a press and its release.
@@ -50,7 +67,24 @@ typedef struct viewer_drag {
     float start_x, start_y; ///< drawable pixels
     float last_x, last_y;
     bool moved; ///< went past VIEWER_CLICK_SLOP: a drag, not a click
+    bool timeline; ///< pressed on a recording's timeline or legend: the drag scrubs, no orbit
 } viewer_drag;
+
+/// The id buffer and scratch list of item picking (viewer_item_pick.c), made at the first click.
+typedef struct viewer_item_pick {
+    sr_framebuffer *fb;
+    sr_debug_list *scratch;
+} viewer_item_pick;
+
+/// A debug item found under a click: item `item` of list `list` of the lists given.
+typedef struct viewer_item_hit {
+    int list;
+    size_t item;
+    float distance_px; ///< from the click to the nearest pixel the item drew
+} viewer_item_hit;
+
+/// Whether item `item` of list `list` is drawn (hidden items are not picked).
+typedef bool (*viewer_item_filter)(void *user, int list, size_t item);
 
 struct sr_viewer {
     sr_viewer_desc desc; ///< with defaults filled in; strings point into the copies below
@@ -123,12 +157,16 @@ struct sr_viewer {
     bool message_is_error;
     uint32_t message_until; ///< SDL_GetTicks() when the message goes; 0 = stays
     uint32_t last_poll;     ///< SDL_GetTicks() of the last mtime poll
+    uint32_t created_ticks; ///< SDL_GetTicks() at sr_viewer_create
     struct timespec scene_mtime;
     bool have_mtime;
     sr_error failure; ///< an error of sr_viewer_frame's own (rendering, SDL), reported once
 
     viewer_load load;
     char load_error[512];
+    viewer_playback *playback; ///< a recording is shown (NULL: a scene, or nothing)
+    bool grew_said;            ///< told once that the recording grew and R reads it
+    viewer_item_pick item_pick;
 
     /* statistics */
     uint64_t frames;
@@ -145,6 +183,9 @@ struct sr_viewer {
 /// Tells the user `format` through desc.message (stdout or stderr by default) and the HUD (for
 /// VIEWER_MESSAGE_MS).
 void viewer_say(sr_viewer *viewer, bool is_error, const char *format, ...) __attribute__((format(printf, 3, 4)));
+/// Whether the viewer shows a file it loaded itself (a scene or a recording): R and changes on
+/// disk read it again.
+bool viewer_owns_file(const sr_viewer *viewer);
 /// The view camera: the orbit with the scene camera's projection.
 sr_camera viewer_view_camera(const sr_viewer *viewer);
 /// Handles every event on SDL's queue; waits up to `wait_ms` for the first one (0: no wait).
@@ -192,6 +233,21 @@ void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event);
 /// Picks at drawable point (x, y) with the view camera, bringing the scene up to date first;
 /// false when there is no scene (or the update failed).
 bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit);
+
+/* viewer_item_pick.c */
+/// The item of `lists` (count of them, drawn in that order over the scene with the view camera)
+/// drawn nearest frame pixel (x, y), within `radius` pixels, among those `shown` lets through
+/// (NULL: all); false when none is.
+bool viewer_pick_item(sr_viewer *viewer, sr_debug_list *const *lists, int count, viewer_item_filter shown, void *user,
+                      float x, float y, float radius, viewer_item_hit *hit);
+void viewer_item_pick_free(sr_viewer *viewer);
+/// What the item is, short ("line", "sphere", ...).
+const char *viewer_item_kind_name(sr_debug_item_kind kind);
+/// Where the item is: a line's middle, a shape's centre, text's anchor (2D items: window pixels,
+/// *is_2d set).
+sr_vec3 viewer_item_position(const sr_debug_list *list, const sr_debug_item *item, bool *is_2d);
+/// The item in words: kind, parameters, colour (lines of text).
+void viewer_item_describe(const sr_debug_list *list, const sr_debug_item *item, char *out, size_t size);
 
 /* viewer_load.c */
 /// Starts loading viewer->scene_path on the worker (`reload`: the shown scene stays meanwhile).

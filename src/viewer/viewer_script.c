@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /// Longest script line.
 #define LINE_MAX_BYTES 4096
@@ -76,13 +77,13 @@ static void push_button(sr_viewer *viewer, Uint32 type, Uint8 button, Uint8 clic
                                  .y = y}});
 }
 
-static void push_key(sr_viewer *viewer, Uint32 type, SDL_Keycode key)
+static void push_key(sr_viewer *viewer, Uint32 type, SDL_Keycode key, Uint16 modifiers)
 {
     push(&(SDL_Event){.key = {.type = type,
                               .timestamp = SDL_GetTicks(),
                               .windowID = window_id(viewer),
                               .state = type == SDL_KEYDOWN ? SDL_PRESSED : SDL_RELEASED,
-                              .keysym = {.scancode = SDL_GetScancodeFromKey(key), .sym = key}}});
+                              .keysym = {.scancode = SDL_GetScancodeFromKey(key), .sym = key, .mod = modifiers}}});
 }
 
 /* Handles what was pushed, finishes a load and draws, as the loop does between inputs. */
@@ -120,6 +121,10 @@ static void print_vec3(FILE *out, sr_vec3 v)
 /* The fields of `softrast pick` (cmd_pick.c), for the last click. */
 static void print_pick(const sr_viewer *viewer, FILE *out)
 {
+    if (viewer->playback && viewer->playback->has_frame) {
+        viewer_playback_print_pick(viewer, out); // the selection, item or node, at the frame shown
+        return;
+    }
     if (!viewer->has_pick) {
         fputs("{\"hit\": false, \"picked\": false}\n", out);
         return;
@@ -215,6 +220,8 @@ static void print_state(const sr_viewer *viewer, FILE *out)
     print_json_string(out, viewer->hud_shown);
     fputs(", \"notice\": ", out);
     print_json_string(out, viewer->notice_shown);
+    fputs(", \"recording\": ", out);
+    viewer_playback_print_state(viewer, out);
     sr_viewer_stats stats = sr_viewer_get_stats(viewer);
     fprintf(out, ", \"frames\": %llu, \"median_frame_ms\": %.4f, \"fps\": %.2f}\n", (unsigned long long)stats.frames,
             stats.median_frame_ms, stats.fps);
@@ -322,14 +329,14 @@ static sr_status do_drag(script *s, char **words, int count)
     to_window(viewer, (float)x1, (float)y1, &wx1, &wy1);
     to_window(viewer, (float)x2, (float)y2, &wx2, &wy2);
     if (shift)
-        push_key(viewer, SDL_KEYDOWN, SDLK_LSHIFT);
+        push_key(viewer, SDL_KEYDOWN, SDLK_LSHIFT, KMOD_LSHIFT);
     push_motion(viewer, wx1, wy1, 0);
     push_button(viewer, SDL_MOUSEBUTTONDOWN, button, 1, wx1, wy1);
     for (int i = 1; i <= DRAG_STEPS; i++)
         push_motion(viewer, wx1 + (wx2 - wx1) * i / DRAG_STEPS, wy1 + (wy2 - wy1) * i / DRAG_STEPS, SDL_BUTTON(button));
     push_button(viewer, SDL_MOUSEBUTTONUP, button, 1, wx2, wy2);
     if (shift)
-        push_key(viewer, SDL_KEYUP, SDLK_LSHIFT);
+        push_key(viewer, SDL_KEYUP, SDLK_LSHIFT, KMOD_NONE);
     return SR_OK;
 }
 
@@ -363,17 +370,53 @@ static sr_status do_wheel(script *s, char **words, int count)
     return SR_OK;
 }
 
+/* The modifier keys a script's key name may start with ("Shift+Left", "ctrl+Right"). */
+static const struct {
+    const char *prefix;
+    SDL_Keycode key;
+    Uint16 modifier;
+} modifier_keys[] = {{"shift+", SDLK_LSHIFT, KMOD_LSHIFT}, {"ctrl+", SDLK_LCTRL, KMOD_LCTRL}, {"alt+", SDLK_LALT, KMOD_LALT}};
+enum { MODIFIER_KEYS = sizeof modifier_keys / sizeof modifier_keys[0] };
+
 static sr_status do_key(script *s, char **words, int count, const char *rest)
 {
     if (count < 2)
-        return script_error(s, "key: expected 'key NAME' (an SDL key name: B, Home, Tab, [, Escape, ...)");
-    // Key names may contain blanks ("Left Shift", "Page Up"): the rest of the line is the name.
-    SDL_Keycode key = SDL_GetKeyFromName(rest);
-    if (key == SDLK_UNKNOWN)
-        return script_error(s, "key: unknown key name '%s' (SDL key names: B, Home, Tab, [, Escape, ...)", rest);
+        return script_error(s, "key: expected 'key [Shift+|Ctrl+|Alt+]NAME' (an SDL key name: B, Home, Tab, [, "
+                               "Escape, ...)");
     (void)words;
-    push_key(s->viewer, SDL_KEYDOWN, key);
-    push_key(s->viewer, SDL_KEYUP, key);
+    // Modifiers first: held down around the key, as a hand does ("key +" is the plus key itself).
+    bool held[MODIFIER_KEYS] = {false};
+    Uint16 modifiers = KMOD_NONE;
+    const char *name = rest;
+    for (bool again = true; again;) {
+        again = false;
+        for (int i = 0; i < MODIFIER_KEYS; i++) {
+            size_t n = strlen(modifier_keys[i].prefix);
+            if (strncasecmp(name, modifier_keys[i].prefix, n) == 0 && name[n] != '\0' && !held[i]) {
+                held[i] = true;
+                modifiers |= modifier_keys[i].modifier;
+                name += n;
+                again = true;
+            }
+        }
+    }
+    // Key names may contain blanks ("Left Shift", "Page Up"): the rest of the line is the name.
+    SDL_Keycode key = SDL_GetKeyFromName(name);
+    if (key == SDLK_UNKNOWN)
+        return script_error(s, "key: unknown key name '%s' (SDL key names: B, Home, Tab, [, Escape, Left, ...)", name);
+    Uint16 down = KMOD_NONE;
+    for (int i = 0; i < MODIFIER_KEYS; i++)
+        if (held[i]) {
+            down |= modifier_keys[i].modifier;
+            push_key(s->viewer, SDL_KEYDOWN, modifier_keys[i].key, down);
+        }
+    push_key(s->viewer, SDL_KEYDOWN, key, modifiers);
+    push_key(s->viewer, SDL_KEYUP, key, modifiers);
+    for (int i = MODIFIER_KEYS - 1; i >= 0; i--)
+        if (held[i]) {
+            down &= (Uint16)~modifier_keys[i].modifier;
+            push_key(s->viewer, SDL_KEYUP, modifier_keys[i].key, down);
+        }
     return SR_OK;
 }
 
@@ -393,6 +436,52 @@ static sr_status do_resize(script *s, char **words, int count)
     SDL_SetWindowSize(s->viewer->window, (int)lround(width / s->viewer->scale_x),
                       (int)lround(height / s->viewer->scale_y));
     s->viewer->dirty = true;
+    return SR_OK;
+}
+
+/* A recording's lines: "frame N" (or first, last) goes to a frame as the timeline would;
+ * "loop A B" loops over frames A to B, "loop off" stops looping. */
+static sr_status do_recording_line(script *s, char **words, int count)
+{
+    sr_viewer *viewer = s->viewer;
+    viewer_playback *p = viewer->playback;
+    const char *command = words[0];
+    bool is_frame = strcmp(command, "frame") == 0;
+    sr_status status = is_frame ? expect_words(s, command, count, 2, 2, "frame N|first|last")
+                                : expect_words(s, command, count, 2, 3, "loop A B | loop off");
+    if (status != SR_OK)
+        return status;
+    if (!p || !p->info)
+        return script_error(s, "%s: the viewer shows no recording", command);
+    if (p->info->frame_count == 0)
+        return script_error(s, "%s: the recording has no frame yet", command);
+    double last = (double)(p->info->frame_count - 1), first = 0.0, second = 0.0;
+    if (is_frame) {
+        if (strcmp(words[1], "first") == 0)
+            first = 0.0;
+        else if (strcmp(words[1], "last") == 0)
+            first = last;
+        else if ((status = read_number(s, words[1], "frame N", 0.0, last, &first)) != SR_OK)
+            return status;
+        if (first != floor(first))
+            return script_error(s, "frame: N is a whole frame number");
+        p->playing = false;
+        if (!viewer_playback_seek(viewer, (uint64_t)first))
+            return script_error(s, "frame %s: %s", words[1], p->seek_error);
+        return SR_OK;
+    }
+    if (count == 2) {
+        if (strcmp(words[1], "off") != 0)
+            return script_error(s, "loop: expected 'loop A B' or 'loop off'");
+        viewer_playback_set_loop(viewer, false, 0, 0);
+        return SR_OK;
+    }
+    if ((status = read_number(s, words[1], "loop A", 0.0, last, &first)) != SR_OK ||
+        (status = read_number(s, words[2], "loop B", 0.0, last, &second)) != SR_OK)
+        return status;
+    if (first != floor(first) || second != floor(second))
+        return script_error(s, "loop: A and B are whole frame numbers");
+    viewer_playback_set_loop(viewer, true, (uint64_t)first, (uint64_t)second);
     return SR_OK;
 }
 
@@ -469,6 +558,8 @@ static sr_status run_line(script *s, char *line)
             int left = (int32_t)(until - SDL_GetTicks());
             viewer_pump(viewer, left < 1 ? 1 : left < 20 ? left : 20);
         }
+    } else if (strcmp(command, "frame") == 0 || strcmp(command, "loop") == 0) {
+        status = do_recording_line(s, words, count);
     } else if (strcmp(command, "save") == 0) {
         status = expect_words(s, command, count, 2, 2, "save PATH");
         if (status == SR_OK) {
@@ -491,7 +582,7 @@ static sr_status run_line(script *s, char *line)
     } else {
         status = script_error(s,
                               "unknown command '%s' (click, double-click, drag, wheel, key, resize, wait, sleep, save, "
-                              "print-pick, print-state, print-stats)",
+                              "print-pick, print-state, print-stats; recordings: frame, loop)",
                               command);
     }
     if (status == SR_OK)

@@ -5,7 +5,7 @@
  * deriving from engine_example; its main() is one call of engine_example_main.
  *
  *   PROGRAM [--headless] [--frames N] [--save-every K] [--out DIR] [--size WxH] [--threads N]
- *           [--screenshot FILE]
+ *           [--screenshot FILE] [--record FILE]
  *
  * Window (the default): the pile falls in a window; Space pauses, N steps one frame while
  * paused, R drops the pile again; the viewer's own keys and mouse work as in `softrast view`
@@ -15,11 +15,18 @@
  * K-th frame (--save-every; default: the last one only) as DIR/frame_NNNN.png (--out, default
  * the current folder) and DIR/poses.txt: the camera, then per saved frame each body's shape and
  * pose as the engine reports it, and the contact points, so that a test can project them
- * independently (tests/test_debug_engines.c). */
+ * independently (tests/test_debug_engines.c).
+ * --record FILE (either way) records the run with softrast/record.h: every frame's debug list
+ * ("world"; the headless frames' HUD line in a list "hud" of its own, which a viewer can hide)
+ * and an empty scene that holds the camera and the background, so that `softrast replay FILE`
+ * draws the frames the run drew, and messages that mark the timeline (the pile dropped, the
+ * first contact, the pile at rest). Recording frame i is the run's frame i + 1 (the state after
+ * i + 1 steps), at time (i + 1) / 60 s. */
 #ifndef SR_ENGINE_EXAMPLE_HPP
 #define SR_ENGINE_EXAMPLE_HPP
 
 #include <softrast/debug.h>
+#include <softrast/record.h>
 #include <softrast/viewer.h>
 
 #include <cerrno>
@@ -51,6 +58,12 @@ public:
     virtual std::string status() const = 0;
     /// The viewer's overlays in the window (SR_OVERLAY_* bits): the HUD and a ground grid.
     virtual uint32_t overlays() const { return SR_OVERLAY_HUD | SR_OVERLAY_GRID; }
+    /// Contact points touching now (the recording marks the first one); -1: not known.
+    virtual int contacts() const { return -1; }
+    /// Dynamic bodies awake now (the recording marks when the pile comes to rest); -1: not known.
+    virtual int bodies_awake() const { return -1; }
+    /// The background the frames are cleared to.
+    uint32_t background() const { return sr_rgba8(0.11f, 0.12f, 0.14f, 1.0f); }
 };
 
 /// The command line.
@@ -62,6 +75,7 @@ struct engine_example_options {
     int width = 640, height = 360;
     int threads = 0;
     std::string screenshot; ///< window: save what it shows when the run ends
+    std::string record;     ///< record the run into this file (softrast/record.h)
 };
 
 /// An 8-bit RGBA colour from floats in [0, 1], as written in poses.txt (r in the low byte): the
@@ -83,7 +97,7 @@ inline void usage(const char *program, FILE *to)
 {
     std::fprintf(to,
                  "usage: %s [--headless] [--frames N] [--save-every K] [--out DIR] [--size WxH] [--threads N]\n"
-                 "       [--screenshot FILE]\n"
+                 "       [--screenshot FILE] [--record FILE]\n"
                  "  a pile of bodies falling on the ground, drawn by softrast through the engine's debug drawer\n"
                  "  window (default): Space pauses, N steps one frame while paused, R drops the pile again\n"
                  "  --headless       no window: render into PNG frames (DIR/frame_NNNN.png) and DIR/poses.txt\n"
@@ -92,7 +106,9 @@ inline void usage(const char *program, FILE *to)
                  "  --out DIR        headless: the folder for frames and poses (default: .), created if absent\n"
                  "  --size WxH       frame size in pixels (default 640x360)\n"
                  "  --threads N      rendering threads (default: one per core)\n"
-                 "  --screenshot F   window: save what the window shows when the run ends (.png or .bmp)\n",
+                 "  --screenshot F   window: save what the window shows when the run ends (.png or .bmp)\n"
+                 "  --record FILE    record the run (each frame's debug drawing, camera, background and\n"
+                 "                   messages) for 'softrast view FILE' and 'softrast replay FILE'\n",
                  program);
 }
 
@@ -141,6 +157,8 @@ inline int parse(int argc, char **argv, const char *program, engine_example_opti
             o->out_dir = value;
         } else if (arg == "--screenshot") {
             o->screenshot = value;
+        } else if (arg == "--record") {
+            o->record = value;
         } else if (arg == "--size") {
             int w = 0, h = 0;
             char tail = 0;
@@ -169,6 +187,101 @@ inline int parse(int argc, char **argv, const char *program, engine_example_opti
     return -1;
 }
 
+/* A run recorded with softrast/record.h: an empty scene that holds the camera and background,
+ * one list, and the messages that mark the timeline. */
+class run_recorder {
+public:
+    ~run_recorder()
+    {
+        sr_recorder_destroy(recorder_);
+        sr_scene_destroy(scene_);
+    }
+
+    /// Creates the file; false (with the message printed) when it cannot be.
+    bool open(const engine_example &example, const std::string &path)
+    {
+        path_ = path;
+        program_ = example.name();
+        sr_error err = {};
+        sr_scene_desc scene_desc = {};
+        scene_desc.name = example.name();
+        const char *names[2] = {"world", "hud"};
+        std::string title = std::string(example.name()) + ": a pile falling (softrast's engine example)";
+        sr_recorder_desc desc = {};
+        desc.title = title.c_str();
+        desc.list_names = names;
+        desc.list_name_count = 2;
+        if (sr_scene_create(&scene_desc, &scene_, &err) != SR_OK ||
+            sr_recorder_create(path.c_str(), &desc, &recorder_, &err) != SR_OK)
+            return fail(err);
+        sr_camera camera = example.camera();
+        sr_scene_set_camera(scene_, &camera);
+        sr_scene_set_background(scene_, example.background());
+        return true;
+    }
+
+    /// A message marking the next frame recorded.
+    bool message(sr_record_level level, const std::string &text)
+    {
+        sr_error err = {};
+        return sr_recorder_message(recorder_, level, text.c_str(), &err) == SR_OK || fail(err);
+    }
+
+    /// The pile was (re)built: the next frames start a new drop.
+    bool dropped(const engine_example &example, const std::string &how)
+    {
+        contacts_ = 0;
+        at_rest_ = false;
+        return message(SR_RECORD_INFO, std::string(example.name()) + ": " + how);
+    }
+
+    /// Records the frame after the world's latest step, drawn into `list` (and the headless
+    /// frames' HUD line into `hud`, NULL in a window), with the messages its state calls for
+    /// first.
+    bool frame(const engine_example &example, sr_debug_list *list, sr_debug_list *hud)
+    {
+        int contacts = example.contacts(), awake = example.bodies_awake();
+        if (contacts > 0 && contacts_ == 0 &&
+            !message(SR_RECORD_INFO, "first contact (" + std::to_string(contacts) + " points)"))
+            return false;
+        if (contacts >= 0)
+            contacts_ = contacts;
+        if (awake == 0 && !at_rest_ && !message(SR_RECORD_INFO, "the pile is at rest: every body asleep"))
+            return false;
+        at_rest_ = awake == 0;
+        sr_error err = {};
+        steps_++;
+        sr_debug_list *lists[2] = {list, hud};
+        return sr_recorder_frame(recorder_, (double)steps_ / 60.0, lists, 2, scene_, &err) == SR_OK || fail(err);
+    }
+
+    /// Writes the index and closes the file.
+    bool close()
+    {
+        sr_error err = {};
+        sr_recorder *recorder = recorder_;
+        recorder_ = nullptr;
+        if (sr_recorder_close(recorder, &err) != SR_OK)
+            return fail(err);
+        std::printf("%s: recorded %ld frames into %s\n", program_.c_str(), steps_, path_.c_str());
+        return true;
+    }
+
+private:
+    bool fail(const sr_error &err)
+    {
+        std::fprintf(stderr, "%s: --record %s: %s\n", program_.c_str(), path_.c_str(), err.message);
+        return false;
+    }
+
+    sr_recorder *recorder_ = nullptr;
+    sr_scene *scene_ = nullptr;
+    std::string path_, program_;
+    long steps_ = 0;
+    int contacts_ = 0;
+    bool at_rest_ = false;
+};
+
 /* The HUD line of a frame. */
 inline std::string hud(const engine_example &example, long frame)
 {
@@ -186,7 +299,7 @@ inline int headless(engine_example &example, const engine_example_options &o)
     sr_error err = {};
     sr_framebuffer *fb = nullptr;
     sr_renderer *renderer = nullptr;
-    sr_debug_list *list = nullptr;
+    sr_debug_list *list = nullptr, *hud_list = nullptr;
     sr_framebuffer_desc fb_desc = {};
     fb_desc.width = o.width;
     fb_desc.height = o.height;
@@ -194,8 +307,9 @@ inline int headless(engine_example &example, const engine_example_options &o)
     renderer_desc.threads = o.threads;
     if (sr_framebuffer_create(&fb_desc, &fb, &err) != SR_OK ||
         sr_renderer_create(&renderer_desc, &renderer, &err) != SR_OK ||
-        sr_debug_list_create(nullptr, &list, &err) != SR_OK) {
+        sr_debug_list_create(nullptr, &list, &err) != SR_OK || sr_debug_list_create(nullptr, &hud_list, &err) != SR_OK) {
         std::fprintf(stderr, "%s: %s\n", program, err.message);
+        sr_debug_list_destroy(list);
         sr_framebuffer_destroy(fb);
         sr_renderer_destroy(renderer);
         return 1;
@@ -206,6 +320,7 @@ inline int headless(engine_example &example, const engine_example_options &o)
     if (!poses) {
         std::fprintf(stderr, "%s: %s: %s\n", program, poses_temp.c_str(), std::strerror(errno));
         sr_debug_list_destroy(list);
+        sr_debug_list_destroy(hud_list);
         sr_renderer_destroy(renderer);
         sr_framebuffer_destroy(fb);
         return 1;
@@ -224,18 +339,32 @@ inline int headless(engine_example &example, const engine_example_options &o)
     long frames = o.frames < 0 ? 120 : o.frames;
     int status = 0;
     example.reset();
+    run_recorder recorder;
+    bool recording = !o.record.empty();
+    if (recording && (!recorder.open(example, o.record) || !recorder.dropped(example, "the pile dropped")))
+        status = 1;
     for (long frame = 1; frame <= frames && status == 0; frame++) {
         example.step();
         bool save = o.save_every ? frame % o.save_every == 0 : frame == frames;
+        if (!save && !recording)
+            continue;
+        // The world, and over it the frame's line of text (a list of its own: a recording's
+        // "hud" category, which the viewer can hide).
+        example.draw(list);
+        sr_debug_list_clear(hud_list, nullptr);
+        sr_debug_text_2d(hud_list, 8, 8, hud(example, frame).c_str(), sr_debug_style_make(SR_DEBUG_WHITE, 1, true));
+        if (recording && !recorder.frame(example, list, hud_list)) {
+            status = 1;
+            break;
+        }
         if (!save)
             continue;
-        example.draw(list);
-        sr_debug_text_2d(list, 8, 8, hud(example, frame).c_str(), sr_debug_style_make(SR_DEBUG_WHITE, 1, true));
         char name[64];
         std::snprintf(name, sizeof name, "frame_%04ld.png", frame);
         std::string path = o.out_dir + "/" + name;
         sr_renderer_clear(renderer, fb, sr_rgba8(0.11f, 0.12f, 0.14f, 1.0f), 1.0f);
         if (sr_debug_draw(list, renderer, fb, view_projection, &err) != SR_OK ||
+            sr_debug_draw(hud_list, renderer, fb, view_projection, &err) != SR_OK ||
             sr_framebuffer_save(fb, path.c_str(), &err) != SR_OK) {
             std::fprintf(stderr, "%s: %s\n", program, err.message);
             status = 1;
@@ -249,6 +378,8 @@ inline int headless(engine_example &example, const engine_example_options &o)
         example.write_poses(poses);
         std::printf("%s: wrote %s\n", program, path.c_str());
     }
+    if (recording && status == 0 && !recorder.close())
+        status = 1;
     if (std::fclose(poses) != 0 && status == 0) {
         std::fprintf(stderr, "%s: %s: %s\n", program, poses_temp.c_str(), std::strerror(errno));
         status = 1;
@@ -260,6 +391,7 @@ inline int headless(engine_example &example, const engine_example_options &o)
     if (status != 0)
         std::remove(poses_temp.c_str());
     sr_debug_list_destroy(list);
+    sr_debug_list_destroy(hud_list);
     sr_renderer_destroy(renderer);
     sr_framebuffer_destroy(fb);
     return status;
@@ -322,24 +454,39 @@ inline int window(engine_example &example, const engine_example_options &o)
     sr_viewer_set_overlays(viewer, example.overlays());
     example.reset();
     int status = 0;
+    run_recorder recorder;
+    bool recording = !o.record.empty();
+    if (recording && (!recorder.open(example, o.record) || !recorder.dropped(example, "the pile dropped")))
+        status = 1;
     bool changed = true, was_paused = false;
-    for (long frame = 0; o.frames < 0 || frame < o.frames;) {
+    for (long frame = 0; status == 0 && (o.frames < 0 || frame < o.frames);) {
         if (keys.reset) {
             example.reset();
             keys.reset = false;
             frame = 0;
             changed = true;
+            if (recording && !recorder.dropped(example, "the pile dropped again (R)")) {
+                status = 1;
+                break;
+            }
         }
+        bool stepped = false;
         if (!keys.paused || keys.step_once) {
             example.step();
             frame++;
             keys.step_once = false;
             changed = true;
+            stepped = true;
         }
         // Refilled only when the world moved: a paused pile leaves the list (and its generation)
         // alone, so the viewer draws nothing new and waits for input.
         if (changed || was_paused != keys.paused) {
             example.draw(list);
+            // What the window shows of the world each step (the viewer's HUD is not the program's).
+            if (stepped && recording && !recorder.frame(example, list, nullptr)) {
+                status = 1;
+                break;
+            }
             std::string text = hud(example, frame) + (keys.paused ? "  (paused: Space resumes, N steps)" : "");
             sr_viewer_set_hud_text(viewer, text.c_str());
             changed = false;
@@ -353,6 +500,8 @@ inline int window(engine_example &example, const engine_example_options &o)
             break;
         }
     }
+    if (recording && status == 0 && !recorder.close())
+        status = 1;
     if (status == 0 && !o.screenshot.empty()) {
         if (sr_viewer_save_frame(viewer, o.screenshot.c_str(), &err) != SR_OK) {
             std::fprintf(stderr, "%s: --screenshot: %s\n", program, err.message);

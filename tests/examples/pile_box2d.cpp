@@ -132,11 +132,24 @@ public:
 
     std::string status() const override
     {
+        return std::to_string(bodies_.size()) + " bodies  " + std::to_string(contacts()) + " contacts  " +
+               std::to_string(steps_ / 60.0).substr(0, 4) + " s";
+    }
+
+    int contacts() const override
+    {
         int contacts = 0;
         for (const b2Contact *contact = world_->GetContactList(); contact; contact = contact->GetNext())
             contacts += contact->IsTouching() ? contact->GetManifold()->pointCount : 0;
-        return std::to_string(bodies_.size()) + " bodies  " + std::to_string(contacts) + " contacts  " +
-               std::to_string(steps_ / 60.0).substr(0, 4) + " s";
+        return contacts;
+    }
+
+    int bodies_awake() const override
+    {
+        int awake = 0;
+        for (const b2Body *body : bodies_)
+            awake += body->IsAwake();
+        return awake;
     }
 
 private:

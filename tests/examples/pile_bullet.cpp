@@ -123,11 +123,24 @@ public:
 
     std::string status() const override
     {
+        return std::to_string(bodies_.size() - 1) + " bodies  " + std::to_string(contacts()) + " contacts  " +
+               std::to_string(steps_ / 60.0).substr(0, 4) + " s";
+    }
+
+    int contacts() const override
+    {
         int contacts = 0;
         for (int m = 0; m < dispatcher_->getNumManifolds(); m++)
             contacts += dispatcher_->getManifoldByIndexInternal(m)->getNumContacts();
-        return std::to_string(bodies_.size() - 1) + " bodies  " + std::to_string(contacts) + " contacts  " +
-               std::to_string(steps_ / 60.0).substr(0, 4) + " s";
+        return contacts;
+    }
+
+    int bodies_awake() const override
+    {
+        int awake = 0;
+        for (const btRigidBody *body : bodies_)
+            awake += !body->isStaticObject() && body->isActive();
+        return awake;
     }
 
 private:

@@ -37,5 +37,8 @@ extern const fuzz_target fuzz_target_dynamic;
 /// fuzz_pairs.c: sr_pair_set_parse over pairs-file texts, then the pairs' signed distances.
 int fuzz_pairs_test_one_input(const uint8_t *data, size_t size);
 extern const fuzz_target fuzz_target_pairs;
+/// fuzz_record.c: sr_recording_open, _seek, _render, _pick_item, _check over any file bytes.
+int fuzz_record_test_one_input(const uint8_t *data, size_t size);
+extern const fuzz_target fuzz_target_record;
 
 #endif

@@ -60,6 +60,9 @@ typedef struct sr_hull_view {
     const uint32_t *face_vertices;
     const uint32_t *edges; ///< edge e joins vertices edges[2e] and edges[2e + 1]; each edge once
     size_t edge_count;
+    /// The two faces edge e joins: edge_faces[2e] and edge_faces[2e + 1] (a flat hull's edges join
+    /// its two sides; a segment's edge has none: UINT32_MAX).
+    const uint32_t *edge_faces;
 } sr_hull_view;
 
 /// Builds the convex hull of `count` points (quickhull in double, with tolerances relative to

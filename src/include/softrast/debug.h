@@ -4,12 +4,13 @@
  * triangle rasterisers, and the overlays that show what the geometry queries did (BVH nodes,
  * bounds, normals, wireframes, picks, frustums and culling, heat maps, a HUD), built only from
  * the public queries of geom, bvh and scene.
- * Stands on scene, raster, bvh, geom; knows nothing of SDL. Like Box2D's b2DebugDraw or Jolt's
+ * Stands on scene, collide, raster, bvh, geom; knows nothing of SDL. Like Box2D's b2DebugDraw or Jolt's
  * DebugRenderer, but the list is data: fill it from a physics step, draw it over any frame.
  * Bullet's btIDebugDraw and Box2D's b2Draw on a list: softrast/bullet_draw.hpp, box2d_draw.hpp. */
 #ifndef SOFTRAST_DEBUG_H
 #define SOFTRAST_DEBUG_H
 
+#include <softrast/collide.h>
 #include <softrast/core.h>
 #include <softrast/geom.h>
 #include <softrast/math.h>
@@ -210,6 +211,89 @@ void sr_debug_polygon_filled(sr_debug_list *list, const sr_vec3 *points, size_t 
 /// list.
 void sr_debug_text(sr_debug_list *list, sr_vec3 anchor, const char *text, sr_debug_style style);
 
+/// A convex shape of the collision queries (softrast/collide.h) as a wire at its pose (src/debug/
+/// debug_shape.c): a box's 12 edges; a sphere's three great circles (in its local XY, YZ and ZX
+/// planes); a capsule's, cylinder's and cone's rings (32 segments each) and four side lines in
+/// its local XZ and YZ planes, so that its rotation shows; a segment's line, a triangle's three
+/// edges, a hull's edges; a point as a marker cross (sr_debug_point, 8 pixels), as is a hull of
+/// one point. With `rounding` the wire is the rounded surface the queries see: the faces moved
+/// out by the rounding with arcs around the edges (box, triangle, hull), the profile with arcs
+/// (cylinder, cone; a rounded segment is a capsule, a rounded point a sphere). An invalid shape
+/// (sr_shape_validate) draws nothing. Kept as a SR_DEBUG_ITEM_SHAPE item of the shape's
+/// parameters (in float); a hull's wire (its edges, and when rounded the whole rounded wire, as
+/// pairs of segment ends in the hull's frame) is copied into the list's points: the hull need
+/// not outlive the call.
+void sr_debug_shape(sr_debug_list *list, const sr_shape *shape, sr_debug_style style);
+
+/* ---- collision queries at work (src/debug/debug_collide.c, debug_minkowski.c) ---- */
+
+/// Which steps of a trace sr_debug_collide_trace draws.
+typedef enum sr_debug_trace_kind {
+    SR_DEBUG_TRACE_GJK = 0, ///< trace->gjk: the simplex, the search direction, the support point
+    SR_DEBUG_TRACE_EPA,     ///< trace->epa: the polytope, the face it expands, the support point
+    SR_DEBUG_TRACE_SAT,     ///< trace->sat: the axis, the two projected intervals, the best axis so far
+} sr_debug_trace_kind;
+
+/// How sr_debug_collide_trace draws. Zero-initialised: GJK, step 0, the world view, no legend.
+typedef struct sr_debug_trace_desc {
+    sr_debug_trace_kind kind;
+    /// The step drawn, from 0 (the state after the first iteration); any negative value: the last.
+    int step;
+    /// false: the world view (the two shapes, the support points on each, the witnesses); true:
+    /// the Minkowski view (A - B, the origin, the simplex or polytope or projected interval).
+    bool minkowski;
+    /// Where the Minkowski view's origin is put in the list's world (so that both views can be
+    /// drawn side by side); the world view is drawn where the shapes are.
+    sr_vec3 minkowski_origin;
+    /// A legend in the window's top-left corner at (legend_x, legend_y) pixels: the step, what it
+    /// found, and what every colour is; its text scale is legend_scale (1 to 4; 0: 1).
+    bool legend;
+    float legend_x, legend_y;
+    int legend_scale;
+} sr_debug_trace_desc;
+
+/// The number of steps of `kind` that `trace` holds (0 for a NULL trace).
+size_t sr_debug_trace_step_count(const sr_collide_trace *trace, sr_debug_trace_kind kind);
+
+/// Appends to `list` the state of a query after step desc->step of its trace (filled by a query
+/// of softrast/collide.h on shapes `a` and `b`, which must be the query's). The traces hold the
+/// cores' points (a sphere is its centre, a capsule its segment: softrast/collide.h); the
+/// Minkowski view draws the cores' difference, where the steps happen, and around it, faint, the
+/// difference of the whole shapes (the cores' rounded by both radii) when the cores have radii.
+/// Colours (the legend says the same):
+///   A orange and B blue wires; A - B violet (sr_debug_minkowski_hull; faint when it has more than
+///   64 vertices, so that the steps stand out); the origin a white cross labelled O;
+///   GJK: the simplex yellow (vertices, edges, faces filled faintly; in the world view its
+///   vertices' points on A and on B joined by faint yellow lines), the closest point of the
+///   simplex to the origin and its witnesses on A and B green with the distance, the search
+///   direction a magenta arrow and the support point it found magenta (w; on A and on B);
+///   EPA: the polytope cyan, the face it expands filled red with its normal a red arrow from the
+///   origin to the face's plane, the support point along it magenta, the witnesses on A and B of
+///   that face green with the depth;
+///   SAT: every axis tested so far a grey arrow, the current one white and the best so far (the
+///   largest separation: the answer's axis at the last step) green; the shapes' projected
+///   intervals on the current axis orange (A) and blue (B) beside the shapes, their gap green or
+///   their overlap red with its length; in the Minkowski view the interval of A - B on the axis
+///   through the origin.
+/// Errors (nothing is added): a NULL list, shape, trace or desc; a shape that fails
+/// sr_shape_validate (the message names it: "shape b: radius is -1"); a trace with no steps of
+/// that kind ("the trace holds no EPA step: the pair was answered by SAT or a closed form"); a
+/// step past the last ("step 9: the trace holds 7 GJK steps (0 to 6)"); an EPA step whose faces
+/// or vertices were dropped (give the trace larger capacities); out of memory (A - B's hull).
+sr_status sr_debug_collide_trace(sr_debug_list *list, const sr_shape *a, const sr_shape *b,
+                                 const sr_collide_trace *trace, const sr_debug_trace_desc *desc, sr_error *err);
+
+/// The Minkowski difference of the cores of `a` and `b` (sr_shape_core_support) as a hull in world
+/// coordinates (free it with sr_hull_destroy), and in *rounding (may be NULL) the sum of the
+/// cores' radii (sr_shape_core_radius), so that A - B is the hull rounded by it: the hull of every
+/// difference of a vertex of A's core and one of B's. Exact for polytope cores (points, segments,
+/// triangles, boxes, hulls, and the cores of spheres and capsules); a cylinder's or cone's rims are
+/// taken as 32-gons (an inner approximation within 0.5% of their radius). Past 65,536 vertex pairs
+/// (big hulls), the hull of the support points of A - B along 642 directions spread over the sphere
+/// instead. Errors: NULL arguments, an invalid shape (named "shape a" / "shape b"), out of memory.
+sr_status sr_debug_minkowski_hull(const sr_shape *a, const sr_shape *b, sr_hull **out, double *rounding,
+                                  sr_error *err);
+
 /* ---- 2D items (window pixels, origin top-left), always on top ---- */
 
 void sr_debug_text_2d(sr_debug_list *list, float x, float y, const char *text, sr_debug_style style);
@@ -240,6 +324,7 @@ typedef enum sr_debug_item_kind {
     SR_DEBUG_ITEM_TEXT,            ///< text: anchored at a world point
     SR_DEBUG_ITEM_TEXT_2D,         ///< text: anchor (x, y, 0) in window pixels
     SR_DEBUG_ITEM_RECT_2D,         ///< rect
+    SR_DEBUG_ITEM_SHAPE,           ///< shape: a collide shape (sr_debug_shape)
     SR_DEBUG_ITEM_KIND_COUNT
 } sr_debug_item_kind;
 
@@ -298,6 +383,19 @@ typedef struct sr_debug_item_rect {
     float x, y, width, height;
     bool filled;
 } sr_debug_item_rect;
+/// A collide shape's parameters in float: sr_shape's fields of the same names (a segment's and a
+/// triangle's points in `points`), its pose as `position` and a unit `rotation`. A hull keeps its
+/// wire in the list's points (sr_debug_list_item_points; `count` of them, in the hull's frame):
+/// `count / 2` segments, point 2 k to 2 k + 1, rounding included; `count` is 0 for other types.
+typedef struct sr_debug_item_shape {
+    sr_shape_type type;
+    sr_vec3 position;
+    sr_quat rotation;
+    float radius, half_height, rounding;
+    sr_vec3 half_extents;
+    sr_vec3 points[3];
+    uint32_t first, count; ///< a hull's wire among the list's points
+} sr_debug_item_shape;
 
 /// One item as the list keeps it: what was asked, before any tessellation. `style` is the
 /// style given with its width clamped to 1..4.
@@ -318,6 +416,7 @@ typedef struct sr_debug_item {
         sr_debug_item_polyline polyline;
         sr_debug_item_text text;
         sr_debug_item_rect rect;
+        sr_debug_item_shape shape;
     };
 } sr_debug_item;
 
@@ -325,8 +424,9 @@ typedef struct sr_debug_item {
 /// NULL list). Owned by the list: valid until the next sr_debug_list_clear or
 /// sr_debug_list_destroy (additions never move them).
 const sr_debug_item *sr_debug_list_items(const sr_debug_list *list, size_t *count);
-/// The points of a SR_DEBUG_ITEM_POLYLINE item of `list` (item->polyline.count of them); NULL
-/// for other kinds. Valid as sr_debug_list_items.
+/// The points of a SR_DEBUG_ITEM_POLYLINE item of `list` (item->polyline.count of them) or of a
+/// SR_DEBUG_ITEM_SHAPE item (item->shape.count, perhaps 0); NULL for other kinds. Valid as
+/// sr_debug_list_items.
 const sr_vec3 *sr_debug_list_item_points(const sr_debug_list *list, const sr_debug_item *item);
 /// The NUL-terminated text of a SR_DEBUG_ITEM_TEXT or _TEXT_2D item of `list`; NULL for other
 /// kinds. Valid as sr_debug_list_items.
@@ -334,7 +434,10 @@ const char *sr_debug_list_item_text(const sr_debug_list *list, const sr_debug_it
 /// Adds a copy of `item` (read from any list, or stored by a recorder) through the function of
 /// its kind, so it is checked and counted as that call would be. A polyline's points and a
 /// text's characters are taken from `points` / `text` (the offsets in `item` belong to the list
-/// it came from); they may be NULL for other kinds. An unknown kind is ignored.
+/// it came from), as are a shape's (item->shape.count of them; a count its type cannot have, or
+/// non-finite or negative sizes, drop the item); they may be NULL for other kinds. An unknown
+/// kind is ignored. An item read from a list is added bit for bit the same (an oriented sphere's
+/// rotation of unit length is kept, not normalised again), so a recording replays exactly.
 void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const sr_vec3 *points, const char *text);
 
 /* ---- drawing ---- */
@@ -367,6 +470,11 @@ enum {
     SR_OVERLAY_AXES = 1u << 8,     ///< world axes at the origin
     SR_OVERLAY_GRID = 1u << 9,     ///< a ground grid at y = 0 around the scene
     SR_OVERLAY_HUD = 1u << 10,     ///< statistics as text at the top left
+    /// The collision pass's contacts (sr_overlay_desc.collision): a dot at each contact point, its
+    /// normal as an arrow scaled by the depth, the depth as text
+    SR_OVERLAY_CONTACTS = 1u << 11,
+    SR_OVERLAY_CLOSEST = 1u << 12, ///< near pairs: the segment between their closest points, the distance
+    SR_OVERLAY_PAIRS = 1u << 13,   ///< candidate pairs as lines between their boxes' centres, coloured by state
 };
 
 /// The overlays' colours (sr_rgba8 values), documented in the README.
@@ -380,6 +488,10 @@ enum {
 #define SR_OVERLAY_COLOR_HIT_NORMAL 0xff40ffffu ///< yellow: the hit's normal
 #define SR_OVERLAY_COLOR_PICKED 0xffffffffu     ///< white: the picked instance's box
 #define SR_OVERLAY_COLOR_GRID 0xb0a0a0a0u       ///< translucent grey
+#define SR_OVERLAY_COLOR_CONTACT 0xff3c50ffu    ///< red: contact points, depths, contact pairs
+#define SR_OVERLAY_COLOR_CONTACT_NORMAL 0xff28dcffu ///< yellow: contact normals
+#define SR_OVERLAY_COLOR_CLOSEST 0xffffd040u    ///< light blue: closest points, distances, near pairs
+#define SR_OVERLAY_COLOR_APART 0xffb4b4b4u      ///< light grey: candidate pairs found apart
 
 /// The colour of BVH depth `depth` of a range [first, last] drawn: a ramp from blue (first)
 /// through cyan, green and yellow to red (last).
@@ -415,6 +527,9 @@ typedef struct sr_overlay_desc {
     sr_debug_list *hud_list;
     /// Scale of the HUD's and the legends' text, 1 to 4 (0: sr_overlay_text_scale of the frame).
     int text_scale;
+    /// The collision pass (sr_scene_collide of the scene as drawn) that SR_OVERLAY_CONTACTS,
+    /// _CLOSEST and _PAIRS draw and the HUD counts; NULL: none (those overlays draw nothing).
+    const sr_collision *collision;
 } sr_overlay_desc;
 
 /// The text scale that keeps the HUD readable and in proportion to a `width` x `height` frame:
@@ -429,14 +544,15 @@ void sr_overlay_text_size(const char *text, int scale, int *width, int *height);
 /// short lines that keep the box narrow: the scene's name, the frame time (desc->frame_ms, or the
 /// frame's update + cull + draw) with desc->fps when it is not 0, instances and triangles drawn
 /// of those submitted, fragments and draw calls; then, when `pick` is not NULL, the pick once:
-/// node, triangle, t, position, normal and BVH nodes visited (or that it hit nothing); then
-/// desc->hud_text. Writes at most `size` bytes (NUL included); returns the text's length.
+/// node, triangle, t, position, normal and BVH nodes visited (or that it hit nothing); then the
+/// collision pass's counts and times when desc->collision is set (sr_overlay_collision_text);
+/// then desc->hud_text. Writes at most `size` bytes (NUL included); returns the text's length.
 size_t sr_overlay_hud_text(const sr_scene *scene, const sr_scene_frame *frame, const sr_overlay_desc *desc,
                            const sr_pick_hit *pick, char *out, size_t size);
 
 /// Parses the --overlay syntax: comma-separated items bvh[:A-B], mesh-bvh[:A-B], bounds, normals,
-/// wire, pick:X,Y, frustum, heat, axes, grid, hud (into desc->items and the ranges; other fields
-/// untouched). Errors name the item.
+/// wire, pick:X,Y, frustum, heat, axes, grid, hud, contacts, closest, pairs (into desc->items and
+/// the ranges; other fields untouched). Errors name the item.
 sr_status sr_overlay_parse(const char *text, sr_overlay_desc *desc, sr_error *err);
 
 /// Appends the overlays of `desc` to `list` for a `width` x `height` frame of `scene` seen by
@@ -445,6 +561,33 @@ sr_status sr_overlay_parse(const char *text, sr_overlay_desc *desc, sr_error *er
 /// pick from sr_scene_pick. Items past the list's capacity are dropped (see sr_debug_list_clear).
 sr_status sr_overlay_add(const sr_scene *scene, const sr_scene_frame *frame, const sr_camera *camera, int width,
                          int height, const sr_overlay_desc *desc, sr_debug_list *list, sr_error *err);
+
+/// How sr_debug_contact draws a contact. Zero fields take their defaults.
+typedef struct sr_debug_contact_desc {
+    float length;          ///< of the normal's arrow, world units; 0: no arrow
+    float point_px;        ///< the dot's diameter in pixels; 0: 7
+    uint32_t point_color;  ///< dot and text; 0: SR_OVERLAY_COLOR_CONTACT
+    uint32_t normal_color; ///< 0: SR_OVERLAY_COLOR_CONTACT_NORMAL
+    /// The text beside the dot (the depth, say; copied); NULL: none. Anchored at `text_at`.
+    const char *text;
+    sr_vec3 text_at;
+    int width;    ///< the arrow's width and the text's scale, 1 to 4; 0: 2 and 1
+    bool depth_tested; ///< false (default): on top of everything, as physics debug views draw contacts
+} sr_debug_contact_desc;
+
+/// A contact as physics engines' debug views draw it (Box2D's b2_drawContactPoints and normals,
+/// Jolt's DrawContactPoint): a dot at `point` and the normal (unit, from A towards B: the way B
+/// is pushed out) as an arrow from it, with an optional label.
+void sr_debug_contact(sr_debug_list *list, sr_vec3 point, sr_vec3 normal, const sr_debug_contact_desc *desc);
+
+/// The pixels per world unit at `point` seen by `camera` in a `height`-pixel-high image (the
+/// scale of a small object there; 0 behind the eye or for a bad camera): for sizing world items
+/// in pixels.
+float sr_overlay_pixels_per_unit(const sr_camera *camera, int height, sr_vec3 point);
+
+/// The HUD's lines about a collision pass: shapes, pairs, queries, contacts and near pairs, and
+/// the broadphase and narrowphase times. Writes at most `size` bytes; returns the length.
+size_t sr_overlay_collision_text(const sr_collision *collision, char *out, size_t size);
 
 /// The heat map: for each pixel the nodes the closest-hit pick through its centre visited
 /// (sr_scene_pick's nodes_visited), written into `fb`'s colour as sr_overlay_heat_color(value,

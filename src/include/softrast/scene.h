@@ -407,6 +407,9 @@ typedef struct sr_scene_desc {
     /// Fat-box margin of the instance tree in world units (sr_dynamic_tree_desc.margin): nodes
     /// moving less than this do not touch the tree. 0 = 0.1.
     float instance_margin;
+    /// Fat-box margin of the shape tree, the collision pass's broadphase (sr_scene_shape_tree), in
+    /// world units: shapes moving less than this do not touch the tree. 0 = 0.1.
+    float shape_margin;
 } sr_scene_desc;
 
 /// Creates an empty scene: no nodes, BENCH_SCENE.md's camera, light and background. `desc` may
@@ -475,6 +478,16 @@ const sr_mesh *sr_scene_mesh(const sr_scene *scene, sr_mesh_id mesh);
 const sr_bvh *sr_scene_mesh_bvh(const sr_scene *scene, sr_mesh_id mesh);
 const char *sr_scene_mesh_name(const sr_scene *scene, sr_mesh_id mesh);
 size_t sr_scene_mesh_count(const sr_scene *scene);
+/// The parts a mesh is drawn in: its sr_mesh.parts, or one part of every triangle for a mesh
+/// without (0 for a bad id). A recorder reads and a player sets which scene material each uses.
+size_t sr_scene_mesh_part_count(const sr_scene *scene, sr_mesh_id mesh);
+/// The scene material part `part` of the mesh is drawn with (its OBJ material as
+/// sr_scene_add_mesh imported it, or 0: the default material); 0 for a bad id or part.
+sr_material_id sr_scene_mesh_part_material(const sr_scene *scene, sr_mesh_id mesh, size_t part);
+/// Draws part `part` of the mesh with `material` (0: the default material) from now on.
+/// Errors: a bad mesh id, part or material id.
+sr_status sr_scene_set_mesh_part_material(sr_scene *scene, sr_mesh_id mesh, size_t part, sr_material_id material,
+                                          sr_error *err);
 
 /// Adds a texture; the scene takes ownership of `texture` in every case.
 sr_status sr_scene_add_texture(sr_scene *scene, sr_texture *texture, const char *name, sr_texture_id *out,
@@ -505,6 +518,8 @@ sr_material_id sr_scene_find_material(const sr_scene *scene, const char *name);
 
 /* ---- nodes ---- */
 
+struct sr_node_shape_desc;
+
 typedef struct sr_node_desc {
     const char *name;      ///< copied; NULL = ""
     sr_node_id parent;     ///< SR_NODE_NULL: a top-level node
@@ -514,15 +529,20 @@ typedef struct sr_node_desc {
     /// none; otherwise this material for every triangle of the mesh.
     sr_material_id material;
     bool hidden; ///< not drawn, not picked (its children are unaffected)
+    /// A collision shape for the node (sr_scene_set_node_shape), or NULL. Not kept.
+    const struct sr_node_shape_desc *shape;
 } sr_node_desc;
 
 /// Adds a node (the last child of its parent). Errors: a stale parent, bad mesh or material
-/// id, a transform with non-finite values or a zero scale component, out of memory.
+/// id, a transform with non-finite values or a zero scale component, a shape refused by
+/// sr_scene_set_node_shape (the node is then not added), out of memory.
 sr_status sr_scene_add_node(sr_scene *scene, const sr_node_desc *desc, sr_node_id *out, sr_error *err);
 /// Removes the node and its whole subtree; their handles become stale.
 sr_status sr_scene_remove_node(sr_scene *scene, sr_node_id node, sr_error *err);
 bool sr_scene_node_is_valid(const sr_scene *scene, sr_node_id node);
 /// Sets the local transform; world transforms and boxes follow at the next sr_scene_update.
+/// Errors: a stale node, non-finite values, a zero scale component, a scale other than 1 on a
+/// node that has a shape or has one below it (shapes take no scale).
 sr_status sr_scene_set_transform(sr_scene *scene, sr_node_id node, sr_transform transform, sr_error *err);
 sr_status sr_scene_set_hidden(sr_scene *scene, sr_node_id node, bool hidden, sr_error *err);
 sr_status sr_scene_set_node_material(sr_scene *scene, sr_node_id node, sr_material_id material, sr_error *err);
@@ -535,13 +555,17 @@ typedef struct sr_node_info {
     sr_transform transform; ///< local
     sr_mat4 world;          ///< object to world
     /// Box of the node's own mesh in world space (the mesh's box mapped by `world`, Arvo's
-    /// method); empty for nodes without a mesh. This is the box culling tests.
+    /// method), merged with the box of its shape's wire when the shape is drawn as a wire over a
+    /// mesh; empty for nodes that draw nothing. This is the box culling tests.
     sr_aabb world_aabb;
     sr_aabb subtree_aabb; ///< union of world_aabb over the node and its descendants
+    /// The mesh drawn and picked: the node's own, or for a node with a shape and no mesh of its
+    /// own, the mesh the scene made from the shape (sr_node_shape.mesh); 0 for none.
     sr_mesh_id mesh;
     sr_material_id material;
     bool hidden;
-    int depth; ///< 0 for top-level nodes
+    bool has_shape; ///< the node carries a collision shape (sr_scene_node_shape)
+    int depth;      ///< 0 for top-level nodes
 } sr_node_info;
 
 sr_status sr_scene_node(const sr_scene *scene, sr_node_id node, sr_node_info *out, sr_error *err);
@@ -566,6 +590,8 @@ typedef struct sr_scene_totals {
     uint64_t instance_triangles;  ///< triangles of all instances (what drawing everything submits)
     uint64_t bvh_nodes;           ///< nodes of all mesh BVHs
     double bvh_build_ms;          ///< time spent building the mesh BVHs (in sr_scene_add_mesh)
+    uint32_t shapes;              ///< nodes with a collision shape
+    uint32_t shape_meshes;        ///< meshes the scene made to draw shapes (counted in `meshes`)
 } sr_scene_totals;
 sr_scene_totals sr_scene_get_totals(const sr_scene *scene);
 
@@ -699,6 +725,201 @@ sr_status sr_scene_pick_ray(const sr_scene *scene, const sr_ray *ray, sr_pick_hi
 /// hits[i] is the pick of points[i], the same as sr_scene_pick gives for any thread count.
 sr_status sr_scene_pick_many(const sr_scene *scene, const sr_camera *camera, int width, int height,
                              const sr_vec2 *points, size_t count, int threads, sr_pick_hit *hits, sr_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Collision shapes on nodes (src/scene/scene_shape.c, shape_mesh.c) and the collision pass     */
+/* over them (scene_collide.c)                                                                 */
+
+/// How a node's shape is drawn.
+typedef enum sr_shape_draw {
+    /// SR_SHAPE_DRAW_SOLID for a node without a mesh of its own, SR_SHAPE_DRAW_NONE for one with
+    /// a mesh (the mesh is drawn; the shape is its collision proxy).
+    SR_SHAPE_DRAW_DEFAULT = 0,
+    /// A mesh the scene makes from the shape (sr_mesh_create_shape), drawn with the node's
+    /// material (back faces culled: the mesh is closed and wound outwards). Only for nodes without
+    /// a mesh of their own.
+    SR_SHAPE_DRAW_SOLID,
+    /// The shape's edges as lines in the colour of the node's material (alone, or over the node's
+    /// own mesh), depth-tested against the scene. Picking still hits the shape's surface, so a
+    /// click inside the outline selects it.
+    SR_SHAPE_DRAW_WIRE,
+    SR_SHAPE_DRAW_NONE, ///< not drawn and not picked: a collision proxy only
+} sr_shape_draw;
+
+/// A collision shape for a node. The node's world transform places it: the shape's own pose
+/// must be zero or the identity, and the node (and every ancestor) takes no scale.
+typedef struct sr_node_shape_desc {
+    /// Type and sizes (softrast/collide.h), in the node's frame. For a hull give one of: `hull`
+    /// (the caller's, which must outlive the node's use of it), `hull_points` or `hull_mesh`.
+    sr_shape shape;
+    /// The hull of these points (copied; the scene builds and owns the hull; 1 or more finite
+    /// points, duplicates and inside points allowed).
+    const sr_dvec3 *hull_points;
+    size_t hull_point_count;
+    /// The hull of this scene mesh's vertices, in the mesh's frame, built once per mesh and
+    /// shared by every node that asks for it: a convex proxy that wraps the mesh exactly.
+    sr_mesh_id hull_mesh;
+    sr_shape_draw draw;
+} sr_node_shape_desc;
+
+/// What the scene knows of a node's shape.
+typedef struct sr_node_shape {
+    sr_shape local; ///< in the node's frame (identity pose); a hull's `hull` valid while the node keeps it
+    /// The shape at the node's world pose, computed in double from the local transforms (so exact
+    /// to double rounding, not to the float world matrix) by the last sr_scene_update.
+    sr_shape world;
+    sr_dbox world_bounds; ///< sr_shape_bounds(&world)
+    sr_shape_draw draw;   ///< resolved: never SR_SHAPE_DRAW_DEFAULT
+    /// The mesh the scene made from the shape to draw it (solid, or whose edges the wire draws);
+    /// 0 for SR_SHAPE_DRAW_NONE. Shared by the nodes whose shapes are equal; made anew when the
+    /// shape changes.
+    sr_mesh_id mesh;
+} sr_node_shape;
+
+/// Gives the node a collision shape (replacing any it had), or removes it (desc NULL). The
+/// scene copies what it needs; with SR_SHAPE_DRAW_SOLID or _WIRE it makes (or shares) a mesh of
+/// the shape, which the node then draws and picks through (sr_node_info.mesh, when the node has
+/// no mesh of its own). The shape's world pose follows the node from the next sr_scene_update.
+/// Errors (SR_ERROR_INVALID_ARGUMENT, the message naming the node and the field; the node keeps
+/// its previous shape): a stale node; a shape that fails sr_shape_validate; a pose that is not
+/// the identity; a node or an ancestor with a scale other than 1 ("node 'box': a node with a
+/// shape takes no scale, but ancestor 'group' has scale (2, 2, 2)"); a hull with none or more
+/// than one of hull, hull_points and hull_mesh, or points not finite; a bad mesh id;
+/// SR_SHAPE_DRAW_SOLID on a node with a mesh of its own; an unknown draw value; out of memory.
+sr_status sr_scene_set_node_shape(sr_scene *scene, sr_node_id node, const sr_node_shape_desc *desc, sr_error *err);
+/// The node's shape. Errors: a stale node, a node without a shape, NULL out.
+sr_status sr_scene_node_shape(const sr_scene *scene, sr_node_id node, sr_node_shape *out, sr_error *err);
+/// Nodes with a shape, and the i-th of them (i < sr_scene_shape_count; SR_NODE_NULL past the
+/// end): the order shapes were given in, except that removing one moves the last into its place.
+uint32_t sr_scene_shape_count(const sr_scene *scene);
+sr_node_id sr_scene_shape_node(const sr_scene *scene, uint32_t i);
+
+/// A triangle mesh of `shape` in its own frame (its pose is not applied), closed and wound
+/// counter-clockwise seen from outside, with normals (smooth across edges of less than 30
+/// degrees, so curved sides shade smoothly and a box's faces stay flat) and no uvs: the convex
+/// hull of the shape's core points (a box's corners, 24 points around a cylinder's rims, a
+/// cone's base rim and apex, a hull's vertices) summed with a 16 x 8 polyhedral sphere of the
+/// shape's radius and rounding, so that every vertex lies on the shape's surface. A flat shape
+/// (a triangle, a box of zero height) is its two faces back to back. A shape without volume
+/// or area (a point, a segment, and anything else of radius and rounding 0) gets the marker
+/// it is seen by: a sphere of radius 0.05 around a point, a capsule of radius min(0.05, length
+/// / 10) around a segment. Errors: a shape that fails sr_shape_validate, out of memory.
+sr_status sr_mesh_create_shape(const sr_shape *shape, sr_mesh **out, sr_error *err);
+
+/// The dynamic tree of the shapes (user data: the node's slot index): each shape's exact world
+/// box (sr_shape_bounds) grown by half the last sr_scene_collide's margin, fattened by the
+/// scene's shape_margin. Current after sr_scene_collide. Read-only, for queries and overlays.
+const sr_dynamic_tree *sr_scene_shape_tree(const sr_scene *scene);
+
+/// What the narrowphase found for a pair.
+typedef enum sr_pair_state {
+    SR_PAIR_APART = 0, ///< farther apart than the margin
+    SR_PAIR_NEAR,      ///< apart, within the margin: closest points in `near`
+    SR_PAIR_CONTACT,   ///< touching or penetrating: a contact in `contacts`
+} sr_pair_state;
+
+/// A candidate pair of the broadphase: two shapes whose exact world boxes come within the margin
+/// of each other (box_a grown by the margin overlaps box_b).
+typedef struct sr_collision_pair {
+    sr_node_id a, b; ///< a.index < b.index
+    sr_pair_state state;
+    /// The signed distance the query found (<= 0 for contacts), or, when `bounded`, a lower bound
+    /// greater than the margin: the separation along the axis that separated the pair last pass,
+    /// which proved them apart without a query.
+    double distance;
+    bool bounded;
+    uint32_t index; ///< in `contacts` (CONTACT) or `near` (NEAR); UINT32_MAX when apart
+} sr_collision_pair;
+
+/// A contact (touching or penetrating pair) or a near pair: sr_collide_signed_distance's answer
+/// for the pair's world shapes, A the node of lower index.
+typedef struct sr_contact {
+    sr_node_id a, b;
+    /// The contact point: half-way between the witnesses (for a contact the middle of the
+    /// overlap along the normal, for a near pair the middle of the gap).
+    sr_dvec3 point;
+    sr_dvec3 normal; ///< unit, from A towards B (move B by depth * normal to separate them)
+    /// Signed distance: <= 0 for contacts (the depth is -distance), > 0 for near pairs.
+    double distance;
+    /// Witnesses: the deepest points of A in B and of B in A for contacts (point_a - point_b =
+    /// depth * normal), the closest points for near pairs.
+    sr_dvec3 point_a, point_b;
+    sr_collide_method method;
+    sr_collide_status status; ///< SR_COLLIDE_ITERATION_CAP flags a best-effort answer
+    int iterations;
+} sr_contact;
+
+/// Counters and times of one pass.
+typedef struct sr_collision_stats {
+    uint32_t shapes;        ///< shapes in the scene
+    uint32_t shapes_moved;  ///< shapes whose world box was brought up to date
+    uint32_t proxies_moved; ///< of them, those whose fat box changed (they queried the tree)
+    uint32_t pairs_cached;  ///< pairs whose fat boxes overlap, kept from pass to pass
+    uint32_t pairs;         ///< candidate pairs (exact boxes within the margin)
+    uint32_t filtered;      ///< candidates the filter callback dropped (not in `pairs`)
+    uint32_t axis_rejects;  ///< candidates proved apart by last pass's separating axis, without a query
+    uint32_t tests;         ///< convex queries run (sr_collide_signed_distance)
+    /// Candidates neither of whose shapes moved (nor the margin or max_iterations changed) since
+    /// their last query: that query's answer again, without running it (it would be the same).
+    uint32_t reused;
+    uint32_t contacts, near;
+    uint32_t iteration_caps; ///< queries that hit their iteration cap (their answer is flagged)
+    /// Broadphase: world boxes, tree moves and queries, pair cache upkeep, box tests; narrowphase:
+    /// the axis tests and queries. Milliseconds of the calling thread's wall clock.
+    double broadphase_ms, narrowphase_ms;
+} sr_collision_stats;
+
+/// The results of sr_scene_collide, owned by the caller and reused from pass to pass: its arrays
+/// grow (before a pass's loops, never inside them) and never shrink, so a pass over a scene of
+/// the same size allocates nothing. Pairs, contacts and near pairs come sorted by (a.index,
+/// b.index). Pointers valid until the next pass or sr_collision_destroy. Read-only to callers.
+typedef struct sr_collision {
+    const sr_collision_pair *pairs;
+    size_t pair_count;
+    const sr_contact *contacts;
+    size_t contact_count;
+    const sr_contact *near;
+    size_t near_count;
+    double margin; ///< the margin the pass used
+    sr_collision_stats stats;
+    struct sr_collision_storage *storage; ///< private
+} sr_collision;
+
+sr_status sr_collision_create(sr_collision **out, sr_error *err);
+void sr_collision_destroy(sr_collision *collision);
+
+/// The margin of near pairs when sr_collision_desc.margin is 0, in world units.
+#define SR_COLLISION_DEFAULT_MARGIN 0.1
+
+/// How a pass runs. Zero means default.
+typedef struct sr_collision_desc {
+    double margin; ///< pairs apart by at most this are near pairs; 0: SR_COLLISION_DEFAULT_MARGIN
+    bool no_near;  ///< margin 0: report contacts only
+    int max_iterations; ///< each query's cap (sr_collide_options); 0: the queries' default
+    /// NULL, or called for each candidate pair: false drops it (engines' collision filters:
+    /// layers, a body's own parts). Called on the calling thread, in pair order.
+    bool (*filter)(void *user, sr_node_id a, sr_node_id b);
+    void *user;
+} sr_collision_desc;
+
+/// The collision pass over the scene's shapes (hidden nodes included: hiding is for drawing).
+/// Broadphase: the world boxes of shapes that moved since the last pass are brought up to date
+/// in the shape tree (sr_dynamic_tree_move: fat boxes absorb small motions); shapes whose fat
+/// box changed query the tree for the pairs whose fat boxes overlap, which the scene keeps from
+/// pass to pass (Box2D's pair management); each kept pair whose exact boxes come within the
+/// margin is a candidate. Narrowphase: a candidate neither of whose shapes moved since its last
+/// query (with the same margin and max_iterations) gets that answer again (stats.reused); one that
+/// the separating axis of its last query still separates by more than the margin is apart without
+/// a query; the others get
+/// sr_collide_signed_distance on their world shapes, which makes them contacts (distance <= 0,
+/// or touching: apart by at most 1e-7 of the largest coordinate of the two shapes' boxes, the
+/// rounding of the float node transforms that place them; reported with distance 0), near pairs
+/// (within the margin) or apart. `desc` may be NULL. The scene must be
+/// up to date (sr_scene_update). Single-threaded; the scene needs exclusive access (the pass
+/// updates its shape tree and pair cache). Errors: NULL scene or result, a scene waiting for an
+/// update, a bad margin (negative, not finite) or max_iterations, out of memory (the result is
+/// then empty; the scene stays consistent).
+sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_collision *result, sr_error *err);
 
 /* ---- scene files (src/scene/scene_file.c) and built-in scenes ---- */
 

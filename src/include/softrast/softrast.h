@@ -1,5 +1,5 @@
 /* softrast/softrast.h — the umbrella header: every public header of libsoftrast.
- * Modules, top to bottom (arrows only point down): viewer (SDL2) → debug → scene → shaders/raster, bvh, collide → geom → math,
+ * Modules, top to bottom (arrows only point down): viewer (SDL2) → record → debug → scene → shaders/raster, bvh, collide → geom → math,
  * all on core. */
 #ifndef SOFTRAST_SOFTRAST_H
 #define SOFTRAST_SOFTRAST_H
@@ -14,6 +14,7 @@
 #include <softrast/shaders.h>
 #include <softrast/scene.h>
 #include <softrast/debug.h>
+#include <softrast/record.h>
 #include <softrast/viewer.h>
 
 #endif

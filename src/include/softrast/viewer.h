@@ -67,7 +67,8 @@ typedef struct sr_viewer_desc {
     int width, height; ///< window size in screen units (pixels, except on high-DPI screens); 0 = 1280 x 720.
                        ///< The frame is rendered at the window's drawable size, in pixels.
     int threads;       ///< rendering threads, 1 to SR_MAX_THREADS; 0 = one per core (at most 64)
-    /// The scene file (.json) or mesh (.obj) shown. With a NULL `scene` given to sr_viewer_create
+    /// The scene file (.json), mesh (.obj) or recording (softrast/record.h, known by its first bytes)
+    /// shown. With a NULL `scene` given to sr_viewer_create
     /// the viewer loads it itself (on a worker thread, showing progress), owns it, reloads it on
     /// R and whenever the file changes on disk (its modification time is polled once a second).
     /// NULL: the scene passed to sr_viewer_create, or none at all (the program's lists alone).
@@ -92,6 +93,10 @@ typedef struct sr_viewer_desc {
     /// than left, middle and right, and every other event but quit. NULL: dropped.
     sr_viewer_input_fn input;
     void *user; ///< passed to `message`, `input_filter` and `input`
+    /// A recording's decoded frames the viewer keeps (sr_recording_desc.cache_bytes); 0 = 192
+    /// MiB, which with the frame shown, the framebuffers and the lists keeps a 1280 x 720 viewer
+    /// within 256 MiB whatever the file's size.
+    size_t recording_cache_bytes;
 } sr_viewer_desc;
 
 /// Opens the window over `scene`, which the viewer does not own: the program keeps it alive
@@ -184,6 +189,29 @@ bool sr_viewer_last_pick(const sr_viewer *viewer, sr_pick_hit *hit);
 sr_scene *sr_viewer_scene(const sr_viewer *viewer);
 /// The message of the last failed load of desc->scene_path ("" when it loaded).
 const char *sr_viewer_load_error(const sr_viewer *viewer);
+
+/* ---- recordings (softrast/record.h) ---- */
+
+/// Where a recording's playback is (sr_viewer_get_playback). A viewer shows a recording when
+/// desc->scene_path is one (a file that starts with SR_RECORD_MAGIC, whatever its name): its
+/// frames' lists and scene, with a timeline and the playback keys of sr_viewer_help_text.
+typedef struct sr_viewer_playback {
+    bool recording;       ///< a recording is shown (false: the rest is zero)
+    uint64_t frame;       ///< the frame shown (0-based)
+    uint64_t frame_count; ///< readable frames of the file
+    double time;          ///< the frame's recorded time
+    bool playing;
+    double speed;         ///< times real time: 1/16 to 16
+    bool loop;            ///< play loops over frames loop_first to loop_last
+    uint64_t loop_first, loop_last;
+} sr_viewer_playback;
+sr_viewer_playback sr_viewer_get_playback(const sr_viewer *viewer);
+/// Shows frame `frame` of the recording (clamped to its last frame; play goes on from there
+/// when playing). The next sr_viewer_frame draws it. Errors: no recording shown (yet: the first
+/// sr_viewer_frame opens it), a frame that cannot be read (the message names the file and frame).
+sr_status sr_viewer_seek(sr_viewer *viewer, uint64_t frame, sr_error *err);
+/// Starts or stops play (as Space does). Nothing without a recording.
+void sr_viewer_play(sr_viewer *viewer, bool play);
 
 /// The `softrast view` loop: waits for input (no CPU is used while nothing happens), handles
 /// it and redraws on change, until the user quits. Errors: those of sr_viewer_frame.

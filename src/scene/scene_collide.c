@@ -1,0 +1,522 @@
+/* src/scene/scene_collide.c — the collision pass over a scene's shapes (softrast/scene.h:
+ * sr_scene_collide, sr_collision).
+ *
+ * Broadphase, as Box2D's (b2BroadPhase: move buffer, pair set) learned it from Erin Catto's
+ * dynamic tree: every shape has a proxy in a dynamic AABB tree whose fat box absorbs small
+ * motions; only shapes whose fat box had to change query the tree, and the pairs whose fat boxes
+ * overlap are kept from pass to pass (here a sorted array, so that the results come in pair
+ * order whatever the history). A kept pair is a candidate when the shapes' exact boxes come within
+ * the margin of each other. The tree's boxes are the exact boxes grown by half the margin, so a
+ * pair within the margin always has overlapping fat boxes.
+ *
+ * Narrowphase: each candidate keeps the normal of its last query. A normal that still separates
+ * the shapes by more than the margin proves them apart (a separating axis gives a lower bound of
+ * the distance), which costs two support points, as Bullet's and Jolt's cached separating axes
+ * do. A candidate neither of whose shapes moved since its last query gets that query's answer
+ * again (the query is deterministic: it would answer the same), so a pile at rest costs only its
+ * broadphase; otherwise sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by
+ * at most 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms),
+ * near
+ * (within the margin) or apart.
+ *
+ * Allocation: the arrays grow between the stages, to what the stage will need, never inside a
+ * loop (except the tree queries' new pairs, which double when a query finds more than ever). */
+#include "scene_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct sr_collision_storage {
+    sr_collision_pair *pairs;
+    sr_contact *contacts, *near;
+    size_t capacity; ///< of each array
+};
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+sr_status sr_collision_create(sr_collision **out, sr_error *err)
+{
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_collision_create: out is NULL");
+    sr_collision *collision = sr_calloc(1, sizeof *collision);
+    struct sr_collision_storage *storage = sr_calloc(1, sizeof *storage);
+    if (!collision || !storage) {
+        sr_free(collision);
+        sr_free(storage);
+        *out = NULL;
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_collision_create: out of memory");
+    }
+    collision->storage = storage;
+    *out = collision;
+    return SR_OK;
+}
+
+void sr_collision_destroy(sr_collision *collision)
+{
+    if (!collision)
+        return;
+    if (collision->storage) {
+        sr_free(collision->storage->pairs);
+        sr_free(collision->storage->contacts);
+        sr_free(collision->storage->near);
+        sr_free(collision->storage);
+    }
+    sr_free(collision);
+}
+
+/* Room for `count` pairs, contacts and near pairs. */
+static bool reserve_results(struct sr_collision_storage *storage, size_t count)
+{
+    if (count <= storage->capacity)
+        return true;
+    size_t capacity = storage->capacity ? storage->capacity : 64;
+    while (capacity < count)
+        capacity *= 2;
+    sr_collision_pair *pairs = sr_realloc(storage->pairs, capacity * sizeof *pairs);
+    if (pairs)
+        storage->pairs = pairs;
+    sr_contact *contacts = pairs ? sr_realloc(storage->contacts, capacity * sizeof *contacts) : NULL;
+    if (contacts)
+        storage->contacts = contacts;
+    sr_contact *near = contacts ? sr_realloc(storage->near, capacity * sizeof *near) : NULL;
+    if (near)
+        storage->near = near;
+    if (!near)
+        return false; // the arrays that grew keep their old capacity as far as anyone knows
+    storage->capacity = capacity;
+    return true;
+}
+
+/* ---- broadphase ---- */
+
+static uint64_t pair_key(uint32_t a, uint32_t b)
+{
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
+
+static const scene_shape *shape_of_slot(const sr_scene *scene, uint32_t slot)
+{
+    if (slot >= scene->slot_count)
+        return NULL;
+    const scene_node *n = &scene->nodes[slot];
+    return (n->flags & NODE_LIVE) && n->shape ? &scene->shapes[n->shape - 1] : NULL;
+}
+
+static sr_aabb grown_box(sr_dbox box, double by)
+{
+    return sr_dbox_to_aabb(
+        (sr_dbox){{box.min.x - by, box.min.y - by, box.min.z - by}, {box.max.x + by, box.max.y + by, box.max.z + by}});
+}
+
+/* Brings the dirty shapes' exact boxes and tree proxies up to date; lists those whose fat box
+ * changed in scene->moved. */
+static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_error *err)
+{
+    if (!sr_scene_grow((void **)&scene->moved, &scene->moved_capacity, scene->shape_dirty_count, sizeof *scene->moved))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+    scene->moved_count = 0;
+    const double half_margin = 0.5 * scene->collide_margin;
+    uint32_t done = 0;
+    for (; done < scene->shape_dirty_count; done++) {
+        uint32_t slot = scene->shape_dirty[done];
+        const scene_shape *found = shape_of_slot(scene, slot);
+        if (!found || !found->dirty)
+            continue; // removed since, or listed twice
+        scene_shape *shape = &scene->shapes[scene->nodes[slot].shape - 1];
+        stats->shapes_moved++;
+        sr_dbox previous = shape->bounds;
+        shape->bounds = sr_shape_bounds(&shape->world);
+        sr_aabb box = grown_box(shape->bounds, half_margin);
+        sr_status status;
+        bool changed = true;
+        if (shape->proxy.generation == 0) {
+            status = sr_dynamic_tree_insert(scene->shape_tree, box, slot, &shape->proxy, err);
+        } else {
+            sr_vec3 displacement = sr_vec3_make(
+                (float)(0.5 * (shape->bounds.min.x + shape->bounds.max.x - previous.min.x - previous.max.x)),
+                (float)(0.5 * (shape->bounds.min.y + shape->bounds.max.y - previous.min.y - previous.max.y)),
+                (float)(0.5 * (shape->bounds.min.z + shape->bounds.max.z - previous.min.z - previous.max.z)));
+            if (!sr_vec3_is_finite(displacement))
+                displacement = sr_vec3_splat(0.0f);
+            status = sr_dynamic_tree_move(scene->shape_tree, shape->proxy, box, displacement, &changed, err);
+        }
+        if (status != SR_OK) {
+            // Keep the rest listed for the next pass.
+            memmove(scene->shape_dirty, scene->shape_dirty + done,
+                    (scene->shape_dirty_count - done) * sizeof *scene->shape_dirty);
+            scene->shape_dirty_count -= done;
+            return status;
+        }
+        shape->dirty = false;
+        shape->moved_pass = scene->collide_pass;
+        if (changed) {
+            sr_dynamic_tree_get(scene->shape_tree, shape->proxy, &shape->fat, NULL, NULL);
+            scene->moved[scene->moved_count++] = slot;
+        }
+    }
+    scene->shape_dirty_count = 0;
+    stats->proxies_moved = scene->moved_count;
+    return SR_OK;
+}
+
+typedef struct query_context {
+    sr_scene *scene;
+    uint32_t self;
+    bool out_of_memory;
+} query_context;
+
+static bool collect_pair(void *user, sr_dynamic_proxy proxy, uint64_t user_data)
+{
+    (void)proxy;
+    query_context *c = user;
+    uint32_t other = (uint32_t)user_data;
+    if (other == c->self)
+        return true;
+    sr_scene *scene = c->scene;
+    if (!sr_scene_grow((void **)&scene->new_pairs, &scene->new_pair_capacity, scene->new_pair_count + 1,
+                       sizeof *scene->new_pairs)) {
+        c->out_of_memory = true;
+        return false;
+    }
+    scene->new_pairs[scene->new_pair_count++] = pair_key(c->self, other);
+    return true;
+}
+
+/* LSD radix sort of 64-bit keys, 11 bits a pass, skipping the passes where every key has the
+ * same digit (slot numbers below 2^21 leave most high digits zero). */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+static void sort_keys(uint64_t *keys, uint64_t *scratch, uint32_t count)
+{
+    uint64_t *from = keys, *to = scratch;
+    for (int shift = 0; shift < 64; shift += RADIX_BITS) {
+        uint32_t histogram[RADIX_SIZE + 1];
+        memset(histogram, 0, sizeof histogram);
+        for (uint32_t i = 0; i < count; i++)
+            histogram[((from[i] >> shift) & (RADIX_SIZE - 1)) + 1]++;
+        if (histogram[((from[0] >> shift) & (RADIX_SIZE - 1)) + 1] == count)
+            continue;
+        for (uint32_t d = 0; d < RADIX_SIZE; d++)
+            histogram[d + 1] += histogram[d];
+        for (uint32_t i = 0; i < count; i++)
+            to[histogram[(from[i] >> shift) & (RADIX_SIZE - 1)]++] = from[i];
+        uint64_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != keys)
+        memcpy(keys, from, count * sizeof *keys);
+}
+
+/* The moved shapes' fat boxes query the tree; the pairs found that are not kept yet join the
+ * sorted pair array (merged in order). */
+static sr_status find_new_pairs(sr_scene *scene, sr_error *err)
+{
+    scene->new_pair_count = 0;
+    for (uint32_t i = 0; i < scene->moved_count; i++) {
+        uint32_t slot = scene->moved[i];
+        query_context context = {scene, slot, false};
+        const scene_shape *shape = &scene->shapes[scene->nodes[slot].shape - 1];
+        sr_dynamic_tree_query_stats query =
+            sr_dynamic_tree_query_aabb(scene->shape_tree, shape->fat, collect_pair, &context, err);
+        if (context.out_of_memory)
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory for new pairs");
+        if (query.status != SR_OK)
+            return query.status;
+    }
+    uint32_t count = scene->new_pair_count;
+    if (count == 0)
+        return SR_OK;
+    // Scratch for the sort and the merge: the new keys' room doubles as the sort's other buffer.
+    if (!sr_scene_grow((void **)&scene->new_pairs, &scene->new_pair_capacity, 2 * count, sizeof *scene->new_pairs) ||
+        !sr_scene_grow((void **)&scene->pairs_scratch, &scene->pairs_scratch_capacity, scene->pair_count + count,
+                       sizeof *scene->pairs_scratch))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory for %u new pairs", count);
+    uint64_t *keys = scene->new_pairs;
+    if (count > 64) {
+        sort_keys(keys, keys + count, count);
+    } else { // insertion sort: a few keys a pass in steady motion
+        for (uint32_t i = 1; i < count; i++) {
+            uint64_t key = keys[i];
+            uint32_t j = i;
+            for (; j > 0 && keys[j - 1] > key; j--)
+                keys[j] = keys[j - 1];
+            keys[j] = key;
+        }
+    }
+    // Merge the kept pairs and the new keys (unique, not yet kept) into the scratch array.
+    const scene_pair *kept = scene->pairs;
+    scene_pair *merged = scene->pairs_scratch;
+    uint32_t a = 0, b = 0, n = 0;
+    while (a < scene->pair_count || b < count) {
+        if (b < count && b > 0 && keys[b] == keys[b - 1]) {
+            b++;
+            continue;
+        }
+        if (b == count || (a < scene->pair_count && kept[a].key < keys[b])) {
+            merged[n++] = kept[a++];
+        } else if (a < scene->pair_count && kept[a].key == keys[b]) {
+            merged[n++] = kept[a++];
+            b++;
+        } else {
+            merged[n++] = (scene_pair){keys[b++], {0.0f, 0.0f, 0.0f}, 0};
+        }
+    }
+    scene_pair *swap = scene->pairs;
+    uint32_t swap_capacity = scene->pair_capacity;
+    scene->pairs = scene->pairs_scratch;
+    scene->pair_capacity = scene->pairs_scratch_capacity;
+    scene->pairs_scratch = swap;
+    scene->pairs_scratch_capacity = swap_capacity;
+    scene->pair_count = n;
+    return SR_OK;
+}
+
+static bool fat_overlap(sr_aabb a, sr_aabb b)
+{
+    return a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y && a.min.z <= b.max.z &&
+           b.min.z <= a.max.z;
+}
+
+/* The exact boxes come within `margin` of each other: box a grown by the margin overlaps box b. */
+static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
+{
+    return a.min.x - margin <= b.max.x && b.min.x <= a.max.x + margin && a.min.y - margin <= b.max.y &&
+           b.min.y <= a.max.y + margin && a.min.z - margin <= b.max.z && b.min.z <= a.max.z + margin;
+}
+
+/* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
+ * lists the candidates. */
+static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
+                                 uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
+{
+    if (!sr_scene_grow((void **)&scene->candidates, &scene->candidate_capacity, scene->pair_count,
+                       sizeof *scene->candidates))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+    const double margin = scene->collide_margin;
+    uint32_t kept = 0, candidates = 0, unanswered = 0;
+    for (uint32_t i = 0; i < scene->pair_count; i++) {
+        scene_pair pair = scene->pairs[i];
+        uint32_t slot_a = (uint32_t)(pair.key >> 32), slot_b = (uint32_t)pair.key;
+        const scene_shape *a = shape_of_slot(scene, slot_a), *b = shape_of_slot(scene, slot_b);
+        if (!a || !b || !a->proxy.generation || !b->proxy.generation || !fat_overlap(a->fat, b->fat)) {
+            if (pair.answer) // room: free_answers has answer_capacity entries
+                scene->free_answers[scene->free_answer_count++] = pair.answer - 1;
+            continue;
+        }
+        scene->pairs[kept] = pair;
+        if (boxes_within(a->bounds, b->bounds, margin)) {
+            if (desc->filter && !desc->filter(desc->user, (sr_node_id){slot_a, scene->nodes[slot_a].generation},
+                                              (sr_node_id){slot_b, scene->nodes[slot_b].generation})) {
+                stats->filtered++;
+            } else {
+                scene->candidates[candidates++] = kept;
+                unanswered += pair.answer == 0;
+            }
+        }
+        kept++;
+    }
+    scene->pair_count = kept;
+    *candidate_count = candidates;
+    *unanswered_count = unanswered;
+    return SR_OK;
+}
+
+/* ---- narrowphase ---- */
+
+/* A lower bound of the distance from the separation of the shapes along `axis` (unit, from a
+ * towards b): B's lowest point along it minus A's highest. */
+static double separation_along(const sr_shape *a, const sr_shape *b, sr_dvec3 axis)
+{
+    double high_a = sr_dvec3_dot(sr_shape_support(a, axis), axis);
+    double low_b = sr_dvec3_dot(sr_shape_support(b, sr_dvec3_negate(axis)), axis);
+    return low_b - high_a;
+}
+
+/* Distances up to this are touching: 1e-7 of the largest coordinate of the two boxes, the
+ * rounding of the float node transforms that place the shapes (0.1 in a file is 0.1 + 1.5e-9 as
+ * a float: two shapes set to touch at 0.1 are that far apart). */
+static double touch_tolerance(sr_dbox a, sr_dbox b)
+{
+    const double values[12] = {a.min.x, a.min.y, a.min.z, a.max.x, a.max.y, a.max.z,
+                               b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z};
+    double largest = 0.0;
+    for (int k = 0; k < 12; k++)
+        largest = fmax(largest, fabs(values[k]));
+    return 1e-7 * largest;
+}
+
+static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
+                        sr_collision_stats *stats)
+{
+    struct sr_collision_storage *storage = result->storage;
+    const double margin = scene->collide_margin;
+    const sr_collide_options options = {.max_iterations = desc->max_iterations};
+    size_t contacts = 0, near = 0;
+    for (uint32_t c = 0; c < candidate_count; c++) {
+        scene_pair *pair = &scene->pairs[scene->candidates[c]];
+        uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
+        const scene_shape *a = &scene->shapes[scene->nodes[slot_a].shape - 1];
+        const scene_shape *b = &scene->shapes[scene->nodes[slot_b].shape - 1];
+        sr_collision_pair *out = &storage->pairs[c];
+        *out = (sr_collision_pair){.a = {slot_a, scene->nodes[slot_a].generation},
+                                   .b = {slot_b, scene->nodes[slot_b].generation},
+                                   .state = SR_PAIR_APART,
+                                   .index = UINT32_MAX};
+        sr_collide_result r;
+        sr_collide_status status;
+        const scene_answer *kept = pair->answer ? &scene->answers[pair->answer - 1] : NULL;
+        if (kept && kept->pass >= a->moved_pass && kept->pass >= b->moved_pass) {
+            r = kept->result;
+            status = kept->status;
+            stats->reused++;
+        } else {
+            if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
+                double separation =
+                    separation_along(&a->world, &b->world, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
+                if (separation > margin) {
+                    out->distance = separation;
+                    out->bounded = true;
+                    stats->axis_rejects++;
+                    continue;
+                }
+            }
+            status = sr_collide_signed_distance(&a->world, &b->world, &options, &r);
+            stats->tests++;
+            pair->axis = sr_dvec3_to_vec3(r.normal);
+            // Room was made before the loop (reserve_answers).
+            if (!pair->answer)
+                pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
+                                                             : scene->answer_count++);
+            scene->answers[pair->answer - 1] = (scene_answer){r, status, scene->collide_pass};
+        }
+        stats->iteration_caps += status == SR_COLLIDE_ITERATION_CAP;
+        out->distance = r.distance;
+        // Touching: apart by no more than the rounding of the shapes' coordinates.
+        bool contact = r.hit || r.distance <= touch_tolerance(a->bounds, b->bounds);
+        if (!contact && !(r.distance <= margin))
+            continue;
+        sr_contact *answer = contact ? &storage->contacts[contacts] : &storage->near[near];
+        *answer = (sr_contact){.a = out->a,
+                               .b = out->b,
+                               .point = sr_dvec3_scale(sr_dvec3_add(r.point_a, r.point_b), 0.5),
+                               .normal = r.normal,
+                               .distance = contact ? fmin(r.distance, 0.0) : r.distance,
+                               .point_a = r.point_a,
+                               .point_b = r.point_b,
+                               .method = r.method,
+                               .status = status,
+                               .iterations = r.iterations};
+        out->state = contact ? SR_PAIR_CONTACT : SR_PAIR_NEAR;
+        out->distance = answer->distance;
+        out->index = (uint32_t)(contact ? contacts++ : near++);
+    }
+    result->pairs = storage->pairs;
+    result->pair_count = candidate_count;
+    result->contacts = storage->contacts;
+    result->contact_count = contacts;
+    result->near = storage->near;
+    result->near_count = near;
+    stats->contacts = (uint32_t)contacts;
+    stats->near = (uint32_t)near;
+}
+
+/* Room for an answer for each of the `unanswered` candidates (those without one yet), beyond the
+ * free ones, and for the free list to hold every answer. */
+static bool reserve_answers(sr_scene *scene, uint32_t unanswered)
+{
+    uint64_t wanted = (uint64_t)scene->answer_count +
+                      (unanswered > scene->free_answer_count ? unanswered - scene->free_answer_count : 0);
+    if (wanted <= scene->answer_capacity)
+        return true;
+    if (wanted > UINT32_MAX)
+        return false;
+    uint32_t capacity = scene->answer_capacity;
+    if (!sr_scene_grow((void **)&scene->answers, &capacity, (uint32_t)wanted, sizeof *scene->answers))
+        return false;
+    uint32_t free_capacity = scene->answer_capacity;
+    if (!sr_scene_grow((void **)&scene->free_answers, &free_capacity, capacity, sizeof *scene->free_answers))
+        return false; // answers grew; its capacity is recorded only when both did
+    scene->answer_capacity = capacity < free_capacity ? capacity : free_capacity;
+    return true;
+}
+
+/* ---- the pass ---- */
+
+static void clear_result(sr_collision *result)
+{
+    result->pairs = result->storage->pairs;
+    result->contacts = result->storage->contacts;
+    result->near = result->storage->near;
+    result->pair_count = result->contact_count = result->near_count = 0;
+    result->stats = (sr_collision_stats){0};
+}
+
+sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_collision *result, sr_error *err)
+{
+    if (!scene || !result || !result->storage)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_collide: %s is NULL", scene ? "result" : "scene");
+    clear_result(result);
+    const sr_collision_desc defaults = {0};
+    if (!desc)
+        desc = &defaults;
+    if (!(desc->margin >= 0.0) || !isfinite(desc->margin))
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_collide: margin %g must be finite and >= 0",
+                            desc->margin);
+    if (desc->max_iterations < 0)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_collide: max_iterations %d is negative",
+                            desc->max_iterations);
+    if (scene->dirty)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT,
+                            "sr_scene_collide: the scene has edits waiting for sr_scene_update");
+    double margin = desc->no_near ? 0.0 : desc->margin > 0.0 ? desc->margin : SR_COLLISION_DEFAULT_MARGIN;
+    result->margin = margin;
+    sr_collision_stats stats = {.shapes = scene->shape_count};
+    double start = now_ms();
+    sr_status status = SR_OK;
+    if (!scene->shape_tree)
+        status =
+            sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.margin = scene->shape_margin}, &scene->shape_tree, err);
+    scene->collide_pass++;
+    if (status == SR_OK && (margin != scene->collide_margin || desc->max_iterations != scene->collide_max_iterations)) {
+        // The tree's boxes carry half the margin: every shape's box is made anew (and with another
+        // cap, every query is asked again).
+        if (!sr_scene_grow((void **)&scene->shape_dirty, &scene->shape_dirty_capacity,
+                           scene->shape_dirty_count + scene->shape_count, sizeof *scene->shape_dirty))
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+        for (uint32_t i = 0; i < scene->shape_count; i++)
+            if (!scene->shapes[i].dirty) {
+                scene->shapes[i].dirty = true;
+                scene->shape_dirty[scene->shape_dirty_count++] = scene->shapes[i].node;
+            }
+        scene->collide_margin = margin;
+        scene->collide_max_iterations = desc->max_iterations;
+    }
+    if (status == SR_OK)
+        status = sync_shapes(scene, &stats, err);
+    if (status == SR_OK)
+        status = find_new_pairs(scene, err);
+    uint32_t candidates = 0, unanswered = 0;
+    if (status == SR_OK)
+        status = find_candidates(scene, desc, &stats, &candidates, &unanswered, err);
+    stats.pairs_cached = scene->pair_count;
+    if (status == SR_OK && (!reserve_results(result->storage, candidates) || !reserve_answers(scene, unanswered)))
+        status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory for %u pairs", candidates);
+    stats.pairs = candidates;
+    double middle = now_ms();
+    stats.broadphase_ms = middle - start;
+    if (status != SR_OK) {
+        clear_result(result);
+        return status;
+    }
+    narrowphase(scene, desc, candidates, result, &stats);
+    stats.narrowphase_ms = now_ms() - middle;
+    result->stats = stats;
+    return SR_OK;
+}
