@@ -106,7 +106,7 @@ typedef struct sr_viewer_desc {
 /// sr_viewer_request_redraw. The viewer brings the scene up to date (sr_scene_update) when it
 /// draws and when a click picks, so a click picks the nodes where the program just put them.
 /// With `scene` NULL the viewer shows (and owns) desc->scene_path; with that NULL too, no scene:
-/// only the program's lists (and the grid, axes or HUD when turned on), seen by BENCH_SCENE.md's
+/// only the program's lists (and the grid, axes or HUD when turned on), seen by the benchmark scene's
 /// camera until sr_viewer_set_camera. The first frame is drawn by the first sr_viewer_frame (or
 /// sr_viewer_run). Free with sr_viewer_destroy.
 /// Errors: SDL cannot open a window (the message has SDL's reason), a bad desc, out of memory.
