@@ -55,15 +55,34 @@ static sr_shape random_shape(world *w, int kind)
         p[i] = (sr_dvec3){uniform(w, -0.5, 0.5), uniform(w, -0.5, 0.5), uniform(w, -0.5, 0.5)};
     sr_shape shape;
     switch (kind % 9) {
-    case 0: shape = sr_shape_sphere(r); break;
-    case 1: shape = sr_shape_box((sr_dvec3){r, h, uniform(w, 0.1, 0.5)}); break;
-    case 2: shape = sr_shape_capsule(r, h); break;
-    case 3: shape = sr_shape_cylinder(r, h); break;
-    case 4: shape = sr_shape_cone(r, h); break;
-    case 5: shape = sr_shape_hull(w->hulls[(int)uniform(w, 0, 2.999)]); break;
-    case 6: shape = sr_shape_triangle(p[0], p[1], p[2]); break;
-    case 7: shape = sr_shape_segment(p[0], p[1]); break;
-    default: shape = sr_shape_point(); shape.rounding = r; break;
+    case 0:
+        shape = sr_shape_sphere(r);
+        break;
+    case 1:
+        shape = sr_shape_box((sr_dvec3){r, h, uniform(w, 0.1, 0.5)});
+        break;
+    case 2:
+        shape = sr_shape_capsule(r, h);
+        break;
+    case 3:
+        shape = sr_shape_cylinder(r, h);
+        break;
+    case 4:
+        shape = sr_shape_cone(r, h);
+        break;
+    case 5:
+        shape = sr_shape_hull(w->hulls[(int)uniform(w, 0, 2.999)]);
+        break;
+    case 6:
+        shape = sr_shape_triangle(p[0], p[1], p[2]);
+        break;
+    case 7:
+        shape = sr_shape_segment(p[0], p[1]);
+        break;
+    default:
+        shape = sr_shape_point();
+        shape.rounding = r;
+        break;
     }
     if (kind % 9 != 8 && uniform(w, 0, 1) < 0.3)
         shape.rounding = uniform(w, 0.0, 0.1);
@@ -84,11 +103,12 @@ static sr_node_id add_shape(world *w, int kind, double extent)
     sr_node_id parent = uniform(w, 0, 1) < 0.2 ? w->groups[kind & 1] : SR_NODE_NULL;
     sr_node_id id;
     sr_error err = {0};
-    cr_assert_eq(sr_scene_add_node(w->scene,
-                                   &(sr_node_desc){.name = "s", .parent = parent, .transform = random_place(w, extent),
-                                                   .shape = &shape},
-                                   &id, &err),
-                 SR_OK, "%s", err.message);
+    cr_assert_eq(
+        sr_scene_add_node(
+            w->scene,
+            &(sr_node_desc){.name = "s", .parent = parent, .transform = random_place(w, extent), .shape = &shape}, &id,
+            &err),
+        SR_OK, "%s", err.message);
     return id;
 }
 
@@ -234,7 +254,7 @@ static void check_pass(world *w, const sr_collision_desc *desc)
     cr_assert_eq(c->contact_count, contacts);
     cr_assert_eq(c->near_count, near);
     cr_assert_eq(c->stats.pairs, k);
-    cr_assert_eq(c->stats.tests, tests);
+    cr_assert_eq(c->stats.tests + c->stats.reused, tests);
     cr_assert_eq(c->stats.axis_rejects, rejects);
     cr_assert_eq(c->stats.contacts, contacts);
     cr_assert_eq(c->stats.near, near);
@@ -256,7 +276,8 @@ static void step(world *w, int frame)
         if (u < 0.5) {
             t.translation = sr_vec3_add(t.translation, random_vec(w, -0.04, 0.04));
             float angle = (float)uniform(w, -0.1, 0.1);
-            t.rotation = sr_quat_normalize(sr_quat_mul(t.rotation, sr_quat_from_axis_angle(sr_vec3_make(0, 1, 0), angle)));
+            t.rotation =
+                sr_quat_normalize(sr_quat_mul(t.rotation, sr_quat_from_axis_angle(sr_vec3_make(0, 1, 0), angle)));
         } else if (u < 0.55) {
             t = random_place(w, 3.0);
         } else {
@@ -287,7 +308,7 @@ Test(scene_collide, pairs_and_contacts_equal_the_brute_force_over_moving_frames)
         double extent = seed == 1 ? 3.0 : 1.5;
         for (int i = 0; i < shapes; i++)
             add_shape(&w, i, extent);
-        size_t contacts = 0, near = 0, rejects = 0, apart = 0;
+        size_t contacts = 0, near = 0, rejects = 0, apart = 0, reused = 0;
         for (int frame = 0; frame < frames; frame++) {
             int calls = 0;
             // The margin changes on one frame (every box is made anew), a filter on another,
@@ -307,14 +328,18 @@ Test(scene_collide, pairs_and_contacts_equal_the_brute_force_over_moving_frames)
             near += w.result->near_count;
             rejects += w.result->stats.axis_rejects;
             apart += w.result->pair_count - w.result->contact_count - w.result->near_count;
-            // The same scene again: the same answers (the cache changes nothing).
+            // The same scene again: the same answers, none asked again (nothing moved).
             update_and_collide(&w, &desc);
             check_pass(&w, &desc);
+            cr_assert_eq(w.result->stats.tests, 0, "frame %d: %u queries over a scene that did not move", frame,
+                         w.result->stats.tests);
+            reused += w.result->stats.reused;
             step(&w, frame);
         }
         cr_assert(contacts > 20 && near > 10 && apart > 10, "seed %llu: %zu contacts, %zu near, %zu apart: too few",
                   (unsigned long long)seed, contacts, near, apart);
         cr_assert(rejects > 0, "no pair was proved apart by its cached axis");
+        cr_assert(reused > 0, "no answer was reused");
         world_free(&w);
     }
 }
@@ -337,9 +362,9 @@ Test(scene_collide, spheres_give_their_analytic_answers)
         sr_transform t = sr_transform_identity();
         t.translation = balls[i].at;
         sr_node_shape_desc shape = {.shape = sr_shape_sphere(balls[i].radius)};
-        cr_assert_eq(sr_scene_add_node(scene, &(sr_node_desc){.name = "ball", .transform = t, .shape = &shape}, &ids[i],
-                                       &err),
-                     SR_OK, "%s", err.message);
+        cr_assert_eq(
+            sr_scene_add_node(scene, &(sr_node_desc){.name = "ball", .transform = t, .shape = &shape}, &ids[i], &err),
+            SR_OK, "%s", err.message);
     }
     cr_assert_eq(sr_scene_collide(scene, NULL, result, &err), SR_ERROR_INVALID_ARGUMENT, "a scene not updated");
     cr_assert(strstr(err.message, "sr_scene_update"), "%s", err.message);
@@ -348,8 +373,11 @@ Test(scene_collide, spheres_give_their_analytic_answers)
     // Candidates in pair order: (0, 1) overlap, (0, 2) 0.05 apart, (0, 3) whose boxes overlap at a
     // corner, (1, 2) and (2, 3) whose boxes touch on one axis and are 0.05 apart on another.
     cr_assert_eq(result->pair_count, 5);
-    const uint32_t expected[5][3] = {{0, 1, SR_PAIR_CONTACT}, {0, 2, SR_PAIR_NEAR}, {0, 3, SR_PAIR_APART},
-                                     {1, 2, SR_PAIR_APART},   {2, 3, SR_PAIR_APART}};
+    const uint32_t expected[5][3] = {{0, 1, SR_PAIR_CONTACT},
+                                     {0, 2, SR_PAIR_NEAR},
+                                     {0, 3, SR_PAIR_APART},
+                                     {1, 2, SR_PAIR_APART},
+                                     {2, 3, SR_PAIR_APART}};
     for (int i = 0; i < 5; i++)
         cr_assert(result->pairs[i].a.index == ids[expected[i][0]].index &&
                       result->pairs[i].b.index == ids[expected[i][1]].index &&

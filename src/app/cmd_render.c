@@ -88,8 +88,8 @@ static void print_usage(FILE *out)
             "                   closest         pairs apart by at most the margin: the segment between\n"
             "                                   their closest points and the distance (light blue)\n"
             "                   pairs           the broadphase's candidate pairs as lines between their\n"
-            "                                   boxes' centres: red in contact, light blue near, grey where\n"
-            "                                   the narrowphase found them apart\n"
+            "                                   boxes' centres: red in contact, light blue near, light grey\n"
+            "                                   where the narrowphase found them apart\n"
             "  --debug-camera SPEC  draw from this camera (same syntax as --camera) while culling still\n"
             "                 uses the --camera one: its frustum and the culled instances (grey boxes)\n"
             "                 are drawn too; without far= its far plane reaches past the whole scene\n");
@@ -327,10 +327,10 @@ static void print_stats(const render_options *o, const sr_scene_stats *s, double
            (unsigned long long)s->fragments_shaded, s->draw_calls, load_ms, s->update_ms, s->cull_ms, s->draw_ms);
     if (collision) {
         const sr_collision_stats *c = &collision->stats;
-        printf(", \"collision\": {\"shapes\": %u, \"margin\": %g, \"pairs\": %u, \"tests\": %u, \"axis_rejects\": %u, "
+        printf(", \"collision\": {\"shapes\": %u, \"margin\": %g, \"pairs\": %u, \"tests\": %u, \"reused\": %u, \"axis_rejects\": %u, "
                "\"contacts\": %u, \"near\": %u, \"iteration_caps\": %u, "
                "\"ms\": {\"broadphase\": %.3f, \"narrowphase\": %.3f}}",
-               c->shapes, collision->margin, c->pairs, c->tests, c->axis_rejects, c->contacts, c->near, c->iteration_caps,
+               c->shapes, collision->margin, c->pairs, c->tests, c->reused, c->axis_rejects, c->contacts, c->near, c->iteration_caps,
                c->broadphase_ms, c->narrowphase_ms);
     }
     printf("}\n");

@@ -21,7 +21,7 @@ static void print_usage(FILE *out)
                  "commands:\n"
                  "  render [SCENE.json|MESH.obj] [--out FILE.bmp|.png] [--size WxH] [--camera SPEC]\n"
                  "         [--up y|z] [--shader NAME] [--overlay LIST] [--debug-camera SPEC] [--depth FILE]\n"
-                 "         [--ids FILE] [--stats] [--no-culling] [--threads N]\n"
+                 "         [--ids FILE] [--stats] [--no-culling] [--threads N] [--margin D]\n"
                  "                                          render a scene, a mesh or the demo scene to a file\n"
                  "  pick [SCENE.json|MESH.obj] [--size WxH] [--camera SPEC] [--up y|z]\n"
                  "       (--at X,Y ... | --points FILE) [--threads N]\n"

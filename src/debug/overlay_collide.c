@@ -5,6 +5,7 @@
  * so they are drawn on top of everything, as physics engines' debug views draw them. Knows the
  * public APIs of scene and geom; nothing of SDL. */
 #include "debug_internal.h"
+#include "font.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 #define ARROW_MIN_PX 16.0f
 /* ... to this for the deepest contact of the pass. */
 #define ARROW_MAX_PX 72.0f
-/* Labels start this far right of the point they name. */
+/* Labels start this far right of (or below) the point they name. */
 #define LABEL_OFFSET_PX 7.0f
 
 void sr_debug_contact(sr_debug_list *list, sr_vec3 point, sr_vec3 normal, const sr_debug_contact_desc *desc)
@@ -49,19 +50,33 @@ float sr_overlay_pixels_per_unit(const sr_camera *camera, int height, sr_vec3 po
     return (float)height / (2.0f * distance * tanf(0.5f * c.fov_y_degrees * SR_PI / 180.0f));
 }
 
-/* What a label for a point needs: where "LABEL_OFFSET_PX to the right" is in the world. */
+/* What a label for a point needs: where a few pixels right of or below it are in the world. */
 typedef struct label_frame {
     const sr_camera *camera;
     int height;
-    sr_vec3 right; ///< the camera's right, unit
+    int scale;           ///< of the text
+    sr_vec3 right, down; ///< the camera's right and screen-down directions, unit
 } label_frame;
 
-static sr_vec3 label_anchor(const label_frame *frame, sr_vec3 point)
+/* The top-left corner of the label of `point` from which a line (an arrow, a segment) leaves in
+ * world direction `along`: right of the point, centred on it, beside a line that runs mostly up
+ * or down the screen; below it, beside one that runs mostly across. */
+static sr_vec3 label_anchor(const label_frame *frame, sr_vec3 point, sr_vec3 along)
 {
     float per_unit = sr_overlay_pixels_per_unit(frame->camera, frame->height, point);
     if (!(per_unit > 0.0f))
         return point;
-    return sr_vec3_add(point, sr_vec3_scale(frame->right, LABEL_OFFSET_PX / per_unit));
+    float across = fabsf(sr_vec3_dot(along, frame->right)), up_down = fabsf(sr_vec3_dot(along, frame->down));
+    float right_px, down_px;
+    if (across > up_down) {
+        right_px = 2.0f;
+        down_px = LABEL_OFFSET_PX - 2.0f;
+    } else {
+        right_px = LABEL_OFFSET_PX;
+        down_px = -0.5f * (float)(SR_FONT_BASELINE * frame->scale);
+    }
+    return sr_vec3_add(point, sr_vec3_add(sr_vec3_scale(frame->right, right_px / per_unit),
+                                          sr_vec3_scale(frame->down, down_px / per_unit)));
 }
 
 /* The centre of a node's shape's world box (false when the node has no shape any more). */
@@ -103,7 +118,7 @@ static void draw_closest(const sr_collision *collision, const label_frame *frame
         sr_debug_dot(list, b, 5.0f, sr_debug_style_make(SR_OVERLAY_COLOR_CLOSEST, 1, true));
         char label[32];
         snprintf(label, sizeof label, "%.3g", near->distance);
-        sr_debug_text(list, label_anchor(frame, sr_dvec3_to_vec3(near->point)), label,
+        sr_debug_text(list, label_anchor(frame, sr_dvec3_to_vec3(near->point), sr_vec3_sub(b, a)), label,
                       sr_debug_style_make(SR_OVERLAY_COLOR_CLOSEST, scale, true));
     }
 }
@@ -136,7 +151,8 @@ static void draw_contacts(const sr_collision *collision, const label_frame *fram
         sr_debug_contact(list, point, sr_dvec3_to_vec3(contact->normal),
                          &(sr_debug_contact_desc){.length = per_unit > 0.0f ? px / per_unit : 0.0f,
                                                   .text = label,
-                                                  .text_at = label_anchor(frame, point),
+                                                  .text_at = label_anchor(frame, point,
+                                                                          sr_dvec3_to_vec3(contact->normal)),
                                                   .width = scale > 1 ? scale : 0});
     }
 }
@@ -149,7 +165,8 @@ void sr_overlay_add_collision(const sr_scene *scene, const sr_camera *camera, in
         return;
     sr_camera c = sr_camera_resolve(camera);
     sr_vec3 forward = sr_vec3_normalize(sr_vec3_sub(c.target, c.eye));
-    label_frame frame = {&c, height, sr_vec3_normalize(sr_vec3_cross(forward, c.up))};
+    sr_vec3 right = sr_vec3_normalize(sr_vec3_cross(forward, c.up));
+    label_frame frame = {&c, height, scale, right, sr_vec3_cross(forward, right)};
     // Pairs first, under the answers they lead to.
     if (desc->items & SR_OVERLAY_PAIRS)
         draw_pairs(scene, collision, list);

@@ -12,7 +12,9 @@
  * Narrowphase: each candidate keeps the normal of its last query. A normal that still separates
  * the shapes by more than the margin proves them apart (a separating axis gives a lower bound of
  * the distance), which costs two support points, as Bullet's and Jolt's cached separating axes
- * do; otherwise sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by
+ * do. A candidate neither of whose shapes moved since its last query gets that query's answer
+ * again (the query is deterministic: it would answer the same), so a pile at rest costs only its
+ * broadphase; otherwise sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by
  * at most 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms),
  * near
  * (within the margin) or apart.
@@ -108,16 +110,15 @@ static const scene_shape *shape_of_slot(const sr_scene *scene, uint32_t slot)
 
 static sr_aabb grown_box(sr_dbox box, double by)
 {
-    return sr_dbox_to_aabb((sr_dbox){{box.min.x - by, box.min.y - by, box.min.z - by},
-                                     {box.max.x + by, box.max.y + by, box.max.z + by}});
+    return sr_dbox_to_aabb(
+        (sr_dbox){{box.min.x - by, box.min.y - by, box.min.z - by}, {box.max.x + by, box.max.y + by, box.max.z + by}});
 }
 
 /* Brings the dirty shapes' exact boxes and tree proxies up to date; lists those whose fat box
  * changed in scene->moved. */
 static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_error *err)
 {
-    if (!sr_scene_grow((void **)&scene->moved, &scene->moved_capacity, scene->shape_dirty_count,
-                       sizeof *scene->moved))
+    if (!sr_scene_grow((void **)&scene->moved, &scene->moved_capacity, scene->shape_dirty_count, sizeof *scene->moved))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     scene->moved_count = 0;
     const double half_margin = 0.5 * scene->collide_margin;
@@ -153,6 +154,7 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
             return status;
         }
         shape->dirty = false;
+        shape->moved_pass = scene->collide_pass;
         if (changed) {
             sr_dynamic_tree_get(scene->shape_tree, shape->proxy, &shape->fat, NULL, NULL);
             scene->moved[scene->moved_count++] = slot;
@@ -263,7 +265,7 @@ static sr_status find_new_pairs(sr_scene *scene, sr_error *err)
             merged[n++] = kept[a++];
             b++;
         } else {
-            merged[n++] = (scene_pair){keys[b++], {0.0f, 0.0f, 0.0f}};
+            merged[n++] = (scene_pair){keys[b++], {0.0f, 0.0f, 0.0f}, 0};
         }
     }
     scene_pair *swap = scene->pairs;
@@ -278,8 +280,8 @@ static sr_status find_new_pairs(sr_scene *scene, sr_error *err)
 
 static bool fat_overlap(sr_aabb a, sr_aabb b)
 {
-    return a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y &&
-           a.min.z <= b.max.z && b.min.z <= a.max.z;
+    return a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y && a.min.z <= b.max.z &&
+           b.min.z <= a.max.z;
 }
 
 /* The exact boxes come within `margin` of each other: box a grown by the margin overlaps box b. */
@@ -292,31 +294,37 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
 /* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
  * lists the candidates. */
 static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
-                                 uint32_t *candidate_count, sr_error *err)
+                                 uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
 {
     if (!sr_scene_grow((void **)&scene->candidates, &scene->candidate_capacity, scene->pair_count,
                        sizeof *scene->candidates))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     const double margin = scene->collide_margin;
-    uint32_t kept = 0, candidates = 0;
+    uint32_t kept = 0, candidates = 0, unanswered = 0;
     for (uint32_t i = 0; i < scene->pair_count; i++) {
         scene_pair pair = scene->pairs[i];
         uint32_t slot_a = (uint32_t)(pair.key >> 32), slot_b = (uint32_t)pair.key;
         const scene_shape *a = shape_of_slot(scene, slot_a), *b = shape_of_slot(scene, slot_b);
-        if (!a || !b || !a->proxy.generation || !b->proxy.generation || !fat_overlap(a->fat, b->fat))
+        if (!a || !b || !a->proxy.generation || !b->proxy.generation || !fat_overlap(a->fat, b->fat)) {
+            if (pair.answer) // room: free_answers has answer_capacity entries
+                scene->free_answers[scene->free_answer_count++] = pair.answer - 1;
             continue;
+        }
         scene->pairs[kept] = pair;
         if (boxes_within(a->bounds, b->bounds, margin)) {
             if (desc->filter && !desc->filter(desc->user, (sr_node_id){slot_a, scene->nodes[slot_a].generation},
-                                              (sr_node_id){slot_b, scene->nodes[slot_b].generation}))
+                                              (sr_node_id){slot_b, scene->nodes[slot_b].generation})) {
                 stats->filtered++;
-            else
+            } else {
                 scene->candidates[candidates++] = kept;
+                unanswered += pair.answer == 0;
+            }
         }
         kept++;
     }
     scene->pair_count = kept;
     *candidate_count = candidates;
+    *unanswered_count = unanswered;
     return SR_OK;
 }
 
@@ -344,8 +352,8 @@ static double touch_tolerance(sr_dbox a, sr_dbox b)
     return 1e-7 * largest;
 }
 
-static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count,
-                        sr_collision *result, sr_collision_stats *stats)
+static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
+                        sr_collision_stats *stats)
 {
     struct sr_collision_storage *storage = result->storage;
     const double margin = scene->collide_margin;
@@ -361,21 +369,34 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
                                    .b = {slot_b, scene->nodes[slot_b].generation},
                                    .state = SR_PAIR_APART,
                                    .index = UINT32_MAX};
-        if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
-            double separation =
-                separation_along(&a->world, &b->world, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
-            if (separation > margin) {
-                out->distance = separation;
-                out->bounded = true;
-                stats->axis_rejects++;
-                continue;
-            }
-        }
         sr_collide_result r;
-        sr_collide_status status = sr_collide_signed_distance(&a->world, &b->world, &options, &r);
-        stats->tests++;
+        sr_collide_status status;
+        const scene_answer *kept = pair->answer ? &scene->answers[pair->answer - 1] : NULL;
+        if (kept && kept->pass >= a->moved_pass && kept->pass >= b->moved_pass) {
+            r = kept->result;
+            status = kept->status;
+            stats->reused++;
+        } else {
+            if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
+                double separation =
+                    separation_along(&a->world, &b->world, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
+                if (separation > margin) {
+                    out->distance = separation;
+                    out->bounded = true;
+                    stats->axis_rejects++;
+                    continue;
+                }
+            }
+            status = sr_collide_signed_distance(&a->world, &b->world, &options, &r);
+            stats->tests++;
+            pair->axis = sr_dvec3_to_vec3(r.normal);
+            // Room was made before the loop (reserve_answers).
+            if (!pair->answer)
+                pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
+                                                             : scene->answer_count++);
+            scene->answers[pair->answer - 1] = (scene_answer){r, status, scene->collide_pass};
+        }
         stats->iteration_caps += status == SR_COLLIDE_ITERATION_CAP;
-        pair->axis = sr_dvec3_to_vec3(r.normal);
         out->distance = r.distance;
         // Touching: apart by no more than the rounding of the shapes' coordinates.
         bool contact = r.hit || r.distance <= touch_tolerance(a->bounds, b->bounds);
@@ -406,6 +427,26 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     stats->near = (uint32_t)near;
 }
 
+/* Room for an answer for each of the `unanswered` candidates (those without one yet), beyond the
+ * free ones, and for the free list to hold every answer. */
+static bool reserve_answers(sr_scene *scene, uint32_t unanswered)
+{
+    uint64_t wanted = (uint64_t)scene->answer_count +
+                      (unanswered > scene->free_answer_count ? unanswered - scene->free_answer_count : 0);
+    if (wanted <= scene->answer_capacity)
+        return true;
+    if (wanted > UINT32_MAX)
+        return false;
+    uint32_t capacity = scene->answer_capacity;
+    if (!sr_scene_grow((void **)&scene->answers, &capacity, (uint32_t)wanted, sizeof *scene->answers))
+        return false;
+    uint32_t free_capacity = scene->answer_capacity;
+    if (!sr_scene_grow((void **)&scene->free_answers, &free_capacity, capacity, sizeof *scene->free_answers))
+        return false; // answers grew; its capacity is recorded only when both did
+    scene->answer_capacity = capacity < free_capacity ? capacity : free_capacity;
+    return true;
+}
+
 /* ---- the pass ---- */
 
 static void clear_result(sr_collision *result)
@@ -420,8 +461,7 @@ static void clear_result(sr_collision *result)
 sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_collision *result, sr_error *err)
 {
     if (!scene || !result || !result->storage)
-        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_collide: %s is NULL",
-                            scene ? "result" : "scene");
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_scene_collide: %s is NULL", scene ? "result" : "scene");
     clear_result(result);
     const sr_collision_desc defaults = {0};
     if (!desc)
@@ -441,9 +481,12 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
     double start = now_ms();
     sr_status status = SR_OK;
     if (!scene->shape_tree)
-        status = sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.margin = scene->shape_margin}, &scene->shape_tree, err);
-    if (status == SR_OK && margin != scene->collide_margin) {
-        // The tree's boxes carry half the margin: every shape's box is made anew.
+        status =
+            sr_dynamic_tree_create(&(sr_dynamic_tree_desc){.margin = scene->shape_margin}, &scene->shape_tree, err);
+    scene->collide_pass++;
+    if (status == SR_OK && (margin != scene->collide_margin || desc->max_iterations != scene->collide_max_iterations)) {
+        // The tree's boxes carry half the margin: every shape's box is made anew (and with another
+        // cap, every query is asked again).
         if (!sr_scene_grow((void **)&scene->shape_dirty, &scene->shape_dirty_capacity,
                            scene->shape_dirty_count + scene->shape_count, sizeof *scene->shape_dirty))
             return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
@@ -453,16 +496,17 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
                 scene->shape_dirty[scene->shape_dirty_count++] = scene->shapes[i].node;
             }
         scene->collide_margin = margin;
+        scene->collide_max_iterations = desc->max_iterations;
     }
     if (status == SR_OK)
         status = sync_shapes(scene, &stats, err);
     if (status == SR_OK)
         status = find_new_pairs(scene, err);
-    uint32_t candidates = 0;
+    uint32_t candidates = 0, unanswered = 0;
     if (status == SR_OK)
-        status = find_candidates(scene, desc, &stats, &candidates, err);
+        status = find_candidates(scene, desc, &stats, &candidates, &unanswered, err);
     stats.pairs_cached = scene->pair_count;
-    if (status == SR_OK && !reserve_results(result->storage, candidates))
+    if (status == SR_OK && (!reserve_results(result->storage, candidates) || !reserve_answers(scene, unanswered)))
         status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory for %u pairs", candidates);
     stats.pairs = candidates;
     double middle = now_ms();

@@ -87,13 +87,22 @@ typedef struct scene_shape {
     sr_dbox bounds;         ///< exact world box at the last pass
     sr_aabb fat;            ///< its fat box in the tree
     bool dirty;             ///< world pose changed since the last pass (listed in shape_dirty)
+    uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
 } scene_shape;
 
 /// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
 typedef struct scene_pair {
     uint64_t key;    ///< slot_a << 32 | slot_b, slot_a < slot_b
     sr_vec3 axis;    ///< the normal of its last query (from a towards b); zero: none yet
+    uint32_t answer; ///< 1 + index in scene->answers of its last query's answer; 0: none
 } scene_pair;
+
+/// A pair's last query, answered again while neither shape moves (scene_collide.c).
+typedef struct scene_answer {
+    sr_collide_result result;
+    sr_collide_status status;
+    uint32_t pass; ///< the pass that asked it
+} scene_answer;
 
 struct sr_scene {
     char *name;
@@ -150,6 +159,12 @@ struct sr_scene {
     uint32_t moved_count, moved_capacity;
     uint32_t *candidates;        ///< indices in `pairs` of this pass's candidates
     uint32_t candidate_capacity;
+    scene_answer *answers;       ///< the pairs' last answers (scene_pair.answer)
+    uint32_t answer_count, answer_capacity;
+    uint32_t *free_answers;      ///< indices in `answers` no pair uses; capacity: answer_capacity
+    uint32_t free_answer_count;
+    uint32_t collide_pass;       ///< passes run (the first is 1)
+    int collide_max_iterations;  ///< the last pass's sr_collision_desc.max_iterations
     double bvh_build_ms;
     sr_progress_fn progress; ///< sr_scene_set_progress
     void *progress_user;

@@ -490,7 +490,7 @@ enum {
 #define SR_OVERLAY_COLOR_CONTACT 0xff3c50ffu    ///< red: contact points, depths, contact pairs
 #define SR_OVERLAY_COLOR_CONTACT_NORMAL 0xff28dcffu ///< yellow: contact normals
 #define SR_OVERLAY_COLOR_CLOSEST 0xffffd040u    ///< light blue: closest points, distances, near pairs
-#define SR_OVERLAY_COLOR_APART 0xff8c8c8cu      ///< grey: candidate pairs found apart
+#define SR_OVERLAY_COLOR_APART 0xffb4b4b4u      ///< light grey: candidate pairs found apart
 
 /// The colour of BVH depth `depth` of a range [first, last] drawn: a ramp from blue (first)
 /// through cyan, green and yellow to red (last).

@@ -849,6 +849,9 @@ typedef struct sr_collision_stats {
     uint32_t filtered;      ///< candidates the filter callback dropped (not in `pairs`)
     uint32_t axis_rejects;  ///< candidates proved apart by last pass's separating axis, without a query
     uint32_t tests;         ///< convex queries run (sr_collide_signed_distance)
+    /// Candidates neither of whose shapes moved (nor the margin or max_iterations changed) since
+    /// their last query: that query's answer again, without running it (it would be the same).
+    uint32_t reused;
     uint32_t contacts, near;
     uint32_t iteration_caps; ///< queries that hit their iteration cap (their answer is flagged)
     /// Broadphase: world boxes, tree moves and queries, pair cache upkeep, box tests; narrowphase:
@@ -894,8 +897,10 @@ typedef struct sr_collision_desc {
 /// in the shape tree (sr_dynamic_tree_move: fat boxes absorb small motions); shapes whose fat
 /// box changed query the tree for the pairs whose fat boxes overlap, which the scene keeps from
 /// pass to pass (Box2D's pair management); each kept pair whose exact boxes come within the
-/// margin is a candidate. Narrowphase: a candidate that the separating axis of its last query
-/// still separates by more than the margin is apart without a query; the others get
+/// margin is a candidate. Narrowphase: a candidate neither of whose shapes moved since its last
+/// query (with the same margin and max_iterations) gets that answer again (stats.reused); one that
+/// the separating axis of its last query still separates by more than the margin is apart without
+/// a query; the others get
 /// sr_collide_signed_distance on their world shapes, which makes them contacts (distance <= 0,
 /// or touching: apart by at most 1e-7 of the largest coordinate of the two shapes' boxes, the
 /// rounding of the float node transforms that place them; reported with distance 0), near pairs
