@@ -72,6 +72,9 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
         append(text, size, &used, "reloading: %.0f%%\n", viewer->load.fraction * 100.0);
         pthread_mutex_unlock(lock);
     }
+    char pair[512];
+    if (viewer_pair_hud(viewer, pair, sizeof pair))
+        append(text, size, &used, "%s", pair);
     if (viewer->hud_text[0])
         append(text, size, &used, "%s\n", viewer->hud_text);
     append(text, size, &used, "H: help");
@@ -203,6 +206,8 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         return draw_waiting(viewer, err);
     sr_framebuffer *fb = viewer->fb;
     sr_camera view = viewer_view_camera(viewer);
+    // The selected pair's answer for the scene as it is now (within the frame that shows a move).
+    viewer_pair_answer(viewer);
     sr_scene_render_desc render = {.camera = &view, .cull_camera = viewer->frozen ? &viewer->cull_camera : NULL};
     sr_status status = sr_scene_render(viewer->scene, &render, viewer->renderer, fb, viewer->frame, err);
 
@@ -246,6 +251,8 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         if (status == SR_OK)
             status =
                 sr_overlay_add(viewer->scene, viewer->frame, &view, fb->width, fb->height, &overlay, viewer->list, err);
+        if (status == SR_OK)
+            viewer_pair_overlay(viewer, viewer->list, &view, fb->height);
         if (status == SR_OK && own_hud) {
             char text[4200];
             snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);

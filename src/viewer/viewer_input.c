@@ -68,7 +68,15 @@ const char *sr_viewer_help_text(void)
            "  wheel               zoom towards the point under the cursor (the target\n"
            "                      when nothing is there)\n"
            "  click               pick: the HUD shows node, triangle, t, position, normal;\n"
-           "                      the ray, hit and the picked instance's box are drawn\n"
+           "                      the ray, hit and the picked instance's box are drawn;\n"
+           "                      a node with a collision shape is selected (orange wire)\n"
+           "  shift + click       select a second shape (blue wire): the pair's distance or\n"
+           "                      depth, normal, iterations and query time show in the HUD\n"
+           "                      and over the scene, following every change\n"
+           "  ctrl + left drag    move the selected shape (the one under the cursor, else the\n"
+           "                      last selected) in the view plane through its centre\n"
+           "  alt + left drag     turn it about the view's up (drag across) and right (drag\n"
+           "                      up and down) axes\n"
            "  double-click        frame the clicked object\n"
            "keys (overlays on/off):\n"
            "  B                   instance BVH boxes (coloured by depth)\n"
@@ -91,7 +99,7 @@ const char *sr_viewer_help_text(void)
            "  Home                reset the camera to the scene's\n"
            "  S                   save the frame as BMP next to the scene file\n"
            "  R                   reload the scene file (also when it changes on disk)\n"
-           "  C                   clear the pick\n"
+           "  C                   clear the pick and the selected shapes\n"
            "  H or F1             this help\n"
            "  Esc or Q            quit\n";
 }
@@ -116,11 +124,14 @@ static void to_drawable(const sr_viewer *viewer, int x, int y, float *out_x, flo
     *out_y = ((float)y + 0.5f) * viewer->scale_y;
 }
 
-static void click(sr_viewer *viewer, float x, float y)
+static void click(sr_viewer *viewer, float x, float y, bool shift)
 {
     sr_pick_hit hit;
     if (!viewer_pick_at(viewer, x, y, &hit))
         return;
+    // A shape selects it (shift: the pair's second); anything else ends the selection.
+    if (!(hit.hit && viewer_pair_select(viewer, hit.node, shift)) && !shift && viewer->pair.has_a)
+        viewer_pair_clear(viewer);
     viewer->pick = hit;
     viewer->has_pick = true;
     viewer->pick_x = x;
@@ -261,6 +272,8 @@ static void handle_key(sr_viewer *viewer, const key_binding *binding)
             viewer_say(viewer, false, "reloading %s ...", viewer->scene_path);
         break;
     case ACTION_CLEAR_PICK:
+        if (viewer->pair.has_a)
+            viewer_pair_clear(viewer);
         viewer->has_pick = false;
         viewer->overlays &= ~(uint32_t)SR_OVERLAY_PICK;
         break;
@@ -286,6 +299,14 @@ static void handle_motion(sr_viewer *viewer, float x, float y)
     drag->last_y = y;
     if (dx == 0.0f && dy == 0.0f)
         return;
+    if (drag->mode == VIEWER_DRAG_MOVE || drag->mode == VIEWER_DRAG_ROTATE) {
+        sr_camera view = viewer_view_camera(viewer);
+        if (drag->mode == VIEWER_DRAG_MOVE)
+            viewer_pair_move(viewer, drag->node, &view, x - dx, y - dy, x, y);
+        else
+            viewer_pair_rotate(viewer, drag->node, &view, dx, dy);
+        return;
+    }
     if (drag->pan)
         sr_orbit_pan(&viewer->orbit, &viewer->base, viewer->fb->width, viewer->fb->height, dx, dy);
     else
@@ -307,13 +328,19 @@ static void handle_press(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
     }
     if (viewer->drag.button != 0)
         return; // a second button during a drag is ignored
-    bool shift = viewer->shift_held || (SDL_GetModState() & KMOD_SHIFT);
+    SDL_Keymod mods = SDL_GetModState();
+    bool shift = viewer->shift_held || (mods & KMOD_SHIFT);
+    bool ctrl = viewer->ctrl_held || (mods & KMOD_CTRL), alt = viewer->alt_held || (mods & KMOD_ALT);
     viewer->drag = (viewer_drag){.button = button->button,
                                  .pan = button->button != SDL_BUTTON_LEFT || shift,
+                                 .shift = shift,
                                  .start_x = x,
                                  .start_y = y,
                                  .last_x = x,
                                  .last_y = y};
+    // ctrl or alt + left drag: the selected shape moves or turns (nothing selected: the camera).
+    if (button->button == SDL_BUTTON_LEFT && (ctrl || alt) && viewer_pair_grab(viewer, x, y, &viewer->drag.node))
+        viewer->drag.mode = ctrl ? VIEWER_DRAG_MOVE : VIEWER_DRAG_ROTATE;
 }
 
 static void handle_release(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
@@ -325,9 +352,10 @@ static void handle_release(sr_viewer *viewer, const SDL_MouseButtonEvent *button
     handle_motion(viewer, x, y);
     bool was_click = !viewer->drag.moved && button->button == SDL_BUTTON_LEFT;
     float press_x = viewer->drag.start_x, press_y = viewer->drag.start_y;
+    bool shift = viewer->drag.shift;
     viewer->drag = (viewer_drag){0};
     if (was_click)
-        click(viewer, press_x, press_y); // where the button went down: what the user aimed at
+        click(viewer, press_x, press_y, shift); // where the button went down: what the user aimed at
 }
 
 /* Handles one event; false when the viewer has no use for it (the program's `input` gets it). */
@@ -349,9 +377,16 @@ static bool handle(sr_viewer *viewer, const SDL_Event *event)
     case SDL_KEYDOWN:
     case SDL_KEYUP: {
         SDL_Keycode key = event->key.keysym.sym;
-        if (key == SDLK_LSHIFT || key == SDLK_RSHIFT) {
-            viewer->shift_held = event->type == SDL_KEYDOWN;
-            return false; // watched, not used: the program sees the shift keys too
+        if (key == SDLK_LSHIFT || key == SDLK_RSHIFT || key == SDLK_LCTRL || key == SDLK_RCTRL ||
+            key == SDLK_LALT || key == SDLK_RALT) {
+            bool down = event->type == SDL_KEYDOWN;
+            if (key == SDLK_LSHIFT || key == SDLK_RSHIFT)
+                viewer->shift_held = down;
+            else if (key == SDLK_LCTRL || key == SDLK_RCTRL)
+                viewer->ctrl_held = down;
+            else
+                viewer->alt_held = down;
+            return false; // watched, not used: the program sees the modifier keys too
         }
         const key_binding *binding = find_binding(key);
         if (!binding)

@@ -8,6 +8,7 @@
 
 #include <SDL.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <time.h>
 
 #define VIEWER_DEFAULT_WIDTH 1280
@@ -47,10 +48,36 @@ typedef struct viewer_load {
 typedef struct viewer_drag {
     int button;             ///< SDL_BUTTON_LEFT, ...; 0 when no button is down
     bool pan;               ///< right button or shift + left
+    bool shift;             ///< shift was held at the press (a shift + click selects a second shape)
     float start_x, start_y; ///< drawable pixels
     float last_x, last_y;
     bool moved; ///< went past VIEWER_CLICK_SLOP: a drag, not a click
+    /// ctrl + left: moves `node` (a selected shape); alt + left: turns it; otherwise the camera.
+    enum { VIEWER_DRAG_CAMERA = 0, VIEWER_DRAG_MOVE, VIEWER_DRAG_ROTATE } mode;
+    sr_node_id node;
 } viewer_drag;
+
+/// What a selected pair shows: the scene, or the pair's trace as `softrast collide` draws it.
+typedef enum viewer_pair_view {
+    VIEWER_PAIR_SCENE = 0,
+    VIEWER_PAIR_WORLD,     ///< the two shapes and the trace's world view
+    VIEWER_PAIR_MINKOWSKI, ///< A - B, the origin and the trace's steps
+    VIEWER_PAIR_BOTH,      ///< the two side by side
+} viewer_pair_view;
+
+/// The selected shapes (viewer_collide.c): A by a click, B by shift + click.
+typedef struct viewer_pair {
+    sr_node_id a, b;
+    bool has_a, has_b;
+    /// A shape moved or the selection changed since the answer was computed.
+    bool changed;
+    bool answered; ///< `result` is the pair's answer as the scene is now
+    sr_collide_status status;
+    sr_collide_result result; ///< sr_collide_signed_distance
+    double query_us;          ///< its time
+    viewer_pair_view view;
+    int step; ///< the trace's step shown; -1: the last
+} viewer_pair;
 
 struct sr_viewer {
     sr_viewer_desc desc; ///< with defaults filled in; strings point into the copies below
@@ -101,7 +128,8 @@ struct sr_viewer {
 
     /* input */
     viewer_drag drag;
-    bool shift_held;
+    bool shift_held, ctrl_held, alt_held;
+    viewer_pair pair;
     float mouse_x, mouse_y; ///< last known mouse position, drawable pixels
     float scale_x, scale_y; ///< drawable pixels per window pixel
 
@@ -192,6 +220,41 @@ void viewer_handle_event(sr_viewer *viewer, const SDL_Event *event);
 /// Picks at drawable point (x, y) with the view camera, bringing the scene up to date first;
 /// false when there is no scene (or the update failed).
 bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit);
+
+/* viewer_collide.c */
+/// Whether `node` is a live node of the shown scene with a collision shape.
+bool viewer_pair_node_ok(const sr_viewer *viewer, sr_node_id node);
+/// The node's name ("" for none).
+const char *viewer_node_name(const sr_viewer *viewer, sr_node_id node);
+/// Selects `node` as A (the pair starts again), or as B when `second` and A is set; false when
+/// the node has no shape.
+bool viewer_pair_select(sr_viewer *viewer, sr_node_id node, bool second);
+void viewer_pair_clear(sr_viewer *viewer);
+/// Both shapes of a pair are selected.
+bool viewer_pair_selected(const sr_viewer *viewer);
+/// The pair's shapes at their world poses now (the scene brought up to date); false without a pair.
+bool viewer_pair_shapes(sr_viewer *viewer, sr_shape *a, sr_shape *b);
+/// Computes the pair's answer for the scene as it is now (timed).
+void viewer_pair_answer(sr_viewer *viewer);
+/// The HUD's lines about the selection: names, distance or depth, normal, iterations, time.
+size_t viewer_pair_hud(const sr_viewer *viewer, char *out, size_t size);
+/// The selected shapes' wires and the pair's answer over the scene (seen by `camera`).
+void viewer_pair_overlay(sr_viewer *viewer, sr_debug_list *list, const sr_camera *camera, int height);
+/// Which selected shape a ctrl or alt drag starting at (x, y) takes: the one under the cursor,
+/// else the last selected; false with nothing selected.
+bool viewer_pair_grab(sr_viewer *viewer, float x, float y, sr_node_id *node);
+/// The world displacement, in the view plane through `at`, of a drag from pixel (x0, y0) to
+/// (x1, y1) of a width x height image seen by `camera`.
+sr_dvec3 viewer_drag_displacement(const sr_camera *camera, int width, int height, sr_vec3 at, float x0, float y0,
+                                  float x1, float y1);
+/// Moves the node's shape by the drag's world displacement at its depth.
+bool viewer_pair_move(sr_viewer *viewer, sr_node_id node, const sr_camera *camera, float x0, float y0, float x1,
+                      float y1);
+/// Turns the node's shape about its position: dx pixels about the view's up axis, dy about its
+/// right axis.
+bool viewer_pair_rotate(sr_viewer *viewer, sr_node_id node, const sr_camera *camera, float dx, float dy);
+/// print-pair: the selected shapes' names and world poses and the pair's answer as one JSON line.
+void viewer_pair_print(sr_viewer *viewer, FILE *out);
 
 /* viewer_load.c */
 /// Starts loading viewer->scene_path on the worker (`reload`: the shown scene stays meanwhile).

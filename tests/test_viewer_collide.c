@@ -1,0 +1,286 @@
+/* test_viewer_collide.c — a pair of shapes in the viewer (src/viewer/viewer_collide.c), driven by
+ * scripts under SDL's dummy video driver: click and shift + click select the shapes that an
+ * independent projection of their centres puts under the cursor; the pair's answer is the
+ * distance an analytic sphere-capsule computation gives; ctrl + drag moves the shape by the
+ * drag's world displacement at its depth (computed here from the camera's eye, target, up and
+ * field of view), alt + drag turns it about the view's up axis by 0.5 degree per pixel; the HUD
+ * says it; C clears it; script errors name the line. */
+#include <criterion/criterion.h>
+
+#include <cjson/cJSON.h>
+#include <math.h>
+
+#include "run_program.h"
+
+#define PILE_JSON SR_SOURCE_DIR "/assets/scenes/pile.json"
+#define STEPS_JSON SR_SOURCE_DIR "/assets/scenes/steps.json"
+
+static void init(void)
+{
+    setenv("SDL_VIDEODRIVER", "dummy", 0);
+}
+
+static run_result view_script(const char *dir, const char *scene, const char *text)
+{
+    char script[128];
+    snprintf(script, sizeof script, "%s/script.txt", dir);
+    FILE *f = fopen(script, "wb");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    return run((const char *[]){"view", scene, "--size", "800x600", "--script", script, NULL});
+}
+
+static int json_lines(const char *text, cJSON **lines, int most)
+{
+    int count = 0;
+    for (const char *p = text; *p && count < most;) {
+        const char *end = strchr(p, '\n');
+        cr_assert_not_null(end);
+        if (*p == '{') {
+            char *line = strndup(p, (size_t)(end - p));
+            lines[count] = cJSON_Parse(line);
+            cr_assert_not_null(lines[count], "not JSON: %s", line);
+            free(line);
+            count++;
+        }
+        p = end + 1;
+    }
+    return count;
+}
+
+typedef struct vec {
+    double x, y, z;
+} vec;
+
+static vec sub(vec a, vec b)
+{
+    return (vec){a.x - b.x, a.y - b.y, a.z - b.z};
+}
+static vec add(vec a, vec b)
+{
+    return (vec){a.x + b.x, a.y + b.y, a.z + b.z};
+}
+static vec scale(vec a, double s)
+{
+    return (vec){a.x * s, a.y * s, a.z * s};
+}
+static double dot(vec a, vec b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static vec cross(vec a, vec b)
+{
+    return (vec){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static vec unit(vec a)
+{
+    return scale(a, 1.0 / sqrt(dot(a, a)));
+}
+
+static vec vec_of(const cJSON *object, const char *key)
+{
+    const cJSON *a = cJSON_GetObjectItem(object, key);
+    cr_assert(cJSON_IsArray(a) && cJSON_GetArraySize(a) >= 3, "no vector '%s'", key);
+    return (vec){cJSON_GetArrayItem(a, 0)->valuedouble, cJSON_GetArrayItem(a, 1)->valuedouble,
+                 cJSON_GetArrayItem(a, 2)->valuedouble};
+}
+
+static void quat_of(const cJSON *object, double q[4])
+{
+    const cJSON *a = cJSON_GetObjectItem(object, "rotation");
+    for (int i = 0; i < 4; i++)
+        q[i] = cJSON_GetArrayItem(a, i)->valuedouble;
+}
+
+/* Rotates v by the unit quaternion q (x, y, z, w), written out as the rotation matrix. */
+static vec rotate(const double q[4], vec v)
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    return (vec){(1 - 2 * (y * y + z * z)) * v.x + 2 * (x * y - z * w) * v.y + 2 * (x * z + y * w) * v.z,
+                 2 * (x * y + z * w) * v.x + (1 - 2 * (x * x + z * z)) * v.y + 2 * (y * z - x * w) * v.z,
+                 2 * (x * z - y * w) * v.x + 2 * (y * z + x * w) * v.y + (1 - 2 * (x * x + y * y)) * v.z};
+}
+
+/* The view camera print-state reports ("eye=...:target=...:up=...:near=..:far=..:fov=.."). */
+typedef struct camera {
+    vec eye, forward, right, up;
+    double tan_half_fov;
+} camera;
+
+static camera camera_of(const cJSON *state)
+{
+    const char *spec = cJSON_GetObjectItem(state, "camera")->valuestring;
+    vec eye, target, up;
+    double near_z, far_z, fov;
+    int n = sscanf(spec, "eye=%lf,%lf,%lf:target=%lf,%lf,%lf:up=%lf,%lf,%lf:near=%lf:far=%lf:fov=%lf", &eye.x, &eye.y,
+                   &eye.z, &target.x, &target.y, &target.z, &up.x, &up.y, &up.z, &near_z, &far_z, &fov);
+    cr_assert_eq(n, 12, "camera '%s'", spec);
+    camera c = {.eye = eye, .forward = unit(sub(target, eye)), .tan_half_fov = tan(fov * M_PI / 360.0)};
+    c.right = unit(cross(c.forward, up));
+    c.up = cross(c.right, c.forward);
+    return c;
+}
+
+/* The pixel (800x600, pixel centres at +0.5) where the camera sees world point p. */
+static void project(const camera *c, vec p, double *x, double *y)
+{
+    vec v = sub(p, c->eye);
+    double depth = dot(v, c->forward), half_h = depth * c->tan_half_fov, half_w = half_h * 800.0 / 600.0;
+    *x = (dot(v, c->right) / half_w + 1.0) * 400.0;
+    *y = (1.0 - dot(v, c->up) / half_h) * 300.0;
+}
+
+/* Distance from point p to segment a-b. */
+static double point_segment(vec p, vec a, vec b)
+{
+    vec ab = sub(b, a);
+    double t = dot(sub(p, a), ab) / dot(ab, ab);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return sqrt(dot(sub(p, add(a, scale(ab, t))), sub(p, add(a, scale(ab, t)))));
+}
+
+/* The ball (sphere, radius 0.45) and the pill (capsule, radius 0.25, half height 0.5 along its
+ * local z) of pile.json: their signed distance from the poses print-pair reports. */
+static double ball_pill_distance(const cJSON *pair)
+{
+    const cJSON *a = cJSON_GetObjectItem(pair, "a"), *b = cJSON_GetObjectItem(pair, "b");
+    double q[4];
+    quat_of(b, q);
+    vec axis = rotate(q, (vec){0, 0, 0.5}), centre = vec_of(b, "position");
+    return point_segment(vec_of(a, "position"), sub(centre, axis), add(centre, axis)) - 0.45 - 0.25;
+}
+
+static const char *name_of(const cJSON *pair, const char *which)
+{
+    const cJSON *shape = cJSON_GetObjectItem(pair, which);
+    return cJSON_IsObject(shape) ? cJSON_GetObjectItem(shape, "name")->valuestring : NULL;
+}
+
+Test(viewer_collide, clicks_select_the_shapes_under_the_cursor_and_the_answer_is_the_pairs, .init = init,
+     .timeout = 120)
+{
+    char dir[64];
+    make_temp_dir(dir);
+    // The camera first, then clicks at the projections of the ball's and the pill's centres.
+    run_result r = view_script(dir, PILE_JSON, "print-state\nprint-pair\n");
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cJSON *lines[8];
+    cr_assert_eq(json_lines(r.out, lines, 8), 2);
+    camera c = camera_of(lines[0]);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(lines[1], "a")), "nothing is selected at first");
+    double bx, by, px, py;
+    project(&c, (vec){-0.45, 0.42, 0.35}, &bx, &by);
+    project(&c, (vec){0.55, 0.25, 0.9}, &px, &py);
+    cJSON_Delete(lines[0]);
+    cJSON_Delete(lines[1]);
+    char script[512];
+    snprintf(script, sizeof script,
+             "click %.0f %.0f\nprint-pair\nclick %.0f %.0f shift\nprint-pair\nprint-state\nkey C\nprint-pair\n"
+             "select pill ball\nprint-pair\nclick 5 5\nprint-pair\n",
+             floor(bx), floor(by), floor(px), floor(py));
+    r = view_script(dir, PILE_JSON, script);
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cr_assert_eq(json_lines(r.out, lines, 8), 6, "%s", r.out);
+    cr_assert_str_eq(name_of(lines[0], "a"), "ball");
+    cr_assert_null(name_of(lines[0], "b"), "one click selects one shape");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(lines[0], "answer")));
+    cr_assert_str_eq(name_of(lines[1], "a"), "ball");
+    cr_assert_str_eq(name_of(lines[1], "b"), "pill", "shift + click selects the second");
+    const cJSON *answer = cJSON_GetObjectItem(lines[1], "answer");
+    double distance = cJSON_GetObjectItem(answer, "distance")->valuedouble;
+    cr_assert_float_eq(distance, ball_pill_distance(lines[1]), 1e-6, "distance %.9g", distance);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(answer, "hit")) == (distance <= 0));
+    const char *hud = cJSON_GetObjectItem(lines[2], "hud")->valuestring;
+    char expected[128];
+    snprintf(expected, sizeof expected, "pair: ball, pill\n%s %.6g",
+             distance < 0 ? "penetrating, depth" : "apart, distance", fabs(distance));
+    cr_assert(strstr(hud, expected) && strstr(hud, "normal (") && strstr(hud, " us"), "the HUD says '%s': %s", expected,
+              hud);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(lines[3], "a")), "C clears the selection");
+    cr_assert_str_eq(name_of(lines[4], "a"), "pill");
+    cr_assert_str_eq(name_of(lines[4], "b"), "ball", "select A B");
+    cr_assert_float_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(lines[4], "answer"), "distance")->valuedouble, distance,
+                       1e-9, "the same pair the other way round");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(lines[5], "a")), "a click on no shape (the sky) ends the selection");
+    for (int i = 0; i < 6; i++)
+        cJSON_Delete(lines[i]);
+    remove_dir(dir);
+}
+
+Test(viewer_collide, ctrl_drag_moves_the_shape_by_the_drags_world_displacement_alt_drag_turns_it, .init = init,
+     .timeout = 120)
+{
+    char dir[64];
+    make_temp_dir(dir);
+    // Far from any shape (the drag takes the last selected, the pill), in two pieces, then a turn.
+    run_result r = view_script(dir, PILE_JSON,
+                               "select ball pill\nprint-state\nprint-pair\ndrag 700 500 780 460 ctrl-left\n"
+                               "drag 700 500 690 530 ctrl-left\nprint-pair\ndrag 600 100 650 100 alt-left\nprint-pair\n"
+                               "print-state\n");
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cJSON *lines[8];
+    cr_assert_eq(json_lines(r.out, lines, 8), 5, "%s", r.out);
+    camera c = camera_of(lines[0]);
+    const cJSON *before = cJSON_GetObjectItem(lines[1], "b"), *after = cJSON_GetObjectItem(lines[2], "b");
+    vec p0 = vec_of(before, "position"), p1 = vec_of(after, "position");
+    // 70 pixels right and 10 up in all, at the pill's depth: a pixel there is 2 d tan(fov / 2) / 600.
+    double pixel = 2.0 * dot(sub(p0, c.eye), c.forward) * c.tan_half_fov / 600.0;
+    vec expected = add(p0, add(scale(c.right, 70.0 * pixel), scale(c.up, 10.0 * pixel)));
+    cr_assert(fabs(p1.x - expected.x) < 1e-4 && fabs(p1.y - expected.y) < 1e-4 && fabs(p1.z - expected.z) < 1e-4,
+              "moved to (%g, %g, %g), expected (%g, %g, %g)", p1.x, p1.y, p1.z, expected.x, expected.y, expected.z);
+    cr_assert_float_eq(dot(sub(p1, c.eye), c.forward), dot(sub(p0, c.eye), c.forward), 1e-5,
+                       "in the view plane: depth %.9g, was %.9g", dot(sub(p1, c.eye), c.forward),
+                       dot(sub(p0, c.eye), c.forward));
+    vec a0 = vec_of(cJSON_GetObjectItem(lines[1], "a"), "position"),
+        a1 = vec_of(cJSON_GetObjectItem(lines[2], "a"), "position");
+    cr_assert(a0.x == a1.x && a0.y == a1.y && a0.z == a1.z, "the other shape stays");
+    cr_assert_float_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(lines[2], "answer"), "distance")->valuedouble,
+                       ball_pill_distance(lines[2]), 1e-6, "the answer follows the move");
+    // alt + 50 pixels across: 25 degrees about the view's up axis, about the shape's own centre.
+    const cJSON *turned = cJSON_GetObjectItem(lines[3], "b");
+    double q0[4], q1[4];
+    quat_of(after, q0);
+    quat_of(turned, q1);
+    vec p2 = vec_of(turned, "position");
+    cr_assert(fabs(p2.x - p1.x) < 1e-6 && fabs(p2.y - p1.y) < 1e-6 && fabs(p2.z - p1.z) < 1e-6, "it turns in place");
+    for (int k = 0; k < 3; k++) {
+        vec e = {k == 0, k == 1, k == 2};
+        vec got = rotate(q1, e), before_turn = rotate(q0, e);
+        // Rodrigues: the old axis turned 25 degrees about the view's up axis.
+        double angle = 25.0 * M_PI / 180.0;
+        vec want = add(add(scale(before_turn, cos(angle)), scale(cross(c.up, before_turn), sin(angle))),
+                       scale(c.up, dot(c.up, before_turn) * (1 - cos(angle))));
+        cr_assert(fabs(got.x - want.x) < 1e-5 && fabs(got.y - want.y) < 1e-5 && fabs(got.z - want.z) < 1e-5,
+                  "local axis %d: (%g, %g, %g), expected (%g, %g, %g)", k, got.x, got.y, got.z, want.x, want.y, want.z);
+    }
+    cr_assert_float_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(lines[3], "answer"), "distance")->valuedouble,
+                       ball_pill_distance(lines[3]), 1e-6, "the answer follows the turn");
+    cr_assert_str_eq(cJSON_GetObjectItem(lines[4], "camera")->valuestring,
+                     cJSON_GetObjectItem(lines[0], "camera")->valuestring, "the camera stays");
+    for (int i = 0; i < 5; i++)
+        cJSON_Delete(lines[i]);
+    remove_dir(dir);
+}
+
+Test(viewer_collide, script_errors_name_the_line, .init = init, .timeout = 120)
+{
+    char dir[64];
+    make_temp_dir(dir);
+    static const struct {
+        const char *script, *message;
+    } cases[] = {
+        {"select nobody\n", "script.txt:1: select: no node called 'nobody'"},
+        {"print-pair\nselect empty\n", "script.txt:2: select: node 'empty' has no collision shape"},
+        {"select rock rock\n", "script.txt:1: select: 'rock' twice"},
+        {"select\n", "script.txt:1: select: expected 'select NODE [NODE2]'"},
+        {"drag 1 1 9 9 meta-left\n", "unknown button 'meta-left'"},
+        {"click 1 1 ctrl\n", "click: unknown modifier 'ctrl'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_result r = view_script(dir, STEPS_JSON, cases[i].script);
+        cr_assert(r.exited && r.code != 0, "'%s' fails", cases[i].script);
+        cr_assert(strstr(r.err, cases[i].message), "'%s': %s", cases[i].script, r.err);
+    }
+    remove_dir(dir);
+}
