@@ -20,7 +20,7 @@ static void init(void)
     setenv("SDL_VIDEODRIVER", "dummy", 0);
 }
 
-static run_result view_script(const char *dir, const char *scene, const char *text)
+static run_result view_script_sized(const char *dir, const char *scene, const char *size, const char *text)
 {
     char script[128];
     snprintf(script, sizeof script, "%s/script.txt", dir);
@@ -28,7 +28,12 @@ static run_result view_script(const char *dir, const char *scene, const char *te
     cr_assert_not_null(f);
     fputs(text, f);
     fclose(f);
-    return run((const char *[]){"view", scene, "--size", "800x600", "--script", script, NULL});
+    return run((const char *[]){"view", scene, "--size", size, "--script", script, NULL});
+}
+
+static run_result view_script(const char *dir, const char *scene, const char *text)
+{
+    return view_script_sized(dir, scene, "800x600", text);
 }
 
 static int json_lines(const char *text, cJSON **lines, int most)
@@ -282,5 +287,139 @@ Test(viewer_collide, script_errors_name_the_line, .init = init, .timeout = 120)
         cr_assert(r.exited && r.code != 0, "'%s' fails", cases[i].script);
         cr_assert(strstr(r.err, cases[i].message), "'%s': %s", cases[i].script, r.err);
     }
+    remove_dir(dir);
+}
+
+/* Two files have the same bytes. */
+static void expect_same_file(const char *a, const char *b)
+{
+    long size_a = file_size(a), size_b = file_size(b);
+    cr_assert(size_a > 0 && size_a == size_b, "%s has %ld bytes, %s %ld", a, size_a, b, size_b);
+    unsigned char *x = read_raw(a, size_a), *y = read_raw(b, size_b);
+    long different = 0;
+    for (long i = 0; i < size_a; i++)
+        different += x[i] != y[i];
+    free(x);
+    free(y);
+    cr_assert_eq(different, 0, "%ld bytes differ between %s and %s", different, a, b);
+}
+
+/// The size of the pictures compared (small: PNG encoding is most of their time).
+#define PICTURE "400x300"
+
+/* `softrast collide steps.json --pair PAIR --query QUERY EXTRA... --out OUT`; returns its step count. */
+static int collide(const char *pair, const char *query, const char *extra1, const char *extra2, const char *out)
+{
+    const char *args[16] = {"collide", STEPS_JSON, "--pair", pair, "--query", query, "--out", out, "--size", PICTURE};
+    int n = 10;
+    if (extra1)
+        args[n++] = extra1;
+    if (extra2)
+        args[n++] = extra2;
+    args[n] = NULL;
+    run_result r = run(args);
+    cr_assert(r.exited && r.code == 0, "softrast collide %s %s: %s", pair, query, r.err);
+    const char *steps = strstr(r.out, " steps;");
+    cr_assert_not_null(steps, "%s", r.out);
+    while (steps > r.out && steps[-1] >= '0' && steps[-1] <= '9')
+        steps--;
+    return atoi(steps);
+}
+
+Test(viewer_collide, trace_views_save_softrast_collides_pictures_of_the_same_state, .init = init, .timeout = 300)
+{
+    char dir[64];
+    make_temp_dir(dir);
+    char script[2048];
+    // The HUD off (its panel is the viewer's own); GJK world, Minkowski, both one step back; SAT's
+    // first step both; EPA of the drum and the block in the world view at its last step.
+    snprintf(script, sizeof script,
+             "select rock gem\nkey U\nkey G\nsave %s/v-gjk.png\nkey M\nsave %s/v-gjk-m.png\nkey M\nkey ,\n"
+             "save %s/v-gjk-both-1.png\nkey T\nkey ,\nkey ,\nkey ,\nkey .\nprint-pair\nsave %s/v-sat-both.png\n"
+             "select drum block\nkey E\nprint-pair\nsave %s/v-epa.png\n",
+             dir, dir, dir, dir, dir);
+    run_result r = view_script_sized(dir, STEPS_JSON, PICTURE, script);
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cJSON *lines[4];
+    cr_assert_eq(json_lines(r.out, lines, 4), 2, "%s", r.out);
+    char a[128], b[128], step[16];
+    snprintf(a, sizeof a, "%s/c-gjk.png", dir);
+    int gjk_steps = collide("rock,gem", "gjk", NULL, NULL, a);
+    snprintf(b, sizeof b, "%s/v-gjk.png", dir);
+    expect_same_file(a, b);
+    snprintf(a, sizeof a, "%s/c-gjk-m.png", dir);
+    collide("rock,gem", "gjk", "--minkowski", NULL, a);
+    snprintf(b, sizeof b, "%s/v-gjk-m.png", dir);
+    expect_same_file(a, b);
+    cr_assert_gt(gjk_steps, 1);
+    snprintf(step, sizeof step, "%d", gjk_steps - 2);
+    snprintf(a, sizeof a, "%s/c-gjk-both-1.png", dir);
+    run_result c = run((const char *[]){"collide", STEPS_JSON, "--pair", "rock,gem", "--query", "gjk", "--both",
+                                        "--step", step, "--out", a, "--size", PICTURE, NULL});
+    cr_assert(c.exited && c.code == 0, "%s", c.err);
+    snprintf(b, sizeof b, "%s/v-gjk-both-1.png", dir);
+    expect_same_file(a, b);
+    // SAT: three steps back from the last and one forward; print-pair says which.
+    const cJSON *sat_step = cJSON_GetObjectItem(lines[0], "step"), *sat_steps = cJSON_GetObjectItem(lines[0], "steps");
+    cr_assert_str_eq(cJSON_GetObjectItem(lines[0], "query")->valuestring, "sat");
+    cr_assert_str_eq(cJSON_GetObjectItem(lines[0], "view")->valuestring, "both");
+    snprintf(a, sizeof a, "%s/c-sat.png", dir);
+    cr_assert_eq(collide("rock,gem", "sat", NULL, NULL, a), sat_steps->valueint, "the command's SAT step count");
+    cr_assert_eq(sat_step->valueint, sat_steps->valueint - 3, ", , , . from the last");
+    snprintf(step, sizeof step, "%d", sat_step->valueint);
+    run_result d = run((const char *[]){"collide", STEPS_JSON, "--pair", "rock,gem", "--query", "sat", "--both",
+                                        "--step", step, "--out", a, "--size", PICTURE, NULL});
+    cr_assert(d.exited && d.code == 0, "%s", d.err);
+    snprintf(b, sizeof b, "%s/v-sat-both.png", dir);
+    expect_same_file(a, b);
+    // A new pair starts in the scene: E opens the world view at the last step.
+    cr_assert_str_eq(cJSON_GetObjectItem(lines[1], "view")->valuestring, "world");
+    snprintf(a, sizeof a, "%s/c-epa.png", dir);
+    cr_assert_eq(collide("drum,block", "epa", NULL, NULL, a), cJSON_GetObjectItem(lines[1], "steps")->valueint);
+    snprintf(b, sizeof b, "%s/v-epa.png", dir);
+    expect_same_file(a, b);
+    for (int i = 0; i < 2; i++)
+        cJSON_Delete(lines[i]);
+    remove_dir(dir);
+}
+
+Test(viewer_collide, keys_step_through_the_trace_and_cycle_the_views_only_with_a_pair, .init = init, .timeout = 120)
+{
+    char dir[64];
+    make_temp_dir(dir);
+    // M without a pair is the mesh BVH overlay; with one it cycles the views; G on the GJK trace
+    // is the scene again, and again the trace; , stops at 0 and . at the last; Home is the last; moving a shape runs the
+    // trace again.
+    run_result r = view_script(dir, STEPS_JSON,
+                               "select rock\nkey M\nprint-state\nkey M\nselect rock gem\nprint-pair\nkey M\nprint-pair\n"
+                               "key M\nprint-pair\nkey M\nprint-pair\nkey G\nprint-pair\nkey G\nprint-pair\n"
+                               "key ,\nkey ,\nkey ,\nkey ,\nkey ,\nprint-pair\nkey .\nprint-pair\nkey .\nkey .\nkey .\n"
+                               "key .\nprint-pair\nkey ,\nkey ,\nkey Home\nprint-pair\nprint-state\n"
+                               "drag 400 300 300 300 ctrl-left\nprint-pair\n");
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cJSON *lines[16];
+    int count = json_lines(r.out, lines, 16);
+    cr_assert_eq(count, 13, "%s", r.out);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(lines[0], "on"), "mesh_bvh")),
+              "M with one shape selected toggles the mesh BVH");
+    static const char *const views[] = {"scene", "minkowski", "both", "world", "scene"};
+    for (int i = 0; i < 5; i++)
+        cr_assert_str_eq(cJSON_GetObjectItem(lines[1 + i], "view")->valuestring, views[i], "line %d", i + 1);
+    cr_assert_str_eq(cJSON_GetObjectItem(lines[6], "view")->valuestring, "world", "G from the scene: the world view");
+    int steps = cJSON_GetObjectItem(lines[7], "steps")->valueint;
+    cr_assert(steps >= 2 && steps <= 4, "rock, gem: %d GJK steps", steps);
+    cr_assert_eq(cJSON_GetObjectItem(lines[7], "step")->valueint, 0, "five , from the last stop at 0");
+    cr_assert_eq(cJSON_GetObjectItem(lines[8], "step")->valueint, 1);
+    cr_assert_eq(cJSON_GetObjectItem(lines[9], "step")->valueint, steps - 1, ". stops at the last");
+    cr_assert_eq(cJSON_GetObjectItem(lines[10], "step")->valueint, steps - 1, "Home: the last");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(lines[11], "on"), "mesh_bvh")),
+              "M with a pair leaves the mesh BVH off, as the second M without a pair left it");
+    double before = cJSON_GetObjectItem(cJSON_GetObjectItem(lines[10], "answer"), "distance")->valuedouble;
+    double after = cJSON_GetObjectItem(cJSON_GetObjectItem(lines[12], "answer"), "distance")->valuedouble;
+    cr_assert_lt(after, before - 0.05, "a drag in the trace view moves the gem towards the rock: %g, %g", before,
+                 after);
+    cr_assert_str_eq(cJSON_GetObjectItem(lines[12], "view")->valuestring, "world");
+    for (int i = 0; i < count; i++)
+        cJSON_Delete(lines[i]);
     remove_dir(dir);
 }

@@ -575,6 +575,7 @@ void sr_viewer_destroy(sr_viewer *viewer)
         return;
     viewer_load_stop(viewer);
     pthread_mutex_destroy(&viewer->load.lock);
+    sr_debug_pair_trace_free(&viewer->pair.trace);
     if (viewer->owns_scene)
         sr_scene_destroy(viewer->scene);
     sr_debug_list_destroy(viewer->list);

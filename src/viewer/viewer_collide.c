@@ -352,6 +352,11 @@ void viewer_pair_print(sr_viewer *viewer, FILE *out)
     print_shape(viewer, out, pair->has_a, pair->a);
     fputs(", \"b\": ", out);
     print_shape(viewer, out, pair->has_b, pair->b);
+    static const char *const views[] = {"scene", "world", "minkowski", "both"};
+    int step = -1, steps = 0;
+    const char *query = pair->has_b ? viewer_pair_trace_state(viewer, &step, &steps) : "gjk";
+    fprintf(out, ", \"view\": \"%s\", \"query\": \"%s\", \"step\": %d, \"steps\": %d", views[pair->view], query,
+            step, steps);
     fputs(", \"answer\": ", out);
     if (!pair->answered) {
         fputs("null}\n", out);

@@ -80,8 +80,7 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
     append(text, size, &used, "H: help");
 }
 
-/* Text in a dark box at (x, y) at text scale `scale`; returns the box's height. */
-static float text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop,
+float viewer_text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop,
                         int scale)
 {
     int width, height;
@@ -93,8 +92,7 @@ static float text_panel(sr_debug_list *list, float x, float y, const char *text,
     return box_height;
 }
 
-/* Errors, messages (with the HUD) and the help panel, over everything else, at text scale `scale`. */
-static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
+void viewer_add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
 {
     const float width = (float)viewer->fb->width, height = (float)viewer->fb->height, s = (float)scale;
     const uint32_t backdrop = sr_rgba8(0.0f, 0.0f, 0.0f, 0.75f);
@@ -104,7 +102,7 @@ static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
         int text_width;
         sr_overlay_text_size(text, scale, &text_width, NULL);
         float x = width - (float)text_width - 22.0f * s;
-        text_panel(list, x > 4.0f ? x : 4.0f, 8.0f * s, text, 0xffffffffu, backdrop, scale);
+        viewer_text_panel(list, x > 4.0f ? x : 4.0f, 8.0f * s, text, 0xffffffffu, backdrop, scale);
     }
     char text[1200] = "";
     uint32_t color = 0xffffffffu;
@@ -121,7 +119,7 @@ static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
     if (text[0]) {
         int text_height;
         sr_overlay_text_size(text, scale, NULL, &text_height);
-        text_panel(list, 8.0f * s, height - (float)text_height - 22.0f * s, text, color, backdrop, scale);
+        viewer_text_panel(list, 8.0f * s, height - (float)text_height - 22.0f * s, text, color, backdrop, scale);
     }
 }
 
@@ -145,7 +143,7 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
         snprintf(text, sizeof text, "loading %s ...\n%s: %.0f%%\n\n(Esc closes the window)", viewer->scene_name,
                  viewer->load.stage, fraction * 100.0);
         pthread_mutex_unlock(&viewer->load.lock);
-        float height = text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f), scale);
+        float height = viewer_text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f), scale);
         sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false, sr_debug_style_color(SR_DEBUG_WHITE));
         sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width * (float)fraction, 10.0f * s, true,
                          (sr_debug_style){.color = SR_OVERLAY_COLOR_BOUNDS});
@@ -153,11 +151,11 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
         snprintf(text, sizeof text,
                  "%.300s did not load:\n%.500s\n\nfix the file and press R (or save it: it reloads by itself)",
                  viewer->scene_path, viewer->load_error);
-        text_panel(viewer->list, 8.0f, y, text, sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f), sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
+        viewer_text_panel(viewer->list, 8.0f, y, text, sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f), sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
                    scale);
     }
     if (viewer->help)
-        add_panels(viewer, viewer->list, scale);
+        viewer_add_panels(viewer, viewer->list, scale);
     return sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), err);
 }
 
@@ -193,7 +191,7 @@ void viewer_notice_slow_frame(sr_viewer *viewer, const char *what)
     // Centred over the last frame, which stays on screen until the new one is ready.
     float x = 0.5f * ((float)fb->width - (float)width) - 7.0f * (float)scale;
     float y = 0.5f * ((float)fb->height - (float)height) - 7.0f * (float)scale;
-    text_panel(viewer->list, x > 0.0f ? x : 0.0f, y > 0.0f ? y : 0.0f, text, 0xffffffffu,
+    viewer_text_panel(viewer->list, x > 0.0f ? x : 0.0f, y > 0.0f ? y : 0.0f, text, 0xffffffffu,
                sr_rgba8(0.0f, 0.0f, 0.0f, 0.8f), scale);
     sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), NULL);
 }
@@ -204,6 +202,12 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
     *render_ms = 0.0;
     if (!viewer->scene)
         return draw_waiting(viewer, err);
+    if (viewer_pair_view_shown(viewer)) {
+        // The pair's trace as `softrast collide` draws it, instead of the scene.
+        sr_status status = viewer_pair_render(viewer, err);
+        *render_ms = now_ms() - start;
+        return status;
+    }
     sr_framebuffer *fb = viewer->fb;
     sr_camera view = viewer_view_camera(viewer);
     // The selected pair's answer for the scene as it is now (within the frame that shows a move).
@@ -256,11 +260,11 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         if (status == SR_OK && own_hud) {
             char text[4200];
             snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
-            text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
+            viewer_text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
                        sr_overlay_text_scale(fb->width, fb->height));
         }
         if (status == SR_OK)
-            add_panels(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
+            viewer_add_panels(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
         if (!list_dropped(viewer->list) && !list_dropped(viewer->hud_list))
             break;
     }

@@ -77,6 +77,14 @@ const char *sr_viewer_help_text(void)
            "                      last selected) in the view plane through its centre\n"
            "  alt + left drag     turn it about the view's up (drag across) and right (drag\n"
            "                      up and down) axes\n"
+           "keys while a pair is selected (M, G, T then mean these, not the overlays):\n"
+           "  G  E  T             the GJK, EPA or SAT trace of the pair, drawn instead of the\n"
+           "                      scene as 'softrast collide --pair A,B --query Q' draws it;\n"
+           "                      the same key again: back to the scene\n"
+           "  M                   cycle the trace's world view, Minkowski view (A - B and the\n"
+           "                      origin) and both side by side\n"
+           "  , and .             step back and forth through the trace's iterations\n"
+           "  Home                (in a trace) the last step: the answer\n"
            "  double-click        frame the clicked object\n"
            "keys (overlays on/off):\n"
            "  B                   instance BVH boxes (coloured by depth)\n"
@@ -300,7 +308,10 @@ static void handle_motion(sr_viewer *viewer, float x, float y)
     if (dx == 0.0f && dy == 0.0f)
         return;
     if (drag->mode == VIEWER_DRAG_MOVE || drag->mode == VIEWER_DRAG_ROTATE) {
+        // In a trace view, the camera of the view under the cursor.
         sr_camera view = viewer_view_camera(viewer);
+        int width;
+        viewer_pair_view_camera(viewer, x, &view, &width);
         if (drag->mode == VIEWER_DRAG_MOVE)
             viewer_pair_move(viewer, drag->node, &view, x - dx, y - dy, x, y);
         else
@@ -388,6 +399,10 @@ static bool handle(sr_viewer *viewer, const SDL_Event *event)
                 viewer->alt_held = down;
             return false; // watched, not used: the program sees the modifier keys too
         }
+        // While a pair is selected, M, G, E, T, comma, period (and Home in a trace view) are its.
+        if (event->type == SDL_KEYDOWN && (!event->key.repeat || key == SDLK_COMMA || key == SDLK_PERIOD) &&
+            viewer_pair_key(viewer, key))
+            return true;
         const key_binding *binding = find_binding(key);
         if (!binding)
             return false;

@@ -77,6 +77,11 @@ typedef struct viewer_pair {
     double query_us;          ///< its time
     viewer_pair_view view;
     int step; ///< the trace's step shown; -1: the last
+    sr_debug_trace_kind kind; ///< the trace shown (G, E, T)
+    /// The trace of `kind` for the shapes `traced_a` and `traced_b` (run again when they move).
+    sr_debug_pair_trace trace;
+    bool traced;
+    sr_shape traced_a, traced_b;
 } viewer_pair;
 
 struct sr_viewer {
@@ -212,6 +217,27 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err);
 /// Draws "WHAT ..." centred over the frame in viewer->fb (the last one shown), for a frame that
 /// will take long (the heat map): the caller presents it before starting that frame.
 void viewer_notice_slow_frame(sr_viewer *viewer, const char *what);
+
+/// Text in a dark box at (x, y) at text scale `scale`; returns the box's height.
+float viewer_text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop,
+                        int scale);
+/// Errors, messages (with the HUD) and the help panel, over everything else, at text scale `scale`.
+void viewer_add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale);
+
+/* viewer_pairview.c */
+/// A pair is selected and one of its trace views (M, G, E, T) is shown instead of the scene.
+bool viewer_pair_view_shown(const sr_viewer *viewer);
+/// Draws the trace view into viewer->fb (sr_debug_pair_picture, as `softrast collide` does), the
+/// HUD's pair panel, the help and messages over it.
+sr_status viewer_pair_render(sr_viewer *viewer, sr_error *err);
+/// The keys that mean something else while a pair is selected (M, G, E, T, comma, period, Home
+/// in a trace view); false when `key` is not one of them now.
+bool viewer_pair_key(sr_viewer *viewer, SDL_Keycode key);
+/// The camera of the trace view under drawable x (a ctrl or alt drag there moves the shape in
+/// it) and that view's width; false when the scene is shown.
+bool viewer_pair_view_camera(sr_viewer *viewer, float x, sr_camera *camera, int *width);
+/// The trace shown: its query, the step shown (resolved: -1 when there are none) and their count.
+const char *viewer_pair_trace_state(sr_viewer *viewer, int *step, int *steps);
 
 /* viewer_input.c */
 /// One event of SDL's queue (a person's or a script's): shown to the program's input filter
