@@ -423,3 +423,39 @@ Test(viewer_collide, keys_step_through_the_trace_and_cycle_the_views_only_with_a
         cJSON_Delete(lines[i]);
     remove_dir(dir);
 }
+
+Test(viewer_collide, contacts_closest_and_pairs_keys_draw_softrast_renders_collision_overlays, .init = init,
+     .timeout = 120)
+{
+    char dir[64];
+    make_temp_dir(dir);
+    char script[512];
+    snprintf(script, sizeof script,
+             "print-state\nkey I\nprint-state\nkey D\nkey A\nkey U\nsave %s/viewer.bmp\nprint-state\nkey U\nkey I\n"
+             "key D\nkey A\nprint-state\n",
+             dir);
+    run_result r = view_script_sized(dir, PILE_JSON, "640x360", script);
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cJSON *states[4];
+    cr_assert_eq(json_lines(r.out, states, 4), 4, "%s", r.out);
+    const char *hud = cJSON_GetObjectItem(states[0], "hud")->valuestring;
+    cr_assert_null(strstr(hud, "collide "), "no collision pass without its overlays: %s", hud);
+    const cJSON *on = cJSON_GetObjectItem(states[1], "on");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(on, "contacts")) && cJSON_IsFalse(cJSON_GetObjectItem(on, "closest")));
+    hud = cJSON_GetObjectItem(states[1], "hud")->valuestring;
+    cr_assert(strstr(hud, "collide 13 shapes") && strstr(hud, " contacts, "), "the HUD counts the pass: %s", hud);
+    const char *overlays = cJSON_GetObjectItem(states[2], "overlays")->valuestring;
+    cr_assert_str_eq(overlays, "contacts,closest,pairs");
+    char out[128], viewer_bmp[128];
+    snprintf(out, sizeof out, "%s/render.bmp", dir);
+    snprintf(viewer_bmp, sizeof viewer_bmp, "%s/viewer.bmp", dir);
+    run_result render = run((const char *[]){"render", PILE_JSON, "--size", "640x360", "--camera",
+                                             cJSON_GetObjectItem(states[2], "camera")->valuestring, "--overlay",
+                                             overlays, "--out", out, NULL});
+    cr_assert(render.exited && render.code == 0, "%s", render.err);
+    expect_same_file(viewer_bmp, out);
+    cr_assert_str_eq(cJSON_GetObjectItem(states[3], "overlays")->valuestring, "hud", "I, D, A again: off");
+    for (int i = 0; i < 4; i++)
+        cJSON_Delete(states[i]);
+    remove_dir(dir);
+}

@@ -238,6 +238,16 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
                                .cull_camera = viewer->frozen ? &viewer->cull_camera : &view,
                                .fps = live_fps(viewer),
                                .hud_text = (items & SR_OVERLAY_HUD) ? hud : NULL};
+    // The collision pass, while one of its overlays is on (as `softrast render --overlay` runs it).
+    const uint32_t collision_items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS;
+    if (status == SR_OK && (items & collision_items) && sr_scene_shape_count(viewer->scene) > 0) {
+        if (!viewer->collision)
+            status = sr_collision_create(&viewer->collision, err);
+        if (status == SR_OK)
+            status = sr_scene_collide(viewer->scene, NULL, viewer->collision, err);
+        if (status == SR_OK)
+            overlay.collision = viewer->collision;
+    }
     if (status == SR_OK && (items & SR_OVERLAY_HEAT))
         status = sr_overlay_heat(viewer->scene, &view, fb, viewer->threads, NULL, &overlay.heat_max, err);
     // The 3D overlays in one list, the HUD, legends and panels in another: the program's lines go

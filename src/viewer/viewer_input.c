@@ -45,6 +45,9 @@ static const key_binding bindings[] = {
     {SDLK_g, ACTION_OVERLAY, SR_OVERLAY_GRID},
     {SDLK_x, ACTION_OVERLAY, SR_OVERLAY_AXES},
     {SDLK_p, ACTION_OVERLAY, SR_OVERLAY_PICK},
+    {SDLK_i, ACTION_OVERLAY, SR_OVERLAY_CONTACTS},
+    {SDLK_d, ACTION_OVERLAY, SR_OVERLAY_CLOSEST},
+    {SDLK_a, ACTION_OVERLAY, SR_OVERLAY_PAIRS},
     {SDLK_u, ACTION_OVERLAY, SR_OVERLAY_HUD},
     {SDLK_TAB, ACTION_OVERLAY, SR_OVERLAY_HUD},
     {SDLK_h, ACTION_HELP, 0},
@@ -96,6 +99,14 @@ const char *sr_viewer_help_text(void)
            "  G                   ground grid          X   world axes\n"
            "  P                   the last pick's ray and hit (on after a click)\n"
            "  U or Tab            HUD (statistics, frame time, pick)\n"
+           "  I                   contacts: each touching or penetrating pair of shapes,\n"
+           "                      its contact point, normal and depth\n"
+           "  D                   closest: pairs apart by less than the margin, the segment\n"
+           "                      between their closest points and the distance\n"
+           "  A                   pairs: the broadphase's candidate pairs, coloured by what\n"
+           "                      the narrowphase found (I, D, A run the collision pass over\n"
+           "                      the scene's shapes in every frame while one is on; the HUD\n"
+           "                      counts pairs, tests, contacts and their times)\n"
            "keys:\n"
            "  [ and ]             shift the drawn BVH depth ranges one level shallower /\n"
            "                      deeper, keeping their width (instance BVH 0-3 and mesh\n"

@@ -125,6 +125,9 @@ struct sr_viewer {
     int bvh_first, bvh_last;           ///< instance BVH depths drawn
     int mesh_bvh_first, mesh_bvh_last; ///< mesh BVH depths drawn
     bool help;                         ///< H: the help panel
+    /// The collision pass of the contacts, closest and pairs overlays (I, D, A), run in each frame
+    /// drawn while one of them is on; NULL until then.
+    sr_collision *collision;
 
     /* picking */
     bool has_pick;

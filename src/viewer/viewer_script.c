@@ -195,6 +195,7 @@ static void print_state(const sr_viewer *viewer, FILE *out)
     } names[] = {{SR_OVERLAY_BVH, "bvh"},         {SR_OVERLAY_MESH_BVH, "mesh_bvh"}, {SR_OVERLAY_BOUNDS, "bounds"},
                  {SR_OVERLAY_NORMALS, "normals"}, {SR_OVERLAY_WIRE, "wire"},         {SR_OVERLAY_PICK, "pick"},
                  {SR_OVERLAY_HEAT, "heat"},       {SR_OVERLAY_AXES, "axes"},         {SR_OVERLAY_GRID, "grid"},
+                 {SR_OVERLAY_CONTACTS, "contacts"}, {SR_OVERLAY_CLOSEST, "closest"}, {SR_OVERLAY_PAIRS, "pairs"},
                  {SR_OVERLAY_HUD, "hud"}};
     fputs(", \"on\": {", out);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
