@@ -158,13 +158,23 @@ size_t viewer_pair_hud(const sr_viewer *viewer, char *out, size_t size)
                            : r->distance > 0.0                      ? "apart, distance"
                            : r->distance < 0.0                      ? "penetrating, depth"
                                                                     : "touching, distance";
-        n = snprintf(
-            out, size, "pair: %s, %s\n%s %.6g (%s%s)\nnormal (%.4f, %.4f, %.4f)\n%d iteration%s, query %.1f us\n",
-            viewer_node_name(viewer, pair->a), viewer_node_name(viewer, pair->b), what, fabs(r->distance),
-            method_name(r->method), pair->status == SR_COLLIDE_ITERATION_CAP ? ", iteration cap hit" : "", r->normal.x,
-            r->normal.y, r->normal.z, r->iterations, r->iterations == 1 ? "" : "s", pair->query_us);
+        char iterations[64] = "";
+        if (r->method != SR_COLLIDE_BY_CLOSED_FORM || r->iterations > 0)
+            snprintf(iterations, sizeof iterations, ", %d iteration%s", r->iterations, r->iterations == 1 ? "" : "s");
+        n = snprintf(out, size, "pair: %s, %s\n%s %.6g\nnormal (%.4f, %.4f, %.4f)\n%s%s%s, query %.1f us\n",
+                     viewer_node_name(viewer, pair->a), viewer_node_name(viewer, pair->b), what, fabs(r->distance),
+                     r->normal.x, r->normal.y, r->normal.z, method_name(r->method), iterations,
+                     pair->status == SR_COLLIDE_ITERATION_CAP ? " (the cap)" : "", pair->query_us);
     }
     return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+/* The camera's unit axes in double: forward (eye to target), right and up as the image shows them. */
+static void camera_axes(const sr_camera *camera, sr_dvec3 *forward, sr_dvec3 *right, sr_dvec3 *up)
+{
+    *forward = sr_dvec3_normalize(sr_dvec3_sub(sr_dvec3_from_vec3(camera->target), sr_dvec3_from_vec3(camera->eye)));
+    *right = sr_dvec3_normalize(sr_dvec3_cross(*forward, sr_dvec3_from_vec3(camera->up)));
+    *up = sr_dvec3_cross(*right, *forward);
 }
 
 void viewer_pair_overlay(sr_viewer *viewer, sr_debug_list *list, const sr_camera *camera, int height)
@@ -192,7 +202,17 @@ void viewer_pair_overlay(sr_viewer *viewer, sr_debug_list *list, const sr_camera
         sr_debug_dot(list, pa, 7.0f, closest);
         sr_debug_dot(list, pb, 7.0f, closest);
         snprintf(text, sizeof text, "%.4g", r->distance);
-        sr_debug_text(list, sr_vec3_scale(sr_vec3_add(pa, pb), 0.5f), text, closest);
+        // Beside the segment, not over it: 10 pixels below and right of its middle.
+        sr_vec3 mid = sr_vec3_scale(sr_vec3_add(pa, pb), 0.5f);
+        float per_unit = sr_overlay_pixels_per_unit(camera, height, mid);
+        if (per_unit > 0.0f) {
+            sr_dvec3 forward, right, up;
+            sr_camera c = sr_camera_resolve(camera);
+            camera_axes(&c, &forward, &right, &up);
+            sr_dvec3 offset = sr_dvec3_scale(sr_dvec3_sub(right, up), 10.0 / per_unit);
+            mid = sr_vec3_add(mid, sr_dvec3_to_vec3(offset));
+        }
+        sr_debug_text(list, mid, text, (sr_debug_style){.color = SR_OVERLAY_COLOR_CLOSEST, .on_top = true});
     } else {
         // The contact as the contacts overlay draws it: the normal's arrow 72 pixels long.
         sr_vec3 mid = sr_vec3_scale(sr_vec3_add(pa, pb), 0.5f);
@@ -254,14 +274,6 @@ static bool change_pose(sr_viewer *viewer, sr_node_id node, sr_dvec3 delta, sr_d
     viewer->pair.changed = true;
     viewer->dirty = true;
     return true;
-}
-
-/* The camera's unit axes in double: forward (eye to target), right and up as the image shows them. */
-static void camera_axes(const sr_camera *camera, sr_dvec3 *forward, sr_dvec3 *right, sr_dvec3 *up)
-{
-    *forward = sr_dvec3_normalize(sr_dvec3_sub(sr_dvec3_from_vec3(camera->target), sr_dvec3_from_vec3(camera->eye)));
-    *right = sr_dvec3_normalize(sr_dvec3_cross(*forward, sr_dvec3_from_vec3(camera->up)));
-    *up = sr_dvec3_cross(*right, *forward);
 }
 
 sr_dvec3 viewer_drag_displacement(const sr_camera *camera, int width, int height, sr_vec3 at, float x0, float y0,
@@ -355,8 +367,8 @@ void viewer_pair_print(sr_viewer *viewer, FILE *out)
     static const char *const views[] = {"scene", "world", "minkowski", "both"};
     int step = -1, steps = 0;
     const char *query = pair->has_b ? viewer_pair_trace_state(viewer, &step, &steps) : "gjk";
-    fprintf(out, ", \"view\": \"%s\", \"query\": \"%s\", \"step\": %d, \"steps\": %d", views[pair->view], query,
-            step, steps);
+    fprintf(out, ", \"view\": \"%s\", \"query\": \"%s\", \"step\": %d, \"steps\": %d", views[pair->view], query, step,
+            steps);
     fputs(", \"answer\": ", out);
     if (!pair->answered) {
         fputs("null}\n", out);
