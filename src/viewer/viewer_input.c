@@ -82,7 +82,7 @@ const char *sr_viewer_help_text(void)
            "                      up and down) axes\n"
            "keys while a pair is selected (M, G, T then mean these, not the overlays):\n"
            "  G  E  T             the GJK, EPA or SAT trace of the pair, drawn instead of the\n"
-           "                      scene as 'softrast collide --pair A,B --query Q' draws it;\n"
+           "                      scene, the picture of the command softrast collide;\n"
            "                      the same key again: back to the scene\n"
            "  M                   cycle the trace's world view, Minkowski view (A - B and the\n"
            "                      origin) and both side by side\n"
