@@ -387,7 +387,7 @@ Test(viewer_collide, keys_step_through_the_trace_and_cycle_the_views_only_with_a
 {
     char dir[64];
     make_temp_dir(dir);
-    // M without a pair is the mesh BVH overlay; with one it cycles the views; G on the GJK trace
+    // M without a pair is the mesh BVH overlay (a click in a trace view picks nothing); with one it cycles the views; G on the GJK trace
     // is the scene again, and again the trace; , stops at 0 and . at the last; Home is the last; moving a shape runs the
     // trace again.
     run_result r = view_script(dir, STEPS_JSON,
@@ -395,11 +395,11 @@ Test(viewer_collide, keys_step_through_the_trace_and_cycle_the_views_only_with_a
                                "key M\nprint-pair\nkey M\nprint-pair\nkey G\nprint-pair\nkey G\nprint-pair\n"
                                "key ,\nkey ,\nkey ,\nkey ,\nkey ,\nprint-pair\nkey .\nprint-pair\nkey .\nkey .\nkey .\n"
                                "key .\nprint-pair\nkey ,\nkey ,\nkey Home\nprint-pair\nprint-state\n"
-                               "drag 400 300 300 300 ctrl-left\nprint-pair\n");
+                               "drag 400 300 300 300 ctrl-left\nprint-pair\nclick 5 5\nprint-pair\n");
     cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     cJSON *lines[16];
     int count = json_lines(r.out, lines, 16);
-    cr_assert_eq(count, 13, "%s", r.out);
+    cr_assert_eq(count, 14, "%s", r.out);
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(lines[0], "on"), "mesh_bvh")),
               "M with one shape selected toggles the mesh BVH");
     static const char *const views[] = {"scene", "minkowski", "both", "world", "scene"};
@@ -419,6 +419,7 @@ Test(viewer_collide, keys_step_through_the_trace_and_cycle_the_views_only_with_a
     cr_assert_lt(after, before - 0.05, "a drag in the trace view moves the gem towards the rock: %g, %g", before,
                  after);
     cr_assert_str_eq(cJSON_GetObjectItem(lines[12], "view")->valuestring, "world");
+    cr_assert_str_eq(name_of(lines[13], "b"), "gem", "a click in a trace view (no scene shown) keeps the pair");
     for (int i = 0; i < count; i++)
         cJSON_Delete(lines[i]);
     remove_dir(dir);

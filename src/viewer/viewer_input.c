@@ -145,6 +145,11 @@ static void to_drawable(const sr_viewer *viewer, int x, int y, float *out_x, flo
 
 static void click(sr_viewer *viewer, float x, float y, bool shift)
 {
+    if (viewer_pair_view_shown(viewer)) {
+        // The scene is not on screen: a click there would pick what cannot be seen.
+        viewer_say(viewer, false, "a trace is shown: its key (G, E or T) again shows the scene to click in");
+        return;
+    }
     sr_pick_hit hit;
     if (!viewer_pick_at(viewer, x, y, &hit))
         return;
