@@ -780,8 +780,6 @@ sr_status sr_scene_create_from_mesh(sr_mesh *mesh, const char *name, sr_scene **
 /// "ground", "sphere", "box", "torus".
 sr_status sr_scene_create_demo(sr_scene **out, sr_error *err);
 
-void sr_pair_set_destroy(sr_pair_set *set);
-
 #ifdef __cplusplus
 }
 #endif

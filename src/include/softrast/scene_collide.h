@@ -247,6 +247,7 @@ typedef struct sr_pair_set {
 sr_status sr_pair_set_load(const char *path, sr_pair_set **out, sr_error *err);
 /// The same from `size` bytes of text; `name` stands for the file in messages.
 sr_status sr_pair_set_parse(const char *text, size_t size, const char *name, sr_pair_set **out, sr_error *err);
+void sr_pair_set_destroy(sr_pair_set *set);
 
 #ifdef __cplusplus
 }
