@@ -44,7 +44,7 @@ static void print_usage(FILE *out)
             "                      Blender exports): the view orbits about it and keeps it up\n"
             "  --threads N         rendering threads, 1 to %d (default: one per core)\n",
             sr_viewer_help_text(), SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT, SR_MAX_THREADS);
-    // Two calls: ISO C limits one string literal to 4095 characters.
+    // Three calls: ISO C limits one string literal to 4095 characters.
     fputs("  --script FILE       replay FILE's input, then exit (no window needed with\n"
             "                      SDL_VIDEODRIVER=offscreen or dummy). One command per line,\n"
             "                      # comments; X Y are pixels of the rendered frame (origin top\n"
@@ -72,8 +72,9 @@ static void print_usage(FILE *out)
             "                                               last 'computing ...' notice of a slow frame,\n"
             "                                               lists (an embedding program's: count,\n"
             "                                               items, dropped)\n"
-            "                        print-stats            JSON: frames, frame times, fps\n"
-            "                        print-pair             JSON: the selected shapes' names and world\n"
+            "                        print-stats            JSON: frames, frame times, fps\n",
+          out);
+    fputs("                        print-pair             JSON: the selected shapes' names and world\n"
             "                                               poses, the pair's answer (distance,\n"
             "                                               normal, witness points, iterations, time)\n"
             "                      and for a recording:\n"

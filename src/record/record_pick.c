@@ -410,7 +410,7 @@ sr_status sr_recording_pick_item(const sr_recording *rec, const sr_camera *camer
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_recording_pick_item: bad size %dx%d or point", width,
                             height);
     sr_camera c;
-    status = frame_camera(rec, camera, width, height, &c, err);
+    status = rec_frame_camera(rec, camera, width, height, &c, err);
     if (status != SR_OK)
         return status;
     pick_view v = {.width = width, .height = height, .px = x, .py = y};

@@ -224,8 +224,8 @@ sr_status sr_recording_fit_camera(sr_recording *rec, uint64_t first, uint64_t la
 /* ---- drawing ---- */
 
 /* The camera sr_recording_render and sr_recording_pick_item use. */
-static sr_status frame_camera(const sr_recording *rec, const sr_camera *given, int width, int height, sr_camera *camera,
-                              sr_error *err)
+sr_status rec_frame_camera(const sr_recording *rec, const sr_camera *given, int width, int height, sr_camera *camera,
+                           sr_error *err)
 {
     if (given)
         *camera = *given;
@@ -249,7 +249,7 @@ sr_status sr_recording_render(sr_recording *rec, sr_renderer *renderer, sr_frame
                             renderer ? "fb" : "renderer");
     sr_recording_render_desc d = desc ? *desc : (sr_recording_render_desc){0};
     sr_camera camera;
-    status = frame_camera(rec, d.camera, fb->width, fb->height, &camera, err);
+    status = rec_frame_camera(rec, d.camera, fb->width, fb->height, &camera, err);
     if (status != SR_OK)
         return status;
     const sr_recording_frame *f = &rec->current;

@@ -65,9 +65,7 @@ static const key_binding bindings[] = {
     {SDLK_q, ACTION_QUIT, 0},
 };
 
-const char *sr_viewer_help_text(void)
-{
-    return "mouse:\n"
+static const char help_mouse[] = "mouse:\n"
            "  left drag           orbit around the target\n"
            "  right drag          pan (also shift + left drag, or middle drag)\n"
            "  wheel               zoom towards the point under the cursor (the target\n"
@@ -82,7 +80,9 @@ const char *sr_viewer_help_text(void)
            "                      last selected) in the view plane through its centre\n"
            "  alt + left drag     turn it about the view's up (drag across) and right (drag\n"
            "                      up and down) axes\n"
-           "keys while a pair is selected (M, G, T then mean these, not the overlays):\n"
+           "  double-click        frame the clicked object\n"
+           ;
+static const char help_keys[] = "keys while a pair is selected (M, G, T then mean these, not the overlays):\n"
            "  G  E  T             the GJK, EPA or SAT trace of the pair, drawn instead of the\n"
            "                      scene, the picture of the command softrast collide;\n"
            "                      the same key again: back to the scene\n"
@@ -90,7 +90,6 @@ const char *sr_viewer_help_text(void)
            "                      origin) and both side by side\n"
            "  , and .             step back and forth through the trace's iterations\n"
            "  Home                (in a trace) the last step: the answer\n"
-           "  double-click        frame the clicked object\n"
            "keys (overlays on/off):\n"
            "  B                   instance BVH boxes (coloured by depth)\n"
            "  M                   mesh BVH boxes of the drawn instances\n"
@@ -125,7 +124,8 @@ const char *sr_viewer_help_text(void)
            "  C                   clear the pick and the selected shapes\n"
            "  H or F1             this help\n"
            "  Esc or Q            quit\n"
-           "recordings (softrast view FILE.rec; the timeline is at the bottom):\n"
+           ;
+static const char help_recordings[] = "recordings (softrast view FILE.rec; the timeline is at the bottom):\n"
            "  Space               play / pause (in real time times the speed)\n"
            "  Right / Left        next / previous frame (held: keeps stepping)\n"
            "  Shift+Right / Left  10 frames on / back\n"
@@ -145,6 +145,15 @@ const char *sr_viewer_help_text(void)
            "  Shift+1 to 9        show / hide the legend's colour 1 to 9\n"
            "  K                   legend: the lists and colours with their counts (click\n"
            "                      a row to show / hide it)\n";
+
+/* The help in three literals (each within the 4,095 characters C17 compilers must take), joined
+ * once. */
+const char *sr_viewer_help_text(void)
+{
+    static char text[sizeof help_mouse + sizeof help_keys + sizeof help_recordings];
+    if (!text[0])
+        snprintf(text, sizeof text, "%s%s%s", help_mouse, help_keys, help_recordings);
+    return text;
 }
 
 bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit)

@@ -70,6 +70,9 @@ typedef struct viewer_drag {
     float last_x, last_y;
     bool moved; ///< went past VIEWER_CLICK_SLOP: a drag, not a click
     bool timeline; ///< pressed on a recording's timeline or legend: the drag scrubs, no orbit
+    /// ctrl + left: moves `node` (a selected shape); alt + left: turns it; otherwise the camera.
+    enum { VIEWER_DRAG_CAMERA = 0, VIEWER_DRAG_MOVE, VIEWER_DRAG_ROTATE } mode;
+    sr_node_id node;
 } viewer_drag;
 
 /// The id buffer and scratch list of item picking (viewer_item_pick.c), made at the first click.
@@ -87,10 +90,6 @@ typedef struct viewer_item_hit {
 
 /// Whether item `item` of list `list` is drawn (hidden items are not picked).
 typedef bool (*viewer_item_filter)(void *user, int list, size_t item);
-    /// ctrl + left: moves `node` (a selected shape); alt + left: turns it; otherwise the camera.
-    enum { VIEWER_DRAG_CAMERA = 0, VIEWER_DRAG_MOVE, VIEWER_DRAG_ROTATE } mode;
-    sr_node_id node;
-} viewer_drag;
 
 /// What a selected pair shows: the scene, or the pair's trace as `softrast collide` draws it.
 typedef enum viewer_pair_view {
