@@ -1,4 +1,4 @@
-/* shaders/lambert.c — the "lambert" program of the benchmark scene (BENCH_SCENE.md):
+/* shaders/lambert.c — the "lambert" program of the benchmark scene (the README's benchmark scene):
  * colour = albedo * (0.2 + 0.8 * max(0, dot(N, L))), N the interpolated, renormalised world
  * normal. It is the hot path of `softrast bench raster`: three varyings (the normal) and nothing
  * computed that the formula does not use. */

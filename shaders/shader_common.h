@@ -1,6 +1,6 @@
 /* shaders/shader_common.h — private helpers shared by the built-in programs (not installed):
  * the object-to-clip and object-to-world transforms every vertex function starts with, and
- * the lighting term of BENCH_SCENE.md. Knows only shaders.h. */
+ * the lighting term of the README's benchmark scene. Knows only shaders.h. */
 #ifndef SR_SHADER_COMMON_H
 #define SR_SHADER_COMMON_H
 
@@ -28,7 +28,7 @@ static inline void shader_clip_position(const sr_shader_uniforms *u, sr_vec3 p, 
 }
 
 /* World normal = normal matrix * n, written into three varyings. Not normalised here: the
- * fragment renormalises after interpolation anyway (BENCH_SCENE.md). */
+ * fragment renormalises after interpolation anyway (the README's benchmark scene). */
 static inline void shader_world_normal(const sr_shader_uniforms *u, sr_vec3 n, float out[3])
 {
     const float *m = u->normal_matrix.m;

@@ -17,7 +17,7 @@ static const sr_shader *const catalogue[] = {
 sr_shader_uniforms sr_shader_uniforms_default(void)
 {
     sr_shader_uniforms u = {
-        /* BENCH_SCENE.md: L = normalize(0.3, 0.5, 1.0), albedo 0.8, colour = albedo * (0.2 + 0.8 N.L). */
+        /* The benchmark scene (README): L = normalize(0.3, 0.5, 1.0), albedo 0.8, colour = albedo * (0.2 + 0.8 N.L). */
         .light_direction = sr_vec3_normalize(sr_vec3_make(0.3f, 0.5f, 1.0f)),
         .albedo = {0.8f, 0.8f, 0.8f},
         .opacity = 1.0f,

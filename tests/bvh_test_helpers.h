@@ -288,7 +288,7 @@ static inline sr_aabb slot_box_of(const sr_bvh *bvh, size_t slot)
 
 /* Walks the tree from the root and checks: sibling pairs at even indices from 2, nodes reached
  * once, boxes containing their children and primitives, every slot in exactly one leaf, leaf
- * sizes, depth, node and leaf counts, and the SAH cost of BENCH_SCENE.md. Returns the SAH cost. */
+ * sizes, depth, node and leaf counts, and the SAH cost of the README's benchmark scene. Returns the SAH cost. */
 static inline double check_tree(const sr_bvh *bvh, uint32_t max_leaf_size)
 {
     const sr_bvh_stats *stats = &bvh->stats;

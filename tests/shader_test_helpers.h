@@ -1,5 +1,5 @@
 /* tests/shader_test_helpers.h — what the built-in shaders' tests (tests/test_shaders*.c) share: meshes and
- * uniforms, BENCH_SCENE.md's light and lambert formula written here, running one vertex or
+ * uniforms, the benchmark scene's light and lambert formula written here, running one vertex or
  * fragment function, transforms in double. Header-only, for tests. */
 #ifndef SR_TESTS_SHADER_TEST_HELPERS_H
 #define SR_TESTS_SHADER_TEST_HELPERS_H
@@ -48,13 +48,13 @@ static inline dvec3 dnormalize(dvec3 a)
     return dscale(a, 1.0 / sqrt(ddot(a, a)));
 }
 
-/* BENCH_SCENE.md's light, computed here rather than taken from the defaults under test. */
+/* The benchmark scene's light, computed here rather than taken from the defaults under test. */
 static inline dvec3 bench_light(void)
 {
     return dnormalize(dv(0.3, 0.5, 1.0));
 }
 
-/* BENCH_SCENE.md's lambert formula for one channel. */
+/* The benchmark scene's lambert formula for one channel. */
 static inline double lambert_expected(double albedo, dvec3 normal)
 {
     double n_dot_l = ddot(dnormalize(normal), bench_light());

@@ -88,7 +88,7 @@ Test(bvh_build, deterministic_byte_for_byte)
     sr_mesh_destroy(mesh);
 }
 
-/* The SAH cost of BENCH_SCENE.md with each leaf counted in packs of 4 triangles (ceil(n / 4)),
+/* The SAH cost of the README's benchmark scene with each leaf counted in packs of 4 triangles (ceil(n / 4)),
  * the cost the build of a triangle tree minimises. */
 static double sah_cost_in_packs(const sr_bvh *bvh)
 {

@@ -66,7 +66,7 @@ static void compare_packet(const sr_bvh *bvh, const sr_ray *rays, int count, con
 #endif
 }
 
-/* The benchmark's primary rays (BENCH_SCENE.md) of a normalised mesh in tiles of tile_w x
+/* The benchmark's primary rays (the README's benchmark scene) of a normalised mesh in tiles of tile_w x
  * tile_h pixels, every tile of a 320x180 image. */
 static void compare_primary_packets(sr_mesh *mesh, int tile_w, int tile_h, const char *what)
 {

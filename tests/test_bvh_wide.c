@@ -277,7 +277,7 @@ Test(bvh_wide, shared_meshes, .timeout = 600)
             continue;
         found++;
         compare_mixed_rays(mesh, names[i], SR_TEST_COUNT(100000, 20000), 41 + i);
-        /* the primary rays of the benchmark (BENCH_SCENE.md), every third pixel of 480x270 (every
+        /* the primary rays of the benchmark (the README's benchmark scene), every third pixel of 480x270 (every
          * ninth under the sanitizers) */
         sr_mesh_normalize(mesh);
         sr_bvh *bvh = build_mesh(mesh);

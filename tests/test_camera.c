@@ -143,7 +143,7 @@ Test(orbit, round_trips_through_a_camera)
                   (double)orbit.yaw_degrees);
         cr_assert(fabsf(back.pitch_degrees - orbit.pitch_degrees) < 1e-2f);
     }
-    // Yaw 0, pitch 0: the eye on the target's +Z side, like BENCH_SCENE.md's camera.
+    // Yaw 0, pitch 0: the eye on the target's +Z side, like the benchmark scene's camera.
     sr_camera bench = sr_bench_camera();
     sr_orbit o = sr_orbit_from_camera(&bench);
     cr_assert(fabsf(o.yaw_degrees) < 1e-4f && fabsf(o.pitch_degrees) < 1e-4f && fabsf(o.distance - 3) < 1e-6f);

@@ -44,7 +44,7 @@ static const double PI = 3.14159265358979323846;
 #define MAX_TRIANGLES 1024
 
 typedef struct test_mesh {
-    double positions[MAX_VERTICES][3]; ///< normalised (BENCH_SCENE.md), computed here in double
+    double positions[MAX_VERTICES][3]; ///< normalised (the README's benchmark scene), computed here in double
     int vertex_count;
     int triangles[MAX_TRIANGLES][3];
     int triangle_count;
@@ -124,7 +124,7 @@ static void write_test_obj(const char *path, test_mesh *m)
     write_face(f, m, face, 5);
     fclose(f);
 
-    /* Normalise as BENCH_SCENE.md says, from the file's values (as the program reads them). */
+    /* Normalise as the README's benchmark scene says, from the file's values (as the program reads them). */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < n; i++) {
         double p[3] = {raw[i][0] * 1.7 + 3.0, raw[i][1] * 1.7 - 1.0, raw[i][2] * 1.7 + 2.0};
@@ -140,7 +140,7 @@ static void write_test_obj(const char *path, test_mesh *m)
             m->positions[i][k] = (m->positions[i][k] - 0.5 * (lo[k] + hi[k])) * 2.0 / extent;
 }
 
-/* The ray of BENCH_SCENE.md through window point (px, py) of a width x height image: from the
+/* The ray of the README's benchmark scene through window point (px, py) of a width x height image: from the
  * eye (0, 0, 3), direction (ndc_x * tan(fov/2) * aspect, ndc_y * tan(fov/2), -1). */
 static void camera_ray(double px, double py, int width, int height, double direction[3])
 {
@@ -189,7 +189,7 @@ static int closest_triangle(const test_mesh *m, const double d[3], double *t_hit
 /* ---- render ------------------------------------------------------------------------------- */
 
 /* The library's own render, through the public API, of what `softrast render` documents
- * (--help): with `mesh_path`, BENCH_SCENE.md's canonical scene (sr_bench_scene_load_mesh and
+ * (--help): with `mesh_path`, the benchmark scene's canonical scene (sr_bench_scene_load_mesh and
  * sr_bench_scene_camera, background SR_BENCH_SCENE_BACKGROUND, the built-in shader `shader`,
  * lambert by default), the made-up vertex attributes --help describes (uv = ((x + 1) / 2,
  * (1 - y) / 2), colour = p * 0.5 + 0.5, opaque) and, for the textured shader, its checker (64

@@ -188,7 +188,7 @@ Test(version, is_meson_projects)
 }
 
 /* Every command's --help works and is the same as `softrast help COMMAND`; it states the exit
- * statuses; no help text names a file the repository does not have (BENCH_SCENE.md is not in a
+ * statuses; no help text names a file the repository does not have (the README's benchmark scene is not in a
  * user's clone: the benchmark scene is described in the text). */
 Test(help, every_command_has_one_and_names_only_files_that_exist, .timeout = 60)
 {
@@ -209,7 +209,7 @@ Test(help, every_command_has_one_and_names_only_files_that_exist, .timeout = 60)
         if (commands[c][1] || strcmp(commands[c][0], "bench") != 0)
             cr_assert(strstr(r.out, "Exit status: 0") || strstr(r.out, "exit status"),
                       "%s %s --help does not state the exit statuses", args[0], args[1]);
-        cr_assert_null(strstr(r.out, "BENCH_SCENE"), "%s --help points to BENCH_SCENE.md", args[0]);
+        cr_assert_null(strstr(r.out, "BENCH_SCENE"), "%s --help points to the README's benchmark scene", args[0]);
         // Every NAME.md or path/NAME.ext the text mentions exists in the source tree.
         for (const char *p = r.out; (p = strstr(p, ".md")) != NULL; p += 3) {
             const char *start = p;

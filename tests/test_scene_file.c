@@ -324,7 +324,7 @@ Test(scene_file, a_mesh_path_gives_the_canonical_scene)
     sr_aabb bounds = sr_mesh_bounds(mesh);
     cr_assert(bounds.min.x == -1 && bounds.max.x == 1 && bounds.max.y == 0.5f, "normalised");
     sr_camera camera = sr_scene_camera(scene), bench = sr_bench_camera();
-    cr_assert(memcmp(&camera, &bench, sizeof camera) == 0, "BENCH_SCENE.md's camera");
+    cr_assert(memcmp(&camera, &bench, sizeof camera) == 0, "the benchmark scene's camera");
     cr_assert_eq(sr_scene_background(scene), SR_BENCH_SCENE_BACKGROUND);
     sr_scene_destroy(scene);
     char command[700];

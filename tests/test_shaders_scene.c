@@ -114,7 +114,7 @@ Test(render, lambert_sphere_matches_analytic_sphere, .timeout = 60)
                                    &err),
                  SR_OK, "%s", err.message);
 
-    /* Independent camera (BENCH_SCENE.md): eye (0, 0, 3), fov_y 45 degrees; the ray through the
+    /* Independent camera (the README's benchmark scene): eye (0, 0, 3), fov_y 45 degrees; the ray through the
      * pixel centre has view direction (ndc_x * tan(fov/2) * aspect, ndc_y * tan(fov/2), -1). */
     double tan_half = tan(PI / 8), aspect = (double)width / height;
     dvec3 eye = dv(0, 0, 3);

@@ -225,234 +225,29 @@ static bool node_shape(const sr_scene *scene, const steps_options *o, const char
     return true;
 }
 
-/* ---- the query and its trace ---- */
+/* ---- the picture (sr_debug_pair_picture: the viewer's pair views draw the same) ---- */
 
-typedef struct traced {
-    sr_collide_trace trace;
-    sr_collide_result result;
-    sr_collide_status status;
-    bool boolean_gjk; ///< the GJK steps are sr_collide_intersect's (the distance had a closed form)
-} traced;
-
-static bool run_query(const sr_shape *a, const sr_shape *b, const steps_options *o, traced *t)
+/* Draws `step` into `fb` and saves it as `path` ("": draw only, for the library's message). */
+static bool draw_step(sr_framebuffer *fb, sr_renderer *renderer, const sr_shape *a, const sr_shape *b,
+                      const sr_debug_pair_trace *t, const steps_options *o, int step, const char *path)
 {
-    int cap = o->max_iterations > 0 ? o->max_iterations : 128;
-    sr_collide_trace *tr = &t->trace;
-    memset(t, 0, sizeof *t);
-    tr->gjk_capacity = (size_t)cap + 2;
-    tr->epa_capacity = (size_t)cap + 2;
-    tr->epa_vertex_capacity = (size_t)cap + 8;
-    tr->epa_face_capacity = 1u << 18;
-    tr->sat_capacity = 1u << 16;
-    tr->gjk = calloc(tr->gjk_capacity, sizeof *tr->gjk);
-    tr->epa = calloc(tr->epa_capacity, sizeof *tr->epa);
-    tr->epa_vertices = calloc(tr->epa_vertex_capacity, sizeof *tr->epa_vertices);
-    tr->epa_faces = calloc(tr->epa_face_capacity, sizeof *tr->epa_faces);
-    tr->sat = calloc(tr->sat_capacity, sizeof *tr->sat);
-    if (!tr->gjk || !tr->epa || !tr->epa_vertices || !tr->epa_faces || !tr->sat) {
-        fputs(COMMAND ": out of memory for the trace\n", stderr);
-        return false;
-    }
-    sr_collide_options options = {.max_iterations = o->max_iterations, .trace = tr};
-    switch (o->query) {
-    case SR_DEBUG_TRACE_GJK:
-        t->status = sr_collide_distance(a, b, &options, &t->result);
-        if (tr->gjk_count == 0) {
-            // Answered in closed form (points, spheres, segments, capsules): show the boolean GJK
-            // of sr_collide_intersect instead, which iterates on any pair.
-            sr_collide_trace kept = *tr;
-            bool hit = false;
-            sr_collide_intersect(a, b, NULL, &options, &hit);
-            t->boolean_gjk = tr->gjk_count > 0;
-            if (!t->boolean_gjk)
-                *tr = kept;
-        }
-        break;
-    case SR_DEBUG_TRACE_EPA:
-        t->status = sr_collide_penetration(a, b, &options, &t->result);
-        break;
-    case SR_DEBUG_TRACE_SAT:
-        t->status = sr_collide_sat(a, b, &options, &t->result);
-        break;
-    }
-    return true;
-}
-
-static void free_trace(traced *t)
-{
-    free(t->trace.gjk);
-    free(t->trace.epa);
-    free(t->trace.epa_vertices);
-    free(t->trace.epa_faces);
-    free(t->trace.sat);
-}
-
-/* ---- the camera ---- */
-
-static void grow(sr_dbox *box, sr_dbox more)
-{
-    box->min = sr_dvec3_make(fmin(box->min.x, more.min.x), fmin(box->min.y, more.min.y), fmin(box->min.z, more.min.z));
-    box->max = sr_dvec3_make(fmax(box->max.x, more.max.x), fmax(box->max.y, more.max.y), fmax(box->max.z, more.max.z));
-}
-
-/* The fitted camera turned about its target so that it looks across the answer's normal (the
- * depth or distance along it is then seen at full length), from the side of its old eye. */
-static void look_across(sr_camera *camera, sr_dvec3 normal)
-{
-    double length = sr_dvec3_length(normal);
-    if (!(length > 0))
-        return;
-    sr_dvec3 n = sr_dvec3_scale(normal, 1.0 / length);
-    sr_dvec3 target = sr_dvec3_from_vec3(camera->target), eye = sr_dvec3_from_vec3(camera->eye);
-    sr_dvec3 offset = sr_dvec3_sub(eye, target);
-    double distance = sr_dvec3_length(offset);
-    sr_dvec3 across = sr_dvec3_sub(offset, sr_dvec3_scale(n, sr_dvec3_dot(offset, n)));
-    if (sr_dvec3_length(across) < 1e-3 * distance) // looking along the normal: any side will do
-        across = sr_dvec3_cross(n, fabs(n.x) < 0.9 ? sr_dvec3_make(1, 0, 0) : sr_dvec3_make(0, 0, 1));
-    across = sr_dvec3_normalize(across);
-    // Keep a little of the view from above, unless that would look along the normal again.
-    sr_dvec3 up = sr_dvec3_make(0, 1, 0);
-    if (fabs(across.y) > 0.9)
-        up = n;
-    camera->eye = sr_dvec3_to_vec3(sr_dvec3_add(target, sr_dvec3_scale(across, distance)));
-    camera->up = sr_dvec3_to_vec3(up);
-}
-
-/* The default camera frames both shapes, or A - B and the origin, with room for the legend, and
- * looks across the answer's normal. */
-static bool frame_camera(const sr_shape *a, const sr_shape *b, const steps_options *o, const traced *t,
-                         bool minkowski, int width, sr_camera *camera)
-{
-    sr_dbox box = sr_shape_bounds(a);
-    grow(&box, sr_shape_bounds(b));
-    if (minkowski) {
-        sr_hull *hull = NULL;
-        double rounding = 0;
-        sr_error err = {0};
-        if (sr_debug_minkowski_hull(a, b, &hull, &rounding, &err) != SR_OK) {
-            fprintf(stderr, COMMAND ": %s\n", err.message);
-            return false;
-        }
-        sr_shape difference = sr_shape_hull(hull);
-        difference.rounding = rounding;
-        box = sr_shape_bounds(&difference);
-        sr_hull_destroy(hull);
-        grow(&box, (sr_dbox){{0, 0, 0}, {0, 0, 0}});
-    }
-    // Room around (the SAT intervals beside the shapes, the legend in the corner).
-    sr_dvec3 centre = sr_dvec3_scale(sr_dvec3_add(box.min, box.max), 0.5);
-    sr_dvec3 half = sr_dvec3_scale(sr_dvec3_sub(box.max, box.min), 0.5 * (o->query == SR_DEBUG_TRACE_SAT ? 1.6 : 1.25));
-    sr_aabb fit = {sr_dvec3_to_vec3(sr_dvec3_sub(centre, half)), sr_dvec3_to_vec3(sr_dvec3_add(centre, half))};
-    *camera = sr_camera_fit_box(fit, sr_vec3_make(0, 1, 0), (float)width / (float)o->height);
-    if (t->status != SR_COLLIDE_UNSUPPORTED && t->status != SR_COLLIDE_INVALID_SHAPE)
-        look_across(camera, t->result.normal);
-    if (o->camera) {
-        sr_error err = {0};
-        if (sr_camera_parse(o->camera, camera, camera, &err) != SR_OK) {
-            fprintf(stderr, COMMAND ": --camera: %s\n", err.message);
-            return false;
-        }
-    }
-    return true;
-}
-
-/* ---- drawing ---- */
-
-/* One view of the picture: its own framebuffer (the whole image, or a half of it with --both),
- * camera and list. */
-typedef struct canvas {
-    sr_framebuffer *fb;
-    sr_debug_list *list;
-    sr_mat4 view_projection;
-    bool minkowski;
-} canvas;
-
-static bool canvas_make(canvas *c, const sr_shape *a, const sr_shape *b, const steps_options *o, const traced *t,
-                        bool minkowski, int width)
-{
+    sr_debug_pair_picture_desc desc = {
+        .view = o->both ? SR_DEBUG_PAIR_BOTH : o->minkowski ? SR_DEBUG_PAIR_MINKOWSKI : SR_DEBUG_PAIR_WORLD,
+        .step = step,
+        .camera = o->camera};
     sr_error err = {0};
-    c->minkowski = minkowski;
-    sr_camera camera;
-    if (!frame_camera(a, b, o, t, minkowski, width, &camera))
-        return false;
-    if (sr_framebuffer_create(&(sr_framebuffer_desc){.width = width, .height = o->height}, &c->fb, &err) != SR_OK ||
-        sr_debug_list_create(NULL, &c->list, &err) != SR_OK) {
-        fprintf(stderr, COMMAND ": %s\n", err.message);
-        return false;
-    }
-    sr_mat4 view, projection;
-    sr_camera_matrices(&camera, width, o->height, &view, &projection);
-    c->view_projection = sr_mat4_mul(projection, view);
-    return true;
-}
-
-static void canvas_free(canvas *c)
-{
-    sr_debug_list_destroy(c->list);
-    sr_framebuffer_destroy(c->fb);
-}
-
-static bool draw_view(canvas *c, sr_renderer *renderer, const sr_shape *a, const sr_shape *b, const traced *t,
-                      const steps_options *o, int step)
-{
-    sr_debug_trace_desc desc = {.kind = o->query,
-                                .step = step,
-                                .minkowski = c->minkowski,
-                                .legend = true,
-                                .legend_x = 8,
-                                .legend_y = 8,
-                                .legend_scale = c->fb->width >= 1200 ? 2 : 1};
-    sr_error err = {0};
-    // A list too small for the picture drops items; the clear grows it, so the second fill fits.
-    for (int attempt = 0; attempt < 2; attempt++) {
-        if (sr_debug_list_clear(c->list, &err) != SR_OK) {
-            fprintf(stderr, COMMAND ": %s\n", err.message);
-            return false;
-        }
-        if (sr_debug_collide_trace(c->list, a, b, &t->trace, &desc, &err) != SR_OK) {
-            if (step >= 0)
-                fprintf(stderr, COMMAND ": %s: --pair %s --query %s --step %d: %s\n", o->scene_path, o->pair,
-                        step_query_names[o->query], step, err.message);
-            else
-                fprintf(stderr, COMMAND ": %s: --pair %s --query %s: %s\n", o->scene_path, o->pair,
-                        step_query_names[o->query], err.message);
-            return false;
-        }
-        if (sr_debug_list_get_stats(c->list).items_dropped == 0)
-            break;
-    }
-    sr_framebuffer_clear(c->fb, BACKGROUND, 1.0f);
-    if (sr_debug_draw(c->list, renderer, c->fb, c->view_projection, &err) != SR_OK) {
-        fprintf(stderr, COMMAND ": %s\n", err.message);
+    if (sr_debug_pair_picture(renderer, fb, a, b, t, &desc, &err) != SR_OK) {
+        if (step >= 0)
+            fprintf(stderr, COMMAND ": %s: --pair %s --query %s --step %d: %s\n", o->scene_path, o->pair,
+                    step_query_names[o->query], step, err.message);
+        else
+            fprintf(stderr, COMMAND ": %s: --pair %s --query %s: %s\n", o->scene_path, o->pair,
+                    step_query_names[o->query], err.message);
         return false;
     }
-    return true;
-}
-
-/* Draws every view of `step` and saves the picture (--both: the views side by side in `whole`,
- * a one-pixel grey line between them). */
-static bool draw_step(canvas *views, int view_count, sr_framebuffer *whole, sr_renderer *renderer, const sr_shape *a,
-                      const sr_shape *b, const traced *t, const steps_options *o, int step, const char *path)
-{
-    for (int v = 0; v < view_count; v++)
-        if (!draw_view(&views[v], renderer, a, b, t, o, step))
-            return false;
-    const sr_framebuffer *out = views[0].fb;
-    if (view_count == 2) {
-        for (int y = 0; y < whole->height; y++) {
-            uint32_t *row = whole->color + (size_t)y * (size_t)whole->width;
-            int left = views[0].fb->width;
-            memcpy(row, views[0].fb->color + (size_t)y * (size_t)left, (size_t)left * sizeof *row);
-            memcpy(row + left, views[1].fb->color + (size_t)y * (size_t)views[1].fb->width,
-                   (size_t)views[1].fb->width * sizeof *row);
-            row[left] = 0xff606060u;
-        }
-        out = whole;
-    }
-    sr_error err = {0};
     if (!path[0])
         return true;
-    if (sr_framebuffer_save(out, path, &err) != SR_OK) {
+    if (sr_framebuffer_save(fb, path, &err) != SR_OK) {
         fprintf(stderr, COMMAND ": %s\n", err.message);
         return false;
     }
@@ -475,7 +270,7 @@ static bool make_folder(const char *path)
     return true;
 }
 
-static void print_answer(const steps_options *o, const traced *t, size_t steps)
+static void print_answer(const steps_options *o, const sr_debug_pair_trace *t, size_t steps)
 {
     const sr_collide_result *r = &t->result;
     printf(COMMAND ": %s,%s %s: %zu step%s; ", o->name_a, o->name_b, step_query_names[o->query], steps,
@@ -503,11 +298,10 @@ int sr_cmd_collide_steps(int argc, char **argv)
     exit_status = SR_EXIT_FAILURE;
     sr_error err = {0};
     sr_scene *scene = NULL;
-    traced t;
+    sr_debug_pair_trace t;
     memset(&t, 0, sizeof t);
-    canvas views[2] = {{0}, {0}};
     sr_renderer *renderer = NULL;
-    sr_framebuffer *whole = NULL;
+    sr_framebuffer *fb = NULL;
     if (sr_scene_load(&(sr_scene_load_desc){.path = o.scene_path}, &scene, &err) != SR_OK) {
         fprintf(stderr, COMMAND ": %s\n", err.message);
         goto done;
@@ -515,28 +309,24 @@ int sr_cmd_collide_steps(int argc, char **argv)
     sr_shape a, b;
     if (!node_shape(scene, &o, o.name_a, &a) || !node_shape(scene, &o, o.name_b, &b))
         goto done;
-    if (!run_query(&a, &b, &o, &t))
+    if (sr_debug_pair_trace_run(&a, &b, o.query, o.max_iterations, &t, &err) != SR_OK) {
+        fprintf(stderr, COMMAND ": %s\n", err.message);
         goto done;
+    }
     size_t steps = sr_debug_trace_step_count(&t.trace, o.query);
     print_answer(&o, &t, steps);
-    int view_count = o.both ? 2 : 1;
-    int left = o.both ? o.width / 2 : o.width;
-    if (!canvas_make(&views[0], &a, &b, &o, &t, o.minkowski, left) ||
-        (o.both && !canvas_make(&views[1], &a, &b, &o, &t, true, o.width - left)))
-        goto done;
     if (sr_renderer_create(&(sr_renderer_desc){0}, &renderer, &err) != SR_OK ||
-        (o.both &&
-         sr_framebuffer_create(&(sr_framebuffer_desc){.width = o.width, .height = o.height}, &whole, &err) != SR_OK)) {
+        sr_framebuffer_create(&(sr_framebuffer_desc){.width = o.width, .height = o.height}, &fb, &err) != SR_OK) {
         fprintf(stderr, COMMAND ": %s\n", err.message);
         goto done;
     }
     if (o.out_path) {
-        if (!draw_step(views, view_count, whole, renderer, &a, &b, &t, &o, o.step, o.out_path))
+        if (!draw_step(fb, renderer, &a, &b, &t, &o, o.step, o.out_path))
             goto done;
         printf(COMMAND ": wrote %s\n", o.out_path);
     } else {
         if (steps == 0) { // the library's message says why
-            draw_step(views, view_count, whole, renderer, &a, &b, &t, &o, -1, "");
+            draw_step(fb, renderer, &a, &b, &t, &o, -1, "");
             goto done;
         }
         if (!make_folder(o.steps_dir))
@@ -544,7 +334,7 @@ int sr_cmd_collide_steps(int argc, char **argv)
         for (size_t i = 0; i < steps; i++) {
             char path[SR_ARGS_PATH_SIZE + 32];
             snprintf(path, sizeof path, "%s/%s-%03zu.png", o.steps_dir, step_query_names[o.query], i);
-            if (!draw_step(views, view_count, whole, renderer, &a, &b, &t, &o, (int)i, path))
+            if (!draw_step(fb, renderer, &a, &b, &t, &o, (int)i, path))
                 goto done;
         }
         printf(COMMAND ": wrote %zu pictures %s/%s-000.png to %s-%03zu.png\n", steps, o.steps_dir,
@@ -552,11 +342,9 @@ int sr_cmd_collide_steps(int argc, char **argv)
     }
     exit_status = 0;
 done:
-    canvas_free(&views[0]);
-    canvas_free(&views[1]);
     sr_renderer_destroy(renderer);
-    sr_framebuffer_destroy(whole);
-    free_trace(&t);
+    sr_framebuffer_destroy(fb);
+    sr_debug_pair_trace_free(&t);
     sr_scene_destroy(scene);
     return exit_status;
 }

@@ -44,14 +44,17 @@ static void print_usage(FILE *out)
             "                      Blender exports): the view orbits about it and keeps it up\n"
             "  --threads N         rendering threads, 1 to %d (default: one per core)\n",
             sr_viewer_help_text(), SR_MAX_IMAGE_SIDE, DEFAULT_WIDTH, DEFAULT_HEIGHT, SR_MAX_THREADS);
-    // Two calls: ISO C limits one string literal to 4095 characters.
+    // Three calls: ISO C limits one string literal to 4095 characters.
     fputs("  --script FILE       replay FILE's input, then exit (no window needed with\n"
             "                      SDL_VIDEODRIVER=offscreen or dummy). One command per line,\n"
             "                      # comments; X Y are pixels of the rendered frame (origin top\n"
             "                      left), a click at X Y picks through the centre of pixel (X, Y),\n"
             "                      like 'softrast pick --at X+0.5,Y+0.5' with the same size and camera:\n"
-            "                        click X Y              double-click X Y\n"
-            "                        drag X1 Y1 X2 Y2 [left|right|middle|shift-left]\n"
+            "                        click X Y [shift]      double-click X Y\n"
+            "                        drag X1 Y1 X2 Y2 [left|right|middle|shift-left|\n"
+            "                                          ctrl-left|alt-left]\n"
+            "                        select A [B]           select node A's shape (and B's: a pair)\n"
+            "                        deselect               as C does for the selection\n"
             "                        wheel N [X Y]          N notches, positive zooms in\n"
             "                        key NAME               an SDL key name: B, Home, Tab, [, Escape,\n"
             "                                               Left, PageUp; held modifiers first:\n"
@@ -69,7 +72,11 @@ static void print_usage(FILE *out)
             "                                               last 'computing ...' notice of a slow frame,\n"
             "                                               lists (an embedding program's: count,\n"
             "                                               items, dropped)\n"
-            "                        print-stats            JSON: frames, frame times, fps\n"
+            "                        print-stats            JSON: frames, frame times, fps\n",
+          out);
+    fputs("                        print-pair             JSON: the selected shapes' names and world\n"
+            "                                               poses, the pair's answer (distance,\n"
+            "                                               normal, witness points, iterations, time)\n"
             "                      and for a recording:\n"
             "                        frame N|first|last     go to frame N (0-based), as the timeline does\n"
             "                        loop A B | loop off    play loops over frames A to B / stops looping\n"

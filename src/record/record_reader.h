@@ -96,4 +96,17 @@ void rec_cache_free(sr_recording *rec);
 /// checksum during a scan (a check does; an open checks only what it needs).
 sr_status rec_open(const char *path, const sr_recording_desc *desc, bool verify, sr_recording **out, sr_error *err);
 
+/* record_render.c's helpers that record_pick.c shares. */
+/// SR_OK when `rec` has a current frame; else an error naming `function`.
+sr_status rec_need_frame(const sr_recording *rec, const char *function, sr_error *err);
+/// The affine part of a matrix applied to a point (the last row ignored, as debug boxes are drawn).
+sr_vec3 rec_affine_point(const sr_mat4 *m, sr_vec3 p);
+/// The 8 corners of a frustum (clip cube, zero-to-one depth, mapped back); false when singular.
+bool rec_frustum_corners(const sr_mat4 *view_projection, sr_vec3 corners[8]);
+/// The camera a frame is drawn with: `given`, else the recorded one, else one framing the frame.
+sr_status rec_frame_camera(const sr_recording *rec, const sr_camera *given, int width, int height, sr_camera *camera,
+                           sr_error *err);
+/// The radius of a sphere around a shape item's position that holds it in any rotation.
+float rec_shape_reach(const sr_debug_list *list, const sr_debug_item *item);
+
 #endif

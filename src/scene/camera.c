@@ -71,7 +71,7 @@ static bool camera_basis(const sr_camera *c, double s[3], double u[3], double f[
 
 sr_light sr_light_headlight(void)
 {
-    // BENCH_SCENE.md's direction, in camera space: for its camera (looking down -Z, up +Y) the
+    // The benchmark scene's direction, in camera space: for its camera (looking down -Z, up +Y) the
     // two lights are the same.
     return (sr_light){.direction = sr_vec3_normalize(sr_vec3_make(0.3f, 0.5f, 1.0f)),
                       .ambient = 0.2f,

@@ -1,7 +1,7 @@
 /* src/scene/demo.c — the built-in scenes (softrast/scene.h): the demo scene made in code, so that
  * `softrast render` with no file and the tests always have something to draw, and the canonical
- * scene of one mesh (BENCH_SCENE.md). Also a checker texture for the built-in shaders and
- * BENCH_SCENE.md's camera and rays (a mesh's vertices for the shaders: mesh.c). Knows meshes,
+ * scene of one mesh (the README's benchmark scene). Also a checker texture for the built-in shaders and
+ * The benchmark scene's camera and rays (a mesh's vertices for the shaders: mesh.c). Knows meshes,
  * scenes, raster and the shader catalogue; not SDL, not files. */
 #include <softrast/scene.h>
 

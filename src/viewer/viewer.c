@@ -118,7 +118,8 @@ void viewer_overlay_spec(const sr_viewer *viewer, char *out, size_t size)
                  {SR_OVERLAY_WIRE, "wire"},       {SR_OVERLAY_PICK, "pick"},
                  {SR_OVERLAY_FRUSTUM, "frustum"}, {SR_OVERLAY_HEAT, "heat"},
                  {SR_OVERLAY_AXES, "axes"},       {SR_OVERLAY_GRID, "grid"},
-                 {SR_OVERLAY_HUD, "hud"}};
+                 {SR_OVERLAY_CONTACTS, "contacts"}, {SR_OVERLAY_CLOSEST, "closest"},
+                 {SR_OVERLAY_PAIRS, "pairs"},     {SR_OVERLAY_HUD, "hud"}};
     uint32_t items = viewer->overlays | (viewer->frozen ? SR_OVERLAY_FRUSTUM : 0u);
     if (!viewer->has_pick)
         items &= ~(uint32_t)SR_OVERLAY_PICK;
@@ -632,6 +633,8 @@ void sr_viewer_destroy(sr_viewer *viewer)
     pthread_mutex_destroy(&viewer->load.lock);
     viewer_playback_free(viewer);
     viewer_item_pick_free(viewer);
+    sr_debug_pair_trace_free(&viewer->pair.trace);
+    sr_collision_destroy(viewer->collision);
     if (viewer->owns_scene)
         sr_scene_destroy(viewer->scene);
     sr_debug_list_destroy(viewer->list);

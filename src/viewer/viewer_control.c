@@ -99,7 +99,8 @@ sr_status sr_viewer_set_camera(sr_viewer *viewer, const sr_camera *camera, sr_er
 /// The overlays sr_viewer_set_overlays takes (SR_OVERLAY_FRUSTUM belongs to the F key).
 #define SETTABLE_OVERLAYS                                                                                              \
     (SR_OVERLAY_BVH | SR_OVERLAY_MESH_BVH | SR_OVERLAY_BOUNDS | SR_OVERLAY_NORMALS | SR_OVERLAY_WIRE |                 \
-     SR_OVERLAY_PICK | SR_OVERLAY_HEAT | SR_OVERLAY_AXES | SR_OVERLAY_GRID | SR_OVERLAY_HUD)
+     SR_OVERLAY_PICK | SR_OVERLAY_HEAT | SR_OVERLAY_AXES | SR_OVERLAY_GRID | SR_OVERLAY_HUD | SR_OVERLAY_CONTACTS |   \
+     SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS)
 
 uint32_t sr_viewer_overlays(const sr_viewer *viewer)
 {

@@ -78,13 +78,15 @@ static void hud_text(const sr_viewer *viewer, char *text, size_t size)
         if (lines[0])
             append(text, size, &used, "%s\n", lines);
     }
+    char pair[512];
+    if (viewer_pair_hud(viewer, pair, sizeof pair))
+        append(text, size, &used, "%s", pair);
     if (viewer->hud_text[0])
         append(text, size, &used, "%s\n", viewer->hud_text);
     append(text, size, &used, "H: help");
 }
 
-/* Text in a dark box at (x, y) at text scale `scale`; returns the box's height. */
-static float text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop,
+float viewer_text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop,
                         int scale)
 {
     int width, height;
@@ -119,7 +121,7 @@ static void help_panel(const sr_viewer *viewer, sr_debug_list *list, int scale, 
         sr_overlay_text_size(text, s, &text_width, &text_height);
         if ((float)text_height <= room_height || (start_count == 0 && s == 1)) {
             float x = width - (float)text_width - 22.0f * (float)s;
-            text_panel(list, x > 4.0f ? x : 4.0f, 8.0f * (float)s, text, 0xffffffffu, backdrop, s);
+            viewer_text_panel(list, x > 4.0f ? x : 4.0f, 8.0f * (float)s, text, 0xffffffffu, backdrop, s);
             return;
         }
         // Two columns: the split whose taller half is shortest.
@@ -159,7 +161,7 @@ static void help_panel(const sr_viewer *viewer, sr_debug_list *list, int scale, 
 }
 
 /* Errors, messages (with the HUD) and the help panel, over everything else, at text scale `scale`. */
-static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
+void viewer_add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
 {
     const float height = (float)viewer->fb->height, s = (float)scale;
     const uint32_t backdrop = sr_rgba8(0.0f, 0.0f, 0.0f, 0.75f);
@@ -182,7 +184,7 @@ static void add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale)
         sr_overlay_text_size(text, scale, NULL, &text_height);
         // Over a recording's timeline, not on it.
         float bottom = viewer->playback && viewer->playback->layout.top > 0.0f ? viewer->playback->layout.top : height;
-        text_panel(list, 8.0f * s, bottom - (float)text_height - 22.0f * s, text, color, backdrop, scale);
+        viewer_text_panel(list, 8.0f * s, bottom - (float)text_height - 22.0f * s, text, color, backdrop, scale);
     }
 }
 
@@ -206,20 +208,19 @@ static sr_status draw_waiting(sr_viewer *viewer, sr_error *err)
         snprintf(text, sizeof text, "loading %s ...\n%s: %.0f%%\n\n(Esc closes the window)", viewer->scene_name,
                  viewer->load.stage, fraction * 100.0);
         pthread_mutex_unlock(&viewer->load.lock);
-        float height = text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f), scale);
-        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false,
-                         sr_debug_style_color(SR_DEBUG_WHITE));
+        float height = viewer_text_panel(viewer->list, x, y, text, 0xffffffffu, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f), scale);
+        sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width, 10.0f * s, false, sr_debug_style_color(SR_DEBUG_WHITE));
         sr_debug_rect_2d(viewer->list, x, y + height + 4.0f * s, bar_width * (float)fraction, 10.0f * s, true,
                          (sr_debug_style){.color = SR_OVERLAY_COLOR_BOUNDS});
     } else {
         snprintf(text, sizeof text,
                  "%.300s did not load:\n%.500s\n\nfix the file and press R (or save it: it reloads by itself)",
                  viewer->scene_path, viewer->load_error);
-        text_panel(viewer->list, 8.0f, y, text, sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f), sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
+        viewer_text_panel(viewer->list, 8.0f, y, text, sr_rgba8(1.0f, 0.45f, 0.4f, 1.0f), sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
                    scale);
     }
     if (viewer->help)
-        add_panels(viewer, viewer->list, scale);
+        viewer_add_panels(viewer, viewer->list, scale);
     return sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), err);
 }
 
@@ -260,7 +261,7 @@ void viewer_notice_slow_frame(sr_viewer *viewer, const char *what)
     // Centred over the last frame, which stays on screen until the new one is ready.
     float x = 0.5f * ((float)fb->width - (float)width) - 7.0f * (float)scale;
     float y = 0.5f * ((float)fb->height - (float)height) - 7.0f * (float)scale;
-    text_panel(viewer->list, x > 0.0f ? x : 0.0f, y > 0.0f ? y : 0.0f, text, 0xffffffffu,
+    viewer_text_panel(viewer->list, x > 0.0f ? x : 0.0f, y > 0.0f ? y : 0.0f, text, 0xffffffffu,
                sr_rgba8(0.0f, 0.0f, 0.0f, 0.8f), scale);
     sr_debug_draw(viewer->list, viewer->renderer, fb, sr_mat4_identity(), NULL);
 }
@@ -271,8 +272,16 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
     *render_ms = 0.0;
     if (!viewer->scene)
         return draw_waiting(viewer, err);
+    if (viewer_pair_view_shown(viewer)) {
+        // The pair's trace as `softrast collide` draws it, instead of the scene.
+        sr_status status = viewer_pair_render(viewer, err);
+        *render_ms = now_ms() - start;
+        return status;
+    }
     sr_framebuffer *fb = viewer->fb;
     sr_camera view = viewer_view_camera(viewer);
+    // The selected pair's answer for the scene as it is now (within the frame that shows a move).
+    viewer_pair_answer(viewer);
     sr_scene_render_desc render = {.camera = &view, .cull_camera = viewer->frozen ? &viewer->cull_camera : NULL};
     sr_status status = sr_scene_render(viewer->scene, &render, viewer->renderer, fb, viewer->frame, err);
 
@@ -301,6 +310,16 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
                                .cull_camera = viewer->frozen ? &viewer->cull_camera : &view,
                                .fps = live_fps(viewer),
                                .hud_text = (items & SR_OVERLAY_HUD) ? hud : NULL};
+    // The collision pass, while one of its overlays is on (as `softrast render --overlay` runs it).
+    const uint32_t collision_items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS;
+    if (status == SR_OK && (items & collision_items) && sr_scene_shape_count(viewer->scene) > 0) {
+        if (!viewer->collision)
+            status = sr_collision_create(&viewer->collision, err);
+        if (status == SR_OK)
+            status = sr_scene_collide(viewer->scene, NULL, viewer->collision, err);
+        if (status == SR_OK)
+            overlay.collision = viewer->collision;
+    }
     if (status == SR_OK && (items & SR_OVERLAY_HEAT))
         status = sr_overlay_heat(viewer->scene, &view, fb, viewer->threads, NULL, &overlay.heat_max, err);
     // The 3D overlays in one list, the HUD, legends and panels in another: the program's lines go
@@ -318,13 +337,15 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         if (status == SR_OK)
             status =
                 sr_overlay_add(viewer->scene, viewer->frame, &view, fb->width, fb->height, &overlay, viewer->list, err);
+        if (status == SR_OK)
+            viewer_pair_overlay(viewer, viewer->list, &view, fb->height);
         if (status == SR_OK && own_hud) {
             char text[4400];
             if (viewer->playback)
                 snprintf(text, sizeof text, "%s\ndrawn in %.1f ms\n%s", viewer->scene_name, overlay.frame_ms, hud);
             else
                 snprintf(text, sizeof text, "no scene: the program's lists\n%s", hud);
-            text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
+            viewer_text_panel(viewer->hud_list, 4.0f, 4.0f, text, SR_DEBUG_WHITE, sr_rgba8(0.0f, 0.0f, 0.0f, 0.6f),
                        sr_overlay_text_scale(fb->width, fb->height));
         }
         // A recording's timeline and legend belong to the HUD: U hides them for a clean picture.
@@ -333,7 +354,7 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
         if (status == SR_OK && viewer->playback && (items & SR_OVERLAY_HUD))
             viewer_timeline_add(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
         if (status == SR_OK)
-            add_panels(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
+            viewer_add_panels(viewer, viewer->hud_list, sr_overlay_text_scale(fb->width, fb->height));
         if (!list_dropped(viewer->list) && !list_dropped(viewer->hud_list))
             break;
     }

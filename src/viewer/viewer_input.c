@@ -46,6 +46,9 @@ static const key_binding bindings[] = {
     {SDLK_g, ACTION_OVERLAY, SR_OVERLAY_GRID},
     {SDLK_x, ACTION_OVERLAY, SR_OVERLAY_AXES},
     {SDLK_p, ACTION_OVERLAY, SR_OVERLAY_PICK},
+    {SDLK_i, ACTION_OVERLAY, SR_OVERLAY_CONTACTS},
+    {SDLK_d, ACTION_OVERLAY, SR_OVERLAY_CLOSEST},
+    {SDLK_a, ACTION_OVERLAY, SR_OVERLAY_PAIRS},
     {SDLK_u, ACTION_OVERLAY, SR_OVERLAY_HUD},
     {SDLK_TAB, ACTION_OVERLAY, SR_OVERLAY_HUD},
     {SDLK_h, ACTION_HELP, 0},
@@ -62,16 +65,31 @@ static const key_binding bindings[] = {
     {SDLK_q, ACTION_QUIT, 0},
 };
 
-const char *sr_viewer_help_text(void)
-{
-    return "mouse:\n"
+static const char help_mouse[] = "mouse:\n"
            "  left drag           orbit around the target\n"
            "  right drag          pan (also shift + left drag, or middle drag)\n"
            "  wheel               zoom towards the point under the cursor (the target\n"
            "                      when nothing is there)\n"
            "  click               pick: the HUD shows node, triangle, t, position, normal;\n"
-           "                      the ray, hit and the picked instance's box are drawn\n"
+           "                      the ray, hit and the picked instance's box are drawn;\n"
+           "                      a node with a collision shape is selected (orange wire)\n"
+           "  shift + click       select a second shape (blue wire): the pair's distance or\n"
+           "                      depth, normal, iterations and query time show in the HUD\n"
+           "                      and over the scene, following every change\n"
+           "  ctrl + left drag    move the selected shape (the one under the cursor, else the\n"
+           "                      last selected) in the view plane through its centre\n"
+           "  alt + left drag     turn it about the view's up (drag across) and right (drag\n"
+           "                      up and down) axes\n"
            "  double-click        frame the clicked object\n"
+           ;
+static const char help_keys[] = "keys while a pair is selected (M, G, T then mean these, not the overlays):\n"
+           "  G  E  T             the GJK, EPA or SAT trace of the pair, drawn instead of the\n"
+           "                      scene, the picture of the command softrast collide;\n"
+           "                      the same key again: back to the scene\n"
+           "  M                   cycle the trace's world view, Minkowski view (A - B and the\n"
+           "                      origin) and both side by side\n"
+           "  , and .             step back and forth through the trace's iterations\n"
+           "  Home                (in a trace) the last step: the answer\n"
            "keys (overlays on/off):\n"
            "  B                   instance BVH boxes (coloured by depth)\n"
            "  M                   mesh BVH boxes of the drawn instances\n"
@@ -83,6 +101,14 @@ const char *sr_viewer_help_text(void)
            "  P                   the last pick's ray and hit (on after a click)\n"
            "  U or Tab            HUD (statistics, frame time, pick; a recording's\n"
            "                      timeline)\n"
+           "  I                   contacts: each touching or penetrating pair of shapes,\n"
+           "                      its contact point, normal and depth\n"
+           "  D                   closest: pairs apart by less than the margin, the segment\n"
+           "                      between their closest points and the distance\n"
+           "  A                   pairs: the broadphase's candidate pairs, coloured by what\n"
+           "                      the narrowphase found (I, D, A run the collision pass over\n"
+           "                      the scene's shapes in every frame while one is on; the HUD\n"
+           "                      counts pairs, tests, contacts and their times)\n"
            "keys:\n"
            "  [ and ]             shift the drawn BVH depth ranges one level shallower /\n"
            "                      deeper, keeping their width (instance BVH 0-3 and mesh\n"
@@ -95,10 +121,11 @@ const char *sr_viewer_help_text(void)
            "                      recorded camera; Home is the first frame)\n"
            "  S                   save the frame as BMP next to the scene file\n"
            "  R                   reload the scene file (also when it changes on disk)\n"
-           "  C                   clear the pick\n"
+           "  C                   clear the pick and the selected shapes\n"
            "  H or F1             this help\n"
            "  Esc or Q            quit\n"
-           "recordings (softrast view FILE.rec; the timeline is at the bottom):\n"
+           ;
+static const char help_recordings[] = "recordings (softrast view FILE.rec; the timeline is at the bottom):\n"
            "  Space               play / pause (in real time times the speed)\n"
            "  Right / Left        next / previous frame (held: keeps stepping)\n"
            "  Shift+Right / Left  10 frames on / back\n"
@@ -118,6 +145,15 @@ const char *sr_viewer_help_text(void)
            "  Shift+1 to 9        show / hide the legend's colour 1 to 9\n"
            "  K                   legend: the lists and colours with their counts (click\n"
            "                      a row to show / hide it)\n";
+
+/* The help in three literals (each within the 4,095 characters C17 compilers must take), joined
+ * once. */
+const char *sr_viewer_help_text(void)
+{
+    static char text[sizeof help_mouse + sizeof help_keys + sizeof help_recordings];
+    if (!text[0])
+        snprintf(text, sizeof text, "%s%s%s", help_mouse, help_keys, help_recordings);
+    return text;
 }
 
 bool viewer_pick_at(sr_viewer *viewer, float x, float y, sr_pick_hit *hit)
@@ -140,8 +176,13 @@ static void to_drawable(const sr_viewer *viewer, int x, int y, float *out_x, flo
     *out_y = ((float)y + 0.5f) * viewer->scale_y;
 }
 
-static void click(sr_viewer *viewer, float x, float y)
+static void click(sr_viewer *viewer, float x, float y, bool shift)
 {
+    if (viewer_pair_view_shown(viewer)) {
+        // The scene is not on screen: a click there would pick what cannot be seen.
+        viewer_say(viewer, false, "a trace is shown: its key (G, E or T) again shows the scene to click in");
+        return;
+    }
     if (viewer->playback) {
         viewer_playback_click(viewer, x, y); // a recorded item first, else the node
         return;
@@ -149,6 +190,9 @@ static void click(sr_viewer *viewer, float x, float y)
     sr_pick_hit hit;
     if (!viewer_pick_at(viewer, x, y, &hit))
         return;
+    // A shape selects it (shift: the pair's second); anything else ends the selection.
+    if (!(hit.hit && viewer_pair_select(viewer, hit.node, shift)) && !shift && viewer->pair.has_a)
+        viewer_pair_clear(viewer);
     viewer->pick = hit;
     viewer->has_pick = true;
     viewer->pick_x = x;
@@ -334,6 +378,8 @@ static void handle_key(sr_viewer *viewer, const key_binding *binding)
             viewer_say(viewer, false, "reloading %s ...", viewer->scene_path);
         break;
     case ACTION_CLEAR_PICK:
+        if (viewer->pair.has_a)
+            viewer_pair_clear(viewer);
         viewer->has_pick = false;
         viewer->overlays &= ~(uint32_t)SR_OVERLAY_PICK;
         viewer_playback_clear_selection(viewer);
@@ -364,6 +410,17 @@ static void handle_motion(sr_viewer *viewer, float x, float y)
     drag->last_y = y;
     if (dx == 0.0f && dy == 0.0f)
         return;
+    if (drag->mode == VIEWER_DRAG_MOVE || drag->mode == VIEWER_DRAG_ROTATE) {
+        // In a trace view, the camera of the view under the cursor.
+        sr_camera view = viewer_view_camera(viewer);
+        int width;
+        viewer_pair_view_camera(viewer, x, &view, &width);
+        if (drag->mode == VIEWER_DRAG_MOVE)
+            viewer_pair_move(viewer, drag->node, &view, x - dx, y - dy, x, y);
+        else
+            viewer_pair_rotate(viewer, drag->node, &view, dx, dy);
+        return;
+    }
     if (drag->pan)
         sr_orbit_pan(&viewer->orbit, &viewer->base, viewer->fb->width, viewer->fb->height, dx, dy);
     else
@@ -386,7 +443,9 @@ static void handle_press(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
     }
     if (viewer->drag.button != 0)
         return; // a second button during a drag is ignored
-    bool shift = viewer->shift_held || (SDL_GetModState() & KMOD_SHIFT);
+    SDL_Keymod mods = SDL_GetModState();
+    bool shift = viewer->shift_held || (mods & KMOD_SHIFT);
+    bool ctrl = viewer->ctrl_held || (mods & KMOD_CTRL), alt = viewer->alt_held || (mods & KMOD_ALT);
     if (viewer->playback && button->button == SDL_BUTTON_LEFT && viewer_timeline_press(viewer, x, y, shift)) {
         // The timeline (or the legend) took it: the drag scrubs, the release picks nothing.
         viewer->drag = (viewer_drag){.button = button->button, .timeline = true, .start_x = x, .start_y = y,
@@ -395,10 +454,14 @@ static void handle_press(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
     }
     viewer->drag = (viewer_drag){.button = button->button,
                                  .pan = button->button != SDL_BUTTON_LEFT || shift,
+                                 .shift = shift,
                                  .start_x = x,
                                  .start_y = y,
                                  .last_x = x,
                                  .last_y = y};
+    // ctrl or alt + left drag: the selected shape moves or turns (nothing selected: the camera).
+    if (button->button == SDL_BUTTON_LEFT && (ctrl || alt) && viewer_pair_grab(viewer, x, y, &viewer->drag.node))
+        viewer->drag.mode = ctrl ? VIEWER_DRAG_MOVE : VIEWER_DRAG_ROTATE;
 }
 
 static void handle_release(sr_viewer *viewer, const SDL_MouseButtonEvent *button)
@@ -415,9 +478,10 @@ static void handle_release(sr_viewer *viewer, const SDL_MouseButtonEvent *button
     handle_motion(viewer, x, y);
     bool was_click = !viewer->drag.moved && button->button == SDL_BUTTON_LEFT;
     float press_x = viewer->drag.start_x, press_y = viewer->drag.start_y;
+    bool shift = viewer->drag.shift;
     viewer->drag = (viewer_drag){0};
     if (was_click)
-        click(viewer, press_x, press_y); // where the button went down: what the user aimed at
+        click(viewer, press_x, press_y, shift); // where the button went down: what the user aimed at
 }
 
 /* Handles one event; false when the viewer has no use for it (the program's `input` gets it). */
@@ -439,9 +503,16 @@ static bool handle(sr_viewer *viewer, const SDL_Event *event)
     case SDL_KEYDOWN:
     case SDL_KEYUP: {
         SDL_Keycode key = event->key.keysym.sym;
-        if (key == SDLK_LSHIFT || key == SDLK_RSHIFT) {
-            viewer->shift_held = event->type == SDL_KEYDOWN;
-            return false; // watched, not used: the program sees the shift keys too
+        if (key == SDLK_LSHIFT || key == SDLK_RSHIFT || key == SDLK_LCTRL || key == SDLK_RCTRL ||
+            key == SDLK_LALT || key == SDLK_RALT) {
+            bool down = event->type == SDL_KEYDOWN;
+            if (key == SDLK_LSHIFT || key == SDLK_RSHIFT)
+                viewer->shift_held = down;
+            else if (key == SDLK_LCTRL || key == SDLK_RCTRL)
+                viewer->ctrl_held = down;
+            else
+                viewer->alt_held = down;
+            return false; // watched, not used: the program sees the modifier keys too
         }
         // A recording's keys first (Home is its first frame there), held ones repeating.
         if (viewer->playback && (event->type == SDL_KEYUP || !event->key.repeat || repeats(key)) &&
@@ -450,6 +521,10 @@ static bool handle(sr_viewer *viewer, const SDL_Event *event)
                 viewer_playback_key(viewer, key, event->key.keysym.mod);
             return true;
         }
+        // While a pair is selected, M, G, E, T, comma, period (and Home in a trace view) are its.
+        if (event->type == SDL_KEYDOWN && (!event->key.repeat || key == SDLK_COMMA || key == SDLK_PERIOD) &&
+            viewer_pair_key(viewer, key))
+            return true;
         const key_binding *binding = find_binding(key);
         if (!binding)
             return false;

@@ -12,6 +12,7 @@
 
 #include <SDL.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <time.h>
 
 #define VIEWER_DEFAULT_WIDTH 1280
@@ -64,10 +65,14 @@ typedef struct viewer_load {
 typedef struct viewer_drag {
     int button;             ///< SDL_BUTTON_LEFT, ...; 0 when no button is down
     bool pan;               ///< right button or shift + left
+    bool shift;             ///< shift was held at the press (a shift + click selects a second shape)
     float start_x, start_y; ///< drawable pixels
     float last_x, last_y;
     bool moved; ///< went past VIEWER_CLICK_SLOP: a drag, not a click
     bool timeline; ///< pressed on a recording's timeline or legend: the drag scrubs, no orbit
+    /// ctrl + left: moves `node` (a selected shape); alt + left: turns it; otherwise the camera.
+    enum { VIEWER_DRAG_CAMERA = 0, VIEWER_DRAG_MOVE, VIEWER_DRAG_ROTATE } mode;
+    sr_node_id node;
 } viewer_drag;
 
 /// The id buffer and scratch list of item picking (viewer_item_pick.c), made at the first click.
@@ -85,6 +90,33 @@ typedef struct viewer_item_hit {
 
 /// Whether item `item` of list `list` is drawn (hidden items are not picked).
 typedef bool (*viewer_item_filter)(void *user, int list, size_t item);
+
+/// What a selected pair shows: the scene, or the pair's trace as `softrast collide` draws it.
+typedef enum viewer_pair_view {
+    VIEWER_PAIR_SCENE = 0,
+    VIEWER_PAIR_WORLD,     ///< the two shapes and the trace's world view
+    VIEWER_PAIR_MINKOWSKI, ///< A - B, the origin and the trace's steps
+    VIEWER_PAIR_BOTH,      ///< the two side by side
+} viewer_pair_view;
+
+/// The selected shapes (viewer_collide.c): A by a click, B by shift + click.
+typedef struct viewer_pair {
+    sr_node_id a, b;
+    bool has_a, has_b;
+    /// A shape moved or the selection changed since the answer was computed.
+    bool changed;
+    bool answered; ///< `result` is the pair's answer as the scene is now
+    sr_collide_status status;
+    sr_collide_result result; ///< sr_collide_signed_distance
+    double query_us;          ///< its time
+    viewer_pair_view view;
+    int step; ///< the trace's step shown; -1: the last
+    sr_debug_trace_kind kind; ///< the trace shown (G, E, T)
+    /// The trace of `kind` for the shapes `traced_a` and `traced_b` (run again when they move).
+    sr_debug_pair_trace trace;
+    bool traced;
+    sr_shape traced_a, traced_b;
+} viewer_pair;
 
 struct sr_viewer {
     sr_viewer_desc desc; ///< with defaults filled in; strings point into the copies below
@@ -127,6 +159,9 @@ struct sr_viewer {
     int bvh_first, bvh_last;           ///< instance BVH depths drawn
     int mesh_bvh_first, mesh_bvh_last; ///< mesh BVH depths drawn
     bool help;                         ///< H: the help panel
+    /// The collision pass of the contacts, closest and pairs overlays (I, D, A), run in each frame
+    /// drawn while one of them is on; NULL until then.
+    sr_collision *collision;
 
     /* picking */
     bool has_pick;
@@ -135,7 +170,8 @@ struct sr_viewer {
 
     /* input */
     viewer_drag drag;
-    bool shift_held;
+    bool shift_held, ctrl_held, alt_held;
+    viewer_pair pair;
     float mouse_x, mouse_y; ///< last known mouse position, drawable pixels
     float scale_x, scale_y; ///< drawable pixels per window pixel
 
@@ -226,6 +262,27 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err);
 /// will take long (the heat map): the caller presents it before starting that frame.
 void viewer_notice_slow_frame(sr_viewer *viewer, const char *what);
 
+/// Text in a dark box at (x, y) at text scale `scale`; returns the box's height.
+float viewer_text_panel(sr_debug_list *list, float x, float y, const char *text, uint32_t color, uint32_t backdrop,
+                        int scale);
+/// Errors, messages (with the HUD) and the help panel, over everything else, at text scale `scale`.
+void viewer_add_panels(const sr_viewer *viewer, sr_debug_list *list, int scale);
+
+/* viewer_pairview.c */
+/// A pair is selected and one of its trace views (M, G, E, T) is shown instead of the scene.
+bool viewer_pair_view_shown(const sr_viewer *viewer);
+/// Draws the trace view into viewer->fb (sr_debug_pair_picture, as `softrast collide` does), the
+/// HUD's pair panel, the help and messages over it.
+sr_status viewer_pair_render(sr_viewer *viewer, sr_error *err);
+/// The keys that mean something else while a pair is selected (M, G, E, T, comma, period, Home
+/// in a trace view); false when `key` is not one of them now.
+bool viewer_pair_key(sr_viewer *viewer, SDL_Keycode key);
+/// The camera of the trace view under drawable x (a ctrl or alt drag there moves the shape in
+/// it) and that view's width; false when the scene is shown.
+bool viewer_pair_view_camera(sr_viewer *viewer, float x, sr_camera *camera, int *width);
+/// The trace shown: its query, the step shown (resolved: -1 when there are none) and their count.
+const char *viewer_pair_trace_state(sr_viewer *viewer, int *step, int *steps);
+
 /* viewer_input.c */
 /// One event of SDL's queue (a person's or a script's): shown to the program's input filter
 /// first, handled, and handed to the program's input callback when the viewer had no use for it.
@@ -248,6 +305,40 @@ const char *viewer_item_kind_name(sr_debug_item_kind kind);
 sr_vec3 viewer_item_position(const sr_debug_list *list, const sr_debug_item *item, bool *is_2d);
 /// The item in words: kind, parameters, colour (lines of text).
 void viewer_item_describe(const sr_debug_list *list, const sr_debug_item *item, char *out, size_t size);
+/* viewer_collide.c */
+/// Whether `node` is a live node of the shown scene with a collision shape.
+bool viewer_pair_node_ok(const sr_viewer *viewer, sr_node_id node);
+/// The node's name ("" for none).
+const char *viewer_node_name(const sr_viewer *viewer, sr_node_id node);
+/// Selects `node` as A (the pair starts again), or as B when `second` and A is set; false when
+/// the node has no shape.
+bool viewer_pair_select(sr_viewer *viewer, sr_node_id node, bool second);
+void viewer_pair_clear(sr_viewer *viewer);
+/// Both shapes of a pair are selected.
+bool viewer_pair_selected(const sr_viewer *viewer);
+/// The pair's shapes at their world poses now (the scene brought up to date); false without a pair.
+bool viewer_pair_shapes(sr_viewer *viewer, sr_shape *a, sr_shape *b);
+/// Computes the pair's answer for the scene as it is now (timed).
+void viewer_pair_answer(sr_viewer *viewer);
+/// The HUD's lines about the selection: names, distance or depth, normal, iterations, time.
+size_t viewer_pair_hud(const sr_viewer *viewer, char *out, size_t size);
+/// The selected shapes' wires and the pair's answer over the scene (seen by `camera`).
+void viewer_pair_overlay(sr_viewer *viewer, sr_debug_list *list, const sr_camera *camera, int height);
+/// Which selected shape a ctrl or alt drag starting at (x, y) takes: the one under the cursor,
+/// else the last selected; false with nothing selected.
+bool viewer_pair_grab(sr_viewer *viewer, float x, float y, sr_node_id *node);
+/// The world displacement, in the view plane through `at`, of a drag from pixel (x0, y0) to
+/// (x1, y1) of a width x height image seen by `camera`.
+sr_dvec3 viewer_drag_displacement(const sr_camera *camera, int width, int height, sr_vec3 at, float x0, float y0,
+                                  float x1, float y1);
+/// Moves the node's shape by the drag's world displacement at its depth.
+bool viewer_pair_move(sr_viewer *viewer, sr_node_id node, const sr_camera *camera, float x0, float y0, float x1,
+                      float y1);
+/// Turns the node's shape about its position: dx pixels about the view's up axis, dy about its
+/// right axis.
+bool viewer_pair_rotate(sr_viewer *viewer, sr_node_id node, const sr_camera *camera, float dx, float dy);
+/// print-pair: the selected shapes' names and world poses and the pair's answer as one JSON line.
+void viewer_pair_print(sr_viewer *viewer, FILE *out);
 
 /* viewer_load.c */
 /// Starts loading viewer->scene_path on the worker (`reload`: the shown scene stays meanwhile).

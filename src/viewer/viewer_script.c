@@ -200,6 +200,7 @@ static void print_state(const sr_viewer *viewer, FILE *out)
     } names[] = {{SR_OVERLAY_BVH, "bvh"},         {SR_OVERLAY_MESH_BVH, "mesh_bvh"}, {SR_OVERLAY_BOUNDS, "bounds"},
                  {SR_OVERLAY_NORMALS, "normals"}, {SR_OVERLAY_WIRE, "wire"},         {SR_OVERLAY_PICK, "pick"},
                  {SR_OVERLAY_HEAT, "heat"},       {SR_OVERLAY_AXES, "axes"},         {SR_OVERLAY_GRID, "grid"},
+                 {SR_OVERLAY_CONTACTS, "contacts"}, {SR_OVERLAY_CLOSEST, "closest"}, {SR_OVERLAY_PAIRS, "pairs"},
                  {SR_OVERLAY_HUD, "hud"}};
     fputs(", \"on\": {", out);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -282,14 +283,21 @@ static sr_status read_point(script *s, char **words, double *x, double *y)
 
 static sr_status do_click(script *s, char **words, int count, Uint8 clicks)
 {
-    sr_status status = expect_words(s, words[0], count, 3, 3, clicks == 2 ? "double-click X Y" : "click X Y");
+    sr_status status =
+        expect_words(s, words[0], count, 3, clicks == 2 ? 3 : 4,
+                     clicks == 2 ? "double-click X Y" : "click X Y' or 'click X Y shift");
     double x, y;
     if (status == SR_OK)
         status = read_point(s, words + 1, &x, &y);
+    if (status == SR_OK && count == 4 && strcmp(words[3], "shift") != 0)
+        status = script_error(s, "click: unknown modifier '%s' (shift)", words[3]);
     if (status != SR_OK)
         return status;
+    bool shift = count == 4;
     int wx, wy;
     to_window(s->viewer, (float)x, (float)y, &wx, &wy);
+    if (shift)
+        push_key(s->viewer, SDL_KEYDOWN, SDLK_LSHIFT, KMOD_LSHIFT);
     push_motion(s->viewer, wx, wy, 0);
     for (Uint8 c = 1; c <= clicks; c++) {
         push_button(s->viewer, SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, c, wx, wy);
@@ -297,12 +305,15 @@ static sr_status do_click(script *s, char **words, int count, Uint8 clicks)
         if (c < clicks)
             settle(s->viewer);
     }
+    if (shift)
+        push_key(s->viewer, SDL_KEYUP, SDLK_LSHIFT, KMOD_NONE);
     return SR_OK;
 }
 
 static sr_status do_drag(script *s, char **words, int count)
 {
-    sr_status status = expect_words(s, "drag", count, 5, 6, "drag X1 Y1 X2 Y2 [left|right|middle|shift-left]");
+    sr_status status =
+        expect_words(s, "drag", count, 5, 6, "drag X1 Y1 X2 Y2 [left|right|middle|shift-left|ctrl-left|alt-left]");
     double x1, y1, x2, y2;
     if (status == SR_OK)
         status = read_point(s, words + 1, &x1, &y1);
@@ -312,6 +323,7 @@ static sr_status do_drag(script *s, char **words, int count)
         return status;
     Uint8 button = SDL_BUTTON_LEFT;
     bool shift = false;
+    SDL_Keycode modifier = SDLK_UNKNOWN;
     if (count == 6) {
         if (strcmp(words[5], "left") == 0)
             button = SDL_BUTTON_LEFT;
@@ -321,22 +333,31 @@ static sr_status do_drag(script *s, char **words, int count)
             button = SDL_BUTTON_MIDDLE;
         else if (strcmp(words[5], "shift-left") == 0)
             shift = true;
+        else if (strcmp(words[5], "ctrl-left") == 0)
+            modifier = SDLK_LCTRL;
+        else if (strcmp(words[5], "alt-left") == 0)
+            modifier = SDLK_LALT;
         else
-            return script_error(s, "drag: unknown button '%s' (left, right, middle or shift-left)", words[5]);
+            return script_error(s,
+                                "drag: unknown button '%s' (left, right, middle, shift-left, ctrl-left or alt-left)",
+                                words[5]);
     }
+    if (shift)
+        modifier = SDLK_LSHIFT;
     sr_viewer *viewer = s->viewer;
     int wx1, wy1, wx2, wy2;
     to_window(viewer, (float)x1, (float)y1, &wx1, &wy1);
     to_window(viewer, (float)x2, (float)y2, &wx2, &wy2);
-    if (shift)
-        push_key(viewer, SDL_KEYDOWN, SDLK_LSHIFT, KMOD_LSHIFT);
+    Uint16 modifier_bit = modifier == SDLK_LCTRL ? KMOD_LCTRL : modifier == SDLK_LALT ? KMOD_LALT : KMOD_LSHIFT;
+    if (modifier != SDLK_UNKNOWN)
+        push_key(viewer, SDL_KEYDOWN, modifier, modifier_bit);
     push_motion(viewer, wx1, wy1, 0);
     push_button(viewer, SDL_MOUSEBUTTONDOWN, button, 1, wx1, wy1);
     for (int i = 1; i <= DRAG_STEPS; i++)
         push_motion(viewer, wx1 + (wx2 - wx1) * i / DRAG_STEPS, wy1 + (wy2 - wy1) * i / DRAG_STEPS, SDL_BUTTON(button));
     push_button(viewer, SDL_MOUSEBUTTONUP, button, 1, wx2, wy2);
-    if (shift)
-        push_key(viewer, SDL_KEYUP, SDLK_LSHIFT, KMOD_NONE);
+    if (modifier != SDLK_UNKNOWN)
+        push_key(viewer, SDL_KEYUP, modifier, KMOD_NONE);
     return SR_OK;
 }
 
@@ -485,6 +506,29 @@ static sr_status do_recording_line(script *s, char **words, int count)
     return SR_OK;
 }
 
+/* select A [B]: the shapes of nodes A (and B) as a click (and a shift + click) would select them. */
+static sr_status do_select(script *s, char **words, int count)
+{
+    sr_status status = expect_words(s, "select", count, 2, 3, "select NODE [NODE2]");
+    if (status != SR_OK)
+        return status;
+    sr_viewer *viewer = s->viewer;
+    sr_node_id nodes[2];
+    for (int i = 1; i < count; i++) {
+        nodes[i - 1] = sr_scene_find_node(viewer->scene, words[i]);
+        if (!sr_scene_node_is_valid(viewer->scene, nodes[i - 1]))
+            return script_error(s, "select: no node called '%s' in the scene", words[i]);
+        if (!viewer_pair_node_ok(viewer, nodes[i - 1]))
+            return script_error(s, "select: node '%s' has no collision shape", words[i]);
+    }
+    if (count == 3 && strcmp(words[1], words[2]) == 0)
+        return script_error(s, "select: '%s' twice (a pair is two nodes)", words[1]);
+    viewer_pair_select(viewer, nodes[0], false);
+    if (count == 3)
+        viewer_pair_select(viewer, nodes[1], true);
+    return SR_OK;
+}
+
 static sr_status run_line(script *s, char *line)
 {
     char *start = line;
@@ -560,12 +604,25 @@ static sr_status run_line(script *s, char *line)
         }
     } else if (strcmp(command, "frame") == 0 || strcmp(command, "loop") == 0) {
         status = do_recording_line(s, words, count);
+    } else if (strcmp(command, "select") == 0) {
+        status = do_select(s, words, count);
+    } else if (strcmp(command, "deselect") == 0) {
+        status = expect_words(s, command, count, 1, 1, "deselect");
+        if (status == SR_OK)
+            viewer_pair_clear(viewer);
     } else if (strcmp(command, "save") == 0) {
         status = expect_words(s, command, count, 2, 2, "save PATH");
         if (status == SR_OK) {
             sr_error save_error = {0};
             if (viewer_save(viewer, words[1], &save_error) != SR_OK)
                 status = script_error(s, "save: %s", save_error.message);
+        }
+    } else if (strcmp(command, "print-pair") == 0) {
+        status = expect_words(s, command, count, 1, 1, command);
+        if (status == SR_OK) {
+            viewer_draw_if_needed(viewer, false); // the answer of what is shown
+            viewer_pair_print(viewer, s->out);
+            fflush(s->out);
         }
     } else if (strcmp(command, "print-pick") == 0 || strcmp(command, "print-state") == 0 ||
                strcmp(command, "print-stats") == 0) {
@@ -581,8 +638,9 @@ static sr_status run_line(script *s, char *line)
         }
     } else {
         status = script_error(s,
-                              "unknown command '%s' (click, double-click, drag, wheel, key, resize, wait, sleep, save, "
-                              "print-pick, print-state, print-stats; recordings: frame, loop)",
+                              "unknown command '%s' (click, double-click, drag, wheel, key, resize, wait, sleep, "
+                              "select, deselect, save, print-pick, print-state, print-stats, print-pair; "
+                              "recordings: frame, loop)",
                               command);
     }
     if (status == SR_OK)

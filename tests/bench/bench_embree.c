@@ -1,6 +1,6 @@
 /* bench_embree.c — softrast's BVH next to Embree 3 (Debian's libembree-dev), side by side in one
  * process: the same mesh, the same normalisation and the same 1280x720 primary rays
- * (BENCH_SCENE.md), one thread each. Every round builds and traces with both, in alternating
+ * (the README's benchmark scene), one thread each. Every round builds and traces with both, in alternating
  * order, so that the speed changes of a shared machine hit both alike; the ratios printed are
  * the medians of the per-round ratios. Built only where Embree is installed; never run by
  * `meson test`.
@@ -12,7 +12,7 @@
  * build quality, default medium), the median rays per second of the single-ray closest hits
  * (softrast: sr_bvh_query_ray; Embree: rtcIntersect1), of packets of 8 rays in 4x2 pixel tiles
  * (sr_bvh_query_ray_packet; rtcIntersect8) and of 16 rays in 4x4 tiles (rtcIntersect16), the
- * checksums hits, mean_t and triangle_index_sum (BENCH_SCENE.md) and the memory per triangle
+ * checksums hits, mean_t and triangle_index_sum (the README's benchmark scene) and the memory per triangle
  * (softrast: the tree's bytes, sr_bvh_stats.bytes, split into binary nodes, wide tree, and
  * slots with vertices; Embree: the bytes its device holds after the commit, counted by a
  * memory monitor, rtcSetDeviceMemoryMonitorFunction; Embree reads the caller's vertex and
@@ -103,7 +103,7 @@ static RTCScene build_scene(RTCDevice device, const sr_mesh *mesh, enum RTCBuild
     return scene;
 }
 
-/* The checksums of BENCH_SCENE.md over one pass of rays. */
+/* The checksums of the README's benchmark scene over one pass of rays. */
 typedef struct checksum {
     size_t hits;
     double t_sum;

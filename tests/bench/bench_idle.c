@@ -1,5 +1,5 @@
 /* bench_idle.c — the CPU an idle renderer uses: a renderer with worker threads draws a few
- * frames of BENCH_SCENE.md's lambert scene, then the program does nothing for a few seconds and
+ * frames of the benchmark scene's lambert scene, then the program does nothing for a few seconds and
  * reports the process's CPU time over that wait (getrusage: user + system, every thread), as a
  * viewer waiting for input would spend it. Never run by `meson test` (test_raster_threads checks
  * the same behaviour without timing: idle workers asleep and still).

@@ -1,5 +1,5 @@
 /* bench_llvmpipe.c — softrast's lambert frame next to Mesa's llvmpipe (through OSMesa, Debian's
- * libosmesa6-dev), side by side in one process: BENCH_SCENE.md's scene (the normalised mesh with
+ * libosmesa6-dev), side by side in one process: the benchmark scene's scene (the normalised mesh with
  * area-weighted vertex normals, the camera, the lambert formula as a GLSL shader, background 0.1,
  * depth test LESS, no culling) at the same size and thread count. Every round renders one frame
  * with each (and, with --threads above 1, one with softrast on one thread), in an order that
@@ -111,7 +111,7 @@ static void print_json_string(const char *text)
     putchar('"');
 }
 
-/* BENCH_SCENE.md's lambert, written as shaders/lambert.c computes it: N renormalised only where
+/* The benchmark scene's lambert, written as shaders/lambert.c computes it: N renormalised only where
  * the light term is used (the same value; a zero normal gives ambient). */
 static const char *vertex_source = "#version 330 core\n"
                                    "layout(location = 0) in vec3 position;\n"

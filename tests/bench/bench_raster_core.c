@@ -1,5 +1,5 @@
 /* tests/bench/bench_raster_core.c — times the triangle pipeline alone (sr_draw_triangles) on
- * BENCH_SCENE.md's lambert scene at 1280x720 on one thread, with its own small OBJ reader and a
+ * The benchmark scene's lambert scene at 1280x720 on one thread, with its own small OBJ reader and a
  * generated bumpy sphere, so that the pipeline can be measured without the scene module.
  *
  *     bench_raster_core [MESH.obj | sphere:TRIANGLES]... [--frames N] [--size WxH] [--threads N]
@@ -125,7 +125,7 @@ static void make_bumpy_sphere(size_t triangles, bench_mesh *mesh)
     }
 }
 
-/* BENCH_SCENE.md: centre the box on the origin, largest extent 2, area-weighted normals. */
+/* The benchmark scene (README): centre the box on the origin, largest extent 2, area-weighted normals. */
 static void prepare(bench_mesh *mesh)
 {
     float low[3] = {INFINITY, INFINITY, INFINITY}, high[3] = {-INFINITY, -INFINITY, -INFINITY};

@@ -87,7 +87,7 @@ for mesh in "${meshes[@]}"; do
     echo "$line"
     bvh+=("$line")
     if [ -x "$embree_exe" ]; then
-        # softrast and Embree side by side in one process (BENCH_SCENE.md rays)
+        # softrast and Embree side by side in one process (the README's benchmark scene rays)
         line=$("$embree_exe" "$mesh" --runs "$runs")
         echo "$line"
         embree+=("$line")

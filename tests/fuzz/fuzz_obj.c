@@ -369,7 +369,7 @@ static void compare_with_reference(const sr_mesh *mesh, const reference *r, cons
     free(triples);
 }
 
-/* Computed normals against area-weighted sums in double (BENCH_SCENE.md's definition) over the
+/* Computed normals against area-weighted sums in double (the benchmark scene's definition) over the
  * triangles using the vertex's position (`position_of`). Where the sum is well conditioned (no
  * heavy cancellation, no float overflow or underflow in its length), the normal must be its
  * direction; everywhere it must be finite and not longer than unit length by more than

@@ -79,7 +79,7 @@ typedef struct sr_bvh_stats {
     int max_depth;          ///< depth of the deepest leaf; the root alone is depth 0
     size_t primitive_count; ///< primitives in the tree
     size_t skipped_count;   ///< primitives left out (non-finite positions, empty or non-finite boxes)
-    /// BENCH_SCENE.md: sum over interior nodes of SA(n)/SA(root) plus sum over leaves of
+    /// The benchmark scene (README): sum over interior nodes of SA(n)/SA(root) plus sum over leaves of
     /// SA(n)/SA(root) * primitives. When SA(root) is 0 every ratio is taken as 1.
     double sah_cost;
     size_t wide_node_count; ///< nodes of the wide tree the ray queries walk

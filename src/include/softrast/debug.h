@@ -294,6 +294,54 @@ sr_status sr_debug_collide_trace(sr_debug_list *list, const sr_shape *a, const s
 sr_status sr_debug_minkowski_hull(const sr_shape *a, const sr_shape *b, sr_hull **out, double *rounding,
                                   sr_error *err);
 
+/* ---- one pair's query as a whole picture (src/debug/debug_collide_picture.c) ---- */
+
+/// A pair's query run with a trace, as `softrast collide SCENE --pair A,B` and the viewer's pair
+/// views run it. Zero-initialise before the first run; sr_debug_pair_trace_free releases it.
+typedef struct sr_debug_pair_trace {
+    sr_debug_trace_kind kind;
+    sr_collide_trace trace; ///< capacities for max_iterations steps, 2^18 EPA faces, 2^16 SAT axes
+    sr_collide_result result;
+    sr_collide_status status;
+    /// GJK on a pair whose distance has a closed form (spheres, capsules, points, segments): the
+    /// steps are those of sr_collide_intersect's boolean GJK, which iterates on any pair.
+    bool boolean_gjk;
+    int cap; ///< the iteration cap the buffers were made for
+} sr_debug_pair_trace;
+
+/// Runs `kind`'s query on a and b with a trace (GJK: sr_collide_distance, EPA:
+/// sr_collide_penetration, SAT: sr_collide_sat); max_iterations 0: 128. Reuses the buffers of an
+/// earlier run into `out`. Errors: NULL arguments, a bad kind, out of memory.
+sr_status sr_debug_pair_trace_run(const sr_shape *a, const sr_shape *b, sr_debug_trace_kind kind, int max_iterations,
+                                  sr_debug_pair_trace *out, sr_error *err);
+void sr_debug_pair_trace_free(sr_debug_pair_trace *traced);
+
+/// The camera a pair's view is drawn with in a width x height image: it frames both shapes (or,
+/// `minkowski`, A - B and the origin) with room around (more for SAT's intervals), looking
+/// across the answer's normal so that the distance or depth along it shows at full length.
+sr_status sr_debug_pair_camera(const sr_shape *a, const sr_shape *b, const sr_debug_pair_trace *traced,
+                               bool minkowski, int width, int height, sr_camera *out, sr_error *err);
+
+typedef enum sr_debug_pair_view {
+    SR_DEBUG_PAIR_WORLD = 0,  ///< the two shapes, the support points, the witnesses
+    SR_DEBUG_PAIR_MINKOWSKI,  ///< A - B, the origin, the simplex, polytope or intervals
+    SR_DEBUG_PAIR_BOTH,       ///< the two side by side, each half the image, a grey line between
+} sr_debug_pair_view;
+
+typedef struct sr_debug_pair_picture_desc {
+    sr_debug_pair_view view;
+    int step;           ///< from 0; negative: the last (the answer)
+    const char *camera; ///< NULL, or a --camera spec (sr_camera_parse) over each view's camera
+} sr_debug_pair_picture_desc;
+
+/// Draws the pair's trace after desc->step into the whole of `fb` (cleared to a dark blue-grey
+/// first) with sr_debug_pair_camera's camera and sr_debug_collide_trace's legend: the picture of
+/// `softrast collide SCENE --pair A,B`. Errors: those of sr_debug_collide_trace (no steps of that
+/// kind, a step past the last), a bad camera spec, out of memory.
+sr_status sr_debug_pair_picture(sr_renderer *renderer, sr_framebuffer *fb, const sr_shape *a, const sr_shape *b,
+                                const sr_debug_pair_trace *traced, const sr_debug_pair_picture_desc *desc,
+                                sr_error *err);
+
 /* ---- 2D items (window pixels, origin top-left), always on top ---- */
 
 void sr_debug_text_2d(sr_debug_list *list, float x, float y, const char *text, sr_debug_style style);

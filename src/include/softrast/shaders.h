@@ -60,7 +60,7 @@ typedef struct sr_shader_uniforms {
     /// axis, the third row of `view`), is lit with its normal reversed, so a sheet or the inside
     /// of an open mesh is lit like a front instead of getting the ambient term only. Triangles
     /// wound the other way under normals that face the camera (common in scans) are lit as they
-    /// are. Off by default (BENCH_SCENE.md's lambert is one-sided).
+    /// are. Off by default (the benchmark scene's lambert is one-sided).
     bool two_sided;
     sr_vec3 specular_color; ///< blinn_phong: added specular_color * max(0, N.H)^shininess
     float shininess;        ///< blinn_phong exponent (> 0)
@@ -79,7 +79,7 @@ typedef struct sr_shader_uniforms {
     bool wireframe_fill;      ///< true: interiors are shaded as lambert; false: they are discarded
 } sr_shader_uniforms;
 
-/// The defaults of BENCH_SCENE.md's lambert shading: identity transforms, light direction
+/// The defaults of the benchmark scene's lambert shading: identity transforms, light direction
 /// normalize(0.3, 0.5, 1.0), albedo (0.8, 0.8, 0.8), opacity 1, ambient 0.2, diffuse 0.8;
 /// specular (0.5, 0.5, 0.5) with shininess 32; no texture, nearest/repeat sampler; depth range
 /// 0.1 to 100; wireframe width 0.04, opaque near-black (0.05, 0.05, 0.05, 1) edges, interiors filled.
@@ -117,7 +117,7 @@ extern const sr_shader sr_shader_vertex_color;
 /// (ambient + diffuse * max(0, N.L)), alpha = color alpha * opacity (how meshes with vertex
 /// colours are shown). 7 varyings (normal, colour).
 extern const sr_shader sr_shader_vertex_color_lit;
-/// lambert: BENCH_SCENE.md exactly, colour = albedo * (ambient + diffuse * max(0, N.L)) with N the
+/// lambert: the benchmark scene's exactly, colour = albedo * (ambient + diffuse * max(0, N.L)) with N the
 /// interpolated world normal renormalised, alpha = opacity. 3 varyings (the normal).
 extern const sr_shader sr_shader_lambert;
 /// blinn_phong: lambert plus specular_color * max(0, N.H)^shininess where H = normalize(L + V), V

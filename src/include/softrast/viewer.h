@@ -106,7 +106,7 @@ typedef struct sr_viewer_desc {
 /// sr_viewer_request_redraw. The viewer brings the scene up to date (sr_scene_update) when it
 /// draws and when a click picks, so a click picks the nodes where the program just put them.
 /// With `scene` NULL the viewer shows (and owns) desc->scene_path; with that NULL too, no scene:
-/// only the program's lists (and the grid, axes or HUD when turned on), seen by BENCH_SCENE.md's
+/// only the program's lists (and the grid, axes or HUD when turned on), seen by the benchmark scene's
 /// camera until sr_viewer_set_camera. The first frame is drawn by the first sr_viewer_frame (or
 /// sr_viewer_run). Free with sr_viewer_destroy.
 /// Errors: SDL cannot open a window (the message has SDL's reason), a bad desc, out of memory.
@@ -165,8 +165,9 @@ sr_camera sr_viewer_camera(const sr_viewer *viewer);
 sr_status sr_viewer_set_camera(sr_viewer *viewer, const sr_camera *camera, sr_error *err);
 
 /// The overlays shown: SR_OVERLAY_* bits of softrast/debug.h (BVH, MESH_BVH, BOUNDS, NORMALS,
-/// WIRE, PICK, HEAT, AXES, GRID, HUD), as the keys of sr_viewer_help_text toggle them. A new
-/// viewer shows the HUD alone.
+/// WIRE, PICK, HEAT, AXES, GRID, HUD, and CONTACTS, CLOSEST, PAIRS: the collision pass over the
+/// scene's shapes, run in each frame drawn while one of these is on), as the keys of
+/// sr_viewer_help_text toggle them. A new viewer shows the HUD alone.
 uint32_t sr_viewer_overlays(const sr_viewer *viewer);
 /// Shows exactly the overlays `items` (SR_OVERLAY_* bits; SR_OVERLAY_FRUSTUM is ignored: it shows
 /// with the frozen culling camera of the F key; SR_OVERLAY_PICK shows only when there is a pick).
