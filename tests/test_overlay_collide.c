@@ -249,3 +249,99 @@ Test(overlay_collide, sr_debug_contact_draws_what_it_is_given)
     sr_debug_list_destroy(list);
     fixture_free(&f);
 }
+
+/* The labels of `count` contacts as the contacts overlay lays them out: the list's text items. */
+static sr_debug_list *contact_labels(fixture *f, const sr_contact *contacts, size_t count)
+{
+    sr_collision collision = {.contacts = contacts, .contact_count = count};
+    sr_debug_list *list = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_debug_list_create(NULL, &list, NULL), SR_OK);
+    sr_overlay_desc desc = {.items = SR_OVERLAY_CONTACTS, .collision = &collision, .text_scale = 1};
+    cr_assert_eq(sr_overlay_add(f->scene, f->frame, &f->camera, W, H, &desc, list, &err), SR_OK, "%s", err.message);
+    return list;
+}
+
+static size_t count_kind(const sr_debug_list *list, sr_debug_item_kind kind)
+{
+    size_t n = 0, count = 0;
+    const sr_debug_item *items = sr_debug_list_items(list, &n);
+    for (size_t i = 0; i < n; i++)
+        count += items[i].kind == kind;
+    return count;
+}
+
+/* A pile's contacts crowd the screen: a depth label that would overlap a deeper contact's label
+ * is left out, never the contact's dot or arrow. The labels drawn, projected independently, never
+ * overlap; the deepest contact's is always drawn; labels apart on screen are all drawn. */
+Test(overlay_collide, contact_labels_never_overlap_and_the_deepest_is_kept)
+{
+    fixture f = fixture_make();
+    enum { SAME = 40, APART = 6, CROWD = 300 };
+    sr_contact contacts[CROWD];
+    // Forty contacts at one point: one label, the deepest's ("0.4"), forty arrows.
+    for (int i = 0; i < SAME; i++)
+        contacts[i] = (sr_contact){.point = {0.75, 0, 0}, .normal = {1, 0, 0}, .distance = -0.01 * (i + 1)};
+    sr_debug_list *list = contact_labels(&f, contacts, SAME);
+    cr_assert_eq(count_kind(list, SR_DEBUG_ITEM_TEXT), 1);
+    cr_assert_eq(count_kind(list, SR_DEBUG_ITEM_ARROW), SAME);
+    size_t n = 0;
+    const sr_debug_item *items = sr_debug_list_items(list, &n);
+    for (size_t i = 0; i < n; i++)
+        if (items[i].kind == SR_DEBUG_ITEM_TEXT)
+            cr_assert_str_eq(sr_debug_list_item_text(list, &items[i]), "0.4");
+    sr_debug_list_destroy(list);
+    // Six contacts a unit (about 55 pixels) apart: six labels.
+    for (int i = 0; i < APART; i++)
+        contacts[i] = (sr_contact){.point = {i - 2.0, 0, 0}, .normal = {0, 1, 0}, .distance = -0.05};
+    list = contact_labels(&f, contacts, APART);
+    cr_assert_eq(count_kind(list, SR_DEBUG_ITEM_TEXT), APART);
+    sr_debug_list_destroy(list);
+    // Three hundred contacts crowded in a few hundred pixels: the labels drawn are disjoint.
+    uint64_t state = 7;
+    double deepest = 0.0;
+    for (int i = 0; i < CROWD; i++) {
+        double u[4];
+        for (int k = 0; k < 4; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            u[k] = (double)(state >> 11) / 9007199254740992.0;
+        }
+        double depth = 0.001 + 0.5 * u[3];
+        deepest = fmax(deepest, depth);
+        contacts[i] = (sr_contact){.point = {4 * u[0] - 1.4, 3 * u[1] - 0.9, u[2] - 0.5},
+                                   .normal = {u[0] < 0.5 ? 1 : 0, u[0] < 0.5 ? 0 : 1, 0},
+                                   .distance = -depth};
+    }
+    list = contact_labels(&f, contacts, CROWD);
+    items = sr_debug_list_items(list, &n);
+    cr_assert_eq(count_kind(list, SR_DEBUG_ITEM_ARROW), CROWD);
+    size_t labels = count_kind(list, SR_DEBUG_ITEM_TEXT);
+    cr_assert(labels > 10 && labels < CROWD, "%zu labels of %d contacts", labels, CROWD);
+    char deepest_text[32];
+    snprintf(deepest_text, sizeof deepest_text, "%.3g", deepest);
+    bool deepest_drawn = false;
+    for (size_t i = 0; i < n; i++) {
+        if (items[i].kind != SR_DEBUG_ITEM_TEXT)
+            continue;
+        const char *text = sr_debug_list_item_text(list, &items[i]);
+        deepest_drawn |= strcmp(text, deepest_text) == 0;
+        int wi, hi;
+        sr_overlay_text_size(text, 1, &wi, &hi);
+        sr_vec3 a = items[i].text.anchor;
+        test_pixel pi = project(&f, sr_dvec3_make(a.x, a.y, a.z));
+        for (size_t j = i + 1; j < n; j++) {
+            if (items[j].kind != SR_DEBUG_ITEM_TEXT)
+                continue;
+            int wj, hj;
+            sr_overlay_text_size(sr_debug_list_item_text(list, &items[j]), 1, &wj, &hj);
+            sr_vec3 b = items[j].text.anchor;
+            test_pixel pj = project(&f, sr_dvec3_make(b.x, b.y, b.z));
+            // (a pixel's slack: the two projections round differently)
+            bool apart = pi.x + wi <= pj.x + 1 || pj.x + wj <= pi.x + 1 || pi.y + hi <= pj.y + 1 || pj.y + hj <= pi.y + 1;
+            cr_assert(apart, "labels %zu and %zu overlap at (%.1f, %.1f) and (%.1f, %.1f)", i, j, pi.x, pi.y, pj.x, pj.y);
+        }
+    }
+    cr_assert(deepest_drawn, "the deepest contact's label (%s) is not drawn", deepest_text);
+    sr_debug_list_destroy(list);
+    fixture_free(&f);
+}

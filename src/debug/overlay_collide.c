@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The contact arrow's length on screen: from this for a touching contact ... */
@@ -135,26 +136,87 @@ static void depth_label(double depth, sr_dvec3 point, char *out, size_t size)
         snprintf(out, size, "%.3g", depth);
 }
 
+/* A label's box on screen, in pixels from the image's centre (x right, y down). */
+typedef struct label_box {
+    float x0, y0, x1, y1;
+} label_box;
+
+/* Where `anchor` falls on screen, from the image's centre, for the label frame's camera. */
+static bool screen_offset(const label_frame *frame, sr_vec3 anchor, float *x, float *y)
+{
+    float per_unit = sr_overlay_pixels_per_unit(frame->camera, frame->height, anchor);
+    if (!(per_unit > 0.0f))
+        return false;
+    sr_vec3 d = sr_vec3_sub(anchor, frame->camera->eye);
+    *x = sr_vec3_dot(d, frame->right) * per_unit;
+    *y = sr_vec3_dot(d, frame->down) * per_unit;
+    return isfinite(*x) && isfinite(*y);
+}
+
+/* Whether a label `text` at `anchor` would overlap one of the `count` labels already placed; if
+ * not, it is placed (added to `placed`, which holds `capacity`). Labels past the capacity are
+ * placed without the check. */
+static bool place_label(const label_frame *frame, sr_vec3 anchor, const char *text, label_box *placed, size_t *count,
+                        size_t capacity)
+{
+    float x, y;
+    if (!screen_offset(frame, anchor, &x, &y))
+        return true;
+    int width = 0, height = 0;
+    sr_overlay_text_size(text, frame->scale, &width, &height);
+    label_box box = {x, y, x + (float)width, y + (float)height};
+    for (size_t i = 0; i < *count; i++)
+        if (box.x0 < placed[i].x1 && placed[i].x0 < box.x1 && box.y0 < placed[i].y1 && placed[i].y0 < box.y1)
+            return false;
+    if (*count < capacity)
+        placed[(*count)++] = box;
+    return true;
+}
+
+/* The contacts' order for their labels: deepest first (ties in the pass's order). */
+static int deeper_first(const void *a, const void *b)
+{
+    const sr_contact *const *x = a, *const *y = b;
+    if ((*x)->distance != (*y)->distance)
+        return (*x)->distance < (*y)->distance ? -1 : 1;
+    return *x < *y ? -1 : *x > *y;
+}
+
 static void draw_contacts(const sr_collision *collision, const label_frame *frame, int scale, sr_debug_list *list)
 {
     double deepest = 0.0;
     for (size_t i = 0; i < collision->contact_count; i++)
         deepest = fmax(deepest, -collision->contacts[i].distance);
-    for (size_t i = 0; i < collision->contact_count; i++) {
-        const sr_contact *contact = &collision->contacts[i];
+    // A pile's contacts crowd the screen: a depth label that would overlap a deeper contact's
+    // label is left out (its dot and arrow stay), so the labels that are drawn can be read.
+    // Without memory for the order, every label is drawn.
+    size_t n = collision->contact_count;
+    const sr_contact **order = n ? sr_alloc(n * sizeof *order) : NULL;
+    label_box *placed = n ? sr_alloc(n * sizeof *placed) : NULL;
+    size_t placed_count = 0;
+    if (order && placed) {
+        for (size_t i = 0; i < n; i++)
+            order[i] = &collision->contacts[i];
+        qsort(order, n, sizeof *order, deeper_first);
+    }
+    for (size_t k = 0; k < n; k++) {
+        const sr_contact *contact = order && placed ? order[k] : &collision->contacts[k];
         sr_vec3 point = sr_dvec3_to_vec3(contact->point);
         double depth = contact->distance < 0.0 ? -contact->distance : 0.0;
         float px = ARROW_MIN_PX + (deepest > 0.0 ? (float)(depth / deepest) : 0.0f) * (ARROW_MAX_PX - ARROW_MIN_PX);
         float per_unit = sr_overlay_pixels_per_unit(frame->camera, frame->height, point);
         char label[32];
         depth_label(depth, contact->point, label, sizeof label);
+        sr_vec3 anchor = label_anchor(frame, point, sr_dvec3_to_vec3(contact->normal));
+        bool labelled = !(order && placed) || place_label(frame, anchor, label, placed, &placed_count, n);
         sr_debug_contact(list, point, sr_dvec3_to_vec3(contact->normal),
                          &(sr_debug_contact_desc){.length = per_unit > 0.0f ? px / per_unit : 0.0f,
-                                                  .text = label,
-                                                  .text_at = label_anchor(frame, point,
-                                                                          sr_dvec3_to_vec3(contact->normal)),
+                                                  .text = labelled ? label : NULL,
+                                                  .text_at = anchor,
                                                   .width = scale > 1 ? scale : 0});
     }
+    sr_free(order);
+    sr_free(placed);
 }
 
 void sr_overlay_add_collision(const sr_scene *scene, const sr_camera *camera, int height,
