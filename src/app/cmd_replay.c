@@ -295,7 +295,7 @@ static void print_info(const sr_recording *rec)
         printf(", times %g to %g (span %g)%s", info->first_time, info->last_time, info->last_time - info->first_time,
                info->times_increase ? "" : ", not increasing");
     printf(", a keyframe every %u\n", info->keyframe_interval);
-    printf("scene:     %s\n", info->has_scene ? "yes (meshes, materials, node poses)" : "no (lists only)");
+    printf("scene:     %s\n", info->has_scene ? "yes (meshes, materials, node poses, collision shapes)" : "no (lists only)");
     printf("lists:     %zu", info->list_count);
     for (size_t i = 0; i < info->list_count; i++)
         printf("%s%zu '%s'", i ? ", " : " (", i, info->list_names[i]);
@@ -323,6 +323,7 @@ static void print_info(const sr_recording *rec)
     print_bytes_line("textures", s->textures, 0, s->total);
     print_bytes_line("materials", s->materials, 0, s->total);
     print_bytes_line("nodes", s->nodes, 0, s->total);
+    print_bytes_line("shapes", s->shapes, 0, s->total);
     print_bytes_line("views", s->views, 0, s->total);
     print_bytes_line("messages", s->messages, 0, s->total);
     print_bytes_line("framing", s->framing, 0, s->total);

@@ -33,7 +33,7 @@ extern "C" {
 /// message naming both versions) and reads a newer minor version, skipping the record types it
 /// does not know.
 #define SR_RECORD_VERSION_MAJOR 1
-#define SR_RECORD_VERSION_MINOR 0
+#define SR_RECORD_VERSION_MINOR 1
 
 /// The first 8 bytes of every recording ("\x89SRREC\r\n", PNG's trick: a high byte and line
 /// ends catch files mangled by text transfers). sr_recording_probe tests for them.
@@ -54,6 +54,9 @@ typedef struct sr_record_sizes {
     uint64_t materials; ///< material definitions
     uint64_t nodes;     ///< nodes added, removed and changed (poses, visibility, materials)
     uint64_t views;     ///< cameras, lights, backgrounds (recorded when they change)
+    /// Nodes' collision shapes (parameters, recorded when they change) and the hulls they use
+    /// (each stored once).
+    uint64_t shapes;
     uint64_t messages;  ///< the messages' records
     /// Item bytes not broken down by kind: the lists of a file opened without its index (a
     /// crashed writer's) are counted here until sr_recording_check decodes them.

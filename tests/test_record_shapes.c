@@ -1,0 +1,278 @@
+/* tests/test_record_shapes.c — nodes' collision shapes in recordings (src/record/
+ * record_scene_shape.c, format 1.1): every shape type and every kind of change read back as the
+ * program's scene had it (hulls table for table), the collision pass over a replayed frame equal
+ * to the program's pass at that frame (pairs, contacts and near pairs, bit for bit), the contacts
+ * overlay drawn over a replayed frame pixel for pixel the program's, and damaged shape records
+ * refused with messages that say what was wrong. */
+#include <softrast/record.h>
+#include <softrast/scene_collide.h>
+
+#include "record_test_helpers.h"
+
+/* ---- what the program's scene had, per frame ---- */
+
+typedef struct shape_state {
+    sr_node_id source;
+    sr_node_shape shape;     ///< hull pointers not compared: the hull's tables below are
+    uint64_t hull_signature; ///< FNV-1a of the hull's tables (0: not a hull)
+} shape_state;
+
+static uint64_t fnv(uint64_t h, const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
+static uint64_t hull_signature(const sr_hull *hull)
+{
+    if (!hull)
+        return 0;
+    sr_hull_view v = sr_hull_get_view(hull);
+    uint64_t h = fnv(0xcbf29ce484222325u, &v.dimension, sizeof v.dimension);
+    h = fnv(h, v.vertices, v.vertex_count * sizeof *v.vertices);
+    size_t fv = 0;
+    for (size_t f = 0; f < v.face_count; f++) {
+        h = fnv(h, &v.faces[f].first, sizeof v.faces[f].first);
+        h = fnv(h, &v.faces[f].count, sizeof v.faces[f].count);
+        h = fnv(h, &v.faces[f].normal, sizeof v.faces[f].normal);
+        h = fnv(h, &v.faces[f].offset, sizeof v.faces[f].offset);
+        fv = v.faces[f].first + v.faces[f].count > fv ? v.faces[f].first + v.faces[f].count : fv;
+    }
+    h = fnv(h, v.face_vertices, fv * sizeof *v.face_vertices);
+    h = fnv(h, v.edges, 2 * v.edge_count * sizeof *v.edges);
+    return fnv(h, v.edge_faces, 2 * v.edge_count * sizeof *v.edge_faces);
+}
+
+/* Every node with a shape (in the scene's shape order). */
+static size_t snapshot_shapes(const sr_scene *scene, shape_state *out, size_t capacity)
+{
+    uint32_t count = sr_scene_shape_count(scene);
+    cr_assert_leq(count, capacity);
+    for (uint32_t i = 0; i < count; i++) {
+        out[i].source = sr_scene_shape_node(scene, i);
+        cr_assert_eq(sr_scene_node_shape(scene, out[i].source, &out[i].shape, NULL), SR_OK);
+        out[i].hull_signature = hull_signature(out[i].shape.local.hull);
+    }
+    return count;
+}
+
+static void assert_same_shape_fields(const sr_shape *a, const sr_shape *b, const char *what, int frame)
+{
+    cr_assert_eq(a->type, b->type, "frame %d, %s: type", frame, what);
+    cr_assert_eq(memcmp(&a->pose, &b->pose, sizeof a->pose), 0, "frame %d, %s: pose", frame, what);
+    cr_assert(a->radius == b->radius && a->half_height == b->half_height && a->rounding == b->rounding,
+              "frame %d, %s: sizes", frame, what);
+    cr_assert_eq(memcmp(&a->half_extents, &b->half_extents, sizeof a->half_extents), 0, "frame %d, %s", frame, what);
+    cr_assert_eq(memcmp(a->points, b->points, sizeof a->points), 0, "frame %d, %s: points", frame, what);
+}
+
+/* The replayed scene's shapes are the program's: same nodes, fields, hull tables and world poses. */
+static void assert_same_shapes(const sr_recording *rec, const sr_scene *replayed, const shape_state *expected,
+                               size_t count, int frame)
+{
+    cr_assert_eq(sr_scene_shape_count(replayed), count, "frame %d: %u shapes, the program had %zu", frame,
+                 sr_scene_shape_count(replayed), count);
+    for (size_t i = 0; i < count; i++) {
+        sr_node_id node = sr_recording_node_of_source(rec, expected[i].source);
+        cr_assert_neq(node.generation, 0, "frame %d: the node of shape %zu is missing", frame, i);
+        sr_node_shape shape;
+        cr_assert_eq(sr_scene_node_shape(replayed, node, &shape, NULL), SR_OK, "frame %d: shape %zu is missing", frame,
+                     i);
+        assert_same_shape_fields(&expected[i].shape.local, &shape.local, "local", frame);
+        assert_same_shape_fields(&expected[i].shape.world, &shape.world, "world", frame);
+        cr_assert_eq(expected[i].shape.draw, shape.draw, "frame %d, shape %zu: drawn %d, the program's %d", frame, i,
+                     shape.draw, expected[i].shape.draw);
+        cr_assert_eq(hull_signature(shape.local.hull), expected[i].hull_signature,
+                     "frame %d, shape %zu: the hull's tables differ", frame, i);
+    }
+}
+
+/* ---- a scene of every shape type ---- */
+
+typedef struct shape_scene {
+    sr_scene *scene;
+    sr_node_id nodes[16];
+    size_t count;
+    sr_hull *hull; ///< the program's own hull (given as `hull`)
+    sr_material_id material;
+} shape_scene;
+
+static sr_node_id add_shaped(shape_scene *s, const char *name, sr_vec3 at, const sr_node_shape_desc *shape,
+                             sr_mesh_id mesh)
+{
+    sr_node_id id;
+    sr_error err = {0};
+    sr_transform t = sr_transform_identity();
+    t.translation = at;
+    cr_assert_eq(sr_scene_add_node(s->scene,
+                                   &(sr_node_desc){.name = name,
+                                                   .transform = t,
+                                                   .mesh = mesh,
+                                                   .material = s->material,
+                                                   .shape = shape},
+                                   &id, &err),
+                 SR_OK, "%s: %s", name, err.message);
+    s->nodes[s->count++] = id;
+    return id;
+}
+
+static shape_scene make_shape_scene(void)
+{
+    shape_scene s = {0};
+    sr_error err = {0};
+    cr_assert_eq(sr_scene_create(&(sr_scene_desc){.name = "shapes"}, &s.scene, &err), SR_OK);
+    cr_assert_eq(sr_scene_add_material(s.scene,
+                                       &(sr_material_desc){.name = "orange", .base_color = {0.9f, 0.5f, 0.2f, 1}},
+                                       &s.material, &err),
+                 SR_OK, "%s", err.message);
+    sr_mesh *mesh = NULL;
+    cr_assert_eq(sr_mesh_create_sphere(0.6f, 9, 6, &mesh, &err), SR_OK);
+    sr_mesh_id sphere_mesh;
+    cr_assert_eq(sr_scene_add_mesh(s.scene, mesh, "ball", &sphere_mesh, &err), SR_OK);
+    const sr_dvec3 points[] = {{0.5, 0.1, -0.3}, {-0.4, 0.5, 0.2}, {0.1, -0.5, 0.4}, {-0.2, -0.1, -0.5},
+                               {0.3, 0.4, 0.45}, {0, 0, 0},         {0.05, 0.02, 0.01}};
+    cr_assert_eq(sr_hull_create(points, 7, &s.hull, &err), SR_OK);
+    sr_node_shape_desc d;
+    d = (sr_node_shape_desc){.shape = sr_shape_point()};
+    d.shape.rounding = 0.3;
+    add_shaped(&s, "point", sr_vec3_make(-3, 0, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){.shape = sr_shape_segment((sr_dvec3){-0.5, 0, 0}, (sr_dvec3){0.5, 0.2, 0.1}),
+                             .draw = SR_SHAPE_DRAW_WIRE};
+    d.shape.rounding = 0.1;
+    add_shaped(&s, "segment", sr_vec3_make(-2, 0, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){
+        .shape = sr_shape_triangle((sr_dvec3){-0.5, 0, 0}, (sr_dvec3){0.5, 0, 0}, (sr_dvec3){0, 0.7, 0.1})};
+    add_shaped(&s, "triangle", sr_vec3_make(-1, 0, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){.shape = sr_shape_sphere(0.5)};
+    add_shaped(&s, "sphere", sr_vec3_make(0, 0, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){.shape = sr_shape_box((sr_dvec3){0.4, 0.3, 0.2}), .draw = SR_SHAPE_DRAW_WIRE};
+    add_shaped(&s, "box over a ball", sr_vec3_make(1, 0, 0), &d, sphere_mesh); // a wire over its own mesh
+    d = (sr_node_shape_desc){.shape = sr_shape_capsule(0.25, 0.4)};
+    add_shaped(&s, "capsule", sr_vec3_make(2, 0, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){.shape = sr_shape_cylinder(0.3, 0.35), .draw = SR_SHAPE_DRAW_NONE};
+    add_shaped(&s, "cylinder", sr_vec3_make(3, 0, 0), &d, sphere_mesh); // a proxy only
+    d = (sr_node_shape_desc){.shape = sr_shape_cone(0.35, 0.4)};
+    d.shape.rounding = 0.05;
+    add_shaped(&s, "cone", sr_vec3_make(-3, 1.5, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){.shape = {.type = SR_SHAPE_HULL}, .hull_points = points, .hull_point_count = 7};
+    add_shaped(&s, "hull of points", sr_vec3_make(-2, 1.5, 0), &d, (sr_mesh_id){0});
+    add_shaped(&s, "same hull of points", sr_vec3_make(-1, 1.5, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){.shape = {.type = SR_SHAPE_HULL}, .hull_mesh = sphere_mesh, .draw = SR_SHAPE_DRAW_WIRE};
+    add_shaped(&s, "hull of a mesh", sr_vec3_make(0, 1.5, 0), &d, (sr_mesh_id){0});
+    d = (sr_node_shape_desc){.shape = sr_shape_hull(s.hull)};
+    add_shaped(&s, "program's hull", sr_vec3_make(1, 1.5, 0), &d, (sr_mesh_id){0});
+    add_shaped(&s, "no shape", sr_vec3_make(2, 1.5, 0), NULL, sphere_mesh);
+    cr_assert_eq(sr_scene_update(s.scene, NULL, &err), SR_OK, "%s", err.message);
+    return s;
+}
+
+static void destroy_shape_scene(shape_scene *s)
+{
+    sr_scene_destroy(s->scene);
+    sr_hull_destroy(s->hull);
+}
+
+/* Frame f's changes: everything moves and turns; shapes change size, go, come and change type. */
+static void change_shapes(shape_scene *s, int f)
+{
+    sr_error err = {0};
+    for (size_t i = 0; i < s->count; i++) {
+        if (!sr_scene_node_is_valid(s->scene, s->nodes[i]))
+            continue;
+        sr_node_info info;
+        cr_assert_eq(sr_scene_node(s->scene, s->nodes[i], &info, NULL), SR_OK);
+        sr_transform t = info.transform;
+        t.translation.y += 0.05f * (float)((i + (size_t)f) % 3);
+        float angle = 0.1f * (float)f + (float)i;
+        t.rotation = (sr_quat){0, sinf(angle / 2), 0, cosf(angle / 2)};
+        cr_assert_eq(sr_scene_set_transform(s->scene, s->nodes[i], t, &err), SR_OK, "%s", err.message);
+    }
+    sr_node_shape_desc d;
+    switch (f) {
+    case 3: // a sphere grows
+        d = (sr_node_shape_desc){.shape = sr_shape_sphere(0.7)};
+        cr_assert_eq(sr_scene_set_node_shape(s->scene, s->nodes[3], &d, &err), SR_OK, "%s", err.message);
+        break;
+    case 5: // the box over the ball goes: the ball stays
+        cr_assert_eq(sr_scene_set_node_shape(s->scene, s->nodes[4], NULL, &err), SR_OK, "%s", err.message);
+        break;
+    case 7: // the node without a shape gets one, a cylinder becomes a box drawn solid over nothing
+        d = (sr_node_shape_desc){.shape = sr_shape_capsule(0.2, 0.1), .draw = SR_SHAPE_DRAW_WIRE};
+        cr_assert_eq(sr_scene_set_node_shape(s->scene, s->nodes[12], &d, &err), SR_OK, "%s", err.message);
+        d = (sr_node_shape_desc){.shape = sr_shape_box((sr_dvec3){0.2, 0.5, 0.2}), .draw = SR_SHAPE_DRAW_WIRE};
+        cr_assert_eq(sr_scene_set_node_shape(s->scene, s->nodes[6], &d, &err), SR_OK, "%s", err.message);
+        break;
+    case 9: // a node with a shape goes; the triangle loses its shape (and with it its mesh)
+        cr_assert_eq(sr_scene_remove_node(s->scene, s->nodes[9], &err), SR_OK);
+        cr_assert_eq(sr_scene_set_node_shape(s->scene, s->nodes[2], NULL, &err), SR_OK, "%s", err.message);
+        break;
+    case 11: { // a new node with a new hull, of points given anew
+        const sr_dvec3 points[] = {{0, 0, 0}, {0.6, 0, 0}, {0, 0.6, 0}, {0, 0, 0.6}, {0.5, 0.5, 0.5}};
+        d = (sr_node_shape_desc){.shape = {.type = SR_SHAPE_HULL}, .hull_points = points, .hull_point_count = 5};
+        add_shaped(s, "late hull", sr_vec3_make(0, -1.5, 0), &d, (sr_mesh_id){0});
+        break;
+    }
+    default:
+        break;
+    }
+    cr_assert_eq(sr_scene_update(s->scene, NULL, &err), SR_OK, "%s", err.message);
+}
+
+Test(record_shapes, every_shape_type_and_its_changes_read_back, .timeout = 60)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/shapes.srrec", folder);
+    enum { FRAMES = 14 };
+    shape_scene s = make_shape_scene();
+    sr_recorder *rec = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_recorder_create(path, &(sr_recorder_desc){.keyframe_interval = 4}, &rec, &err), SR_OK);
+    static shape_state states[FRAMES][16];
+    size_t counts[FRAMES];
+    for (int f = 0; f < FRAMES; f++) {
+        if (f)
+            change_shapes(&s, f);
+        counts[f] = snapshot_shapes(s.scene, states[f], 16);
+        cr_assert_eq(sr_recorder_frame(rec, f / 60.0, NULL, 0, s.scene, &err), SR_OK, "%s", err.message);
+    }
+    sr_recorder_stats stats = sr_recorder_get_stats(rec);
+    cr_assert_eq(sr_recorder_close(rec, &err), SR_OK, "%s", err.message);
+    cr_assert_gt(stats.bytes.shapes, 0);
+
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, NULL, &recording, &err), SR_OK, "%s", err.message);
+    const sr_recording_info *info = sr_recording_get_info(recording);
+    cr_assert_eq(info->version_minor, 1);
+    cr_assert_eq(info->bytes.shapes, stats.bytes.shapes);
+    // In order, backwards, then at random (keyframes and deltas both).
+    for (int k = 0; k < 3 * FRAMES; k++) {
+        int f = k < FRAMES ? k : k < 2 * FRAMES ? 2 * FRAMES - 1 - k : (k * 5 + 3) % FRAMES;
+        sr_recording_frame frame;
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, &err), SR_OK, "frame %d: %s", f, err.message);
+        assert_same_shapes(recording, frame.scene, states[f], counts[f], f);
+    }
+    // The nodes without a shape of their own mesh draw nothing but their shape; the ball under the
+    // box keeps its mesh once the box has gone.
+    sr_recording_frame frame;
+    cr_assert_eq(sr_recording_seek(recording, FRAMES - 1, &frame, &err), SR_OK);
+    sr_node_info info_ball;
+    cr_assert_eq(sr_scene_node(frame.scene, sr_recording_node_of_source(recording, s.nodes[4]), &info_ball, NULL),
+                 SR_OK);
+    cr_assert_neq(info_ball.mesh.id, 0);
+    cr_assert(!info_ball.has_shape);
+    sr_node_info info_triangle;
+    cr_assert_eq(sr_scene_node(frame.scene, sr_recording_node_of_source(recording, s.nodes[2]), &info_triangle, NULL),
+                 SR_OK);
+    cr_assert_eq(info_triangle.mesh.id, 0, "the triangle's shape went, and with it what drew it");
+    // The check reads every record, hulls included, and finds the file clean.
+    sr_recording_check_report report;
+    cr_assert_eq(sr_recording_check(path, NULL, &report, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(report.health, SR_RECORDING_CLEAN, "%s", report.message);
+    cr_assert_eq(report.bytes.shapes, stats.bytes.shapes);
+    sr_recording_destroy(recording);
+    destroy_shape_scene(&s);
+    temp_folder_remove(folder);
+}
