@@ -276,3 +276,235 @@ Test(record_shapes, every_shape_type_and_its_changes_read_back, .timeout = 60)
     destroy_shape_scene(&s);
     temp_folder_remove(folder);
 }
+
+/* ---- the collision pass on a replayed frame ---- */
+
+typedef struct pass_state {
+    size_t pair_count, contact_count, near_count;
+    sr_collision_pair *pairs; ///< nodes as the program's (source) handles
+    sr_contact *contacts, *near;
+} pass_state;
+
+static sr_node_id source_of(const sr_recording *rec, sr_node_id node)
+{
+    return rec ? sr_recording_source_node(rec, node) : node;
+}
+
+/* The pass's answers with nodes mapped to the program's handles (rec NULL: they are already). */
+static pass_state copy_pass(const sr_collision *c, const sr_recording *rec)
+{
+    pass_state p = {c->pair_count, c->contact_count, c->near_count, NULL, NULL, NULL};
+    p.pairs = malloc((c->pair_count + 1) * sizeof *p.pairs);
+    p.contacts = malloc((c->contact_count + 1) * sizeof *p.contacts);
+    p.near = malloc((c->near_count + 1) * sizeof *p.near);
+    for (size_t i = 0; i < c->pair_count; i++) {
+        p.pairs[i] = c->pairs[i];
+        p.pairs[i].a = source_of(rec, c->pairs[i].a);
+        p.pairs[i].b = source_of(rec, c->pairs[i].b);
+    }
+    for (size_t i = 0; i < c->contact_count; i++) {
+        p.contacts[i] = c->contacts[i];
+        p.contacts[i].a = source_of(rec, c->contacts[i].a);
+        p.contacts[i].b = source_of(rec, c->contacts[i].b);
+    }
+    for (size_t i = 0; i < c->near_count; i++) {
+        p.near[i] = c->near[i];
+        p.near[i].a = source_of(rec, c->near[i].a);
+        p.near[i].b = source_of(rec, c->near[i].b);
+    }
+    return p;
+}
+
+static void free_pass(pass_state *p)
+{
+    free(p->pairs);
+    free(p->contacts);
+    free(p->near);
+}
+
+static bool same_node(sr_node_id a, sr_node_id b)
+{
+    return a.index == b.index && a.generation == b.generation;
+}
+
+/* Contacts and near pairs bit for bit (what the queries answered); pairs by nodes and state (a
+ * pair's `distance` may be the lower bound of last pass's axis, which depends on the history of
+ * passes, not on the frame). */
+static void assert_same_pass(const pass_state *expected, const pass_state *actual, int frame)
+{
+    cr_assert_eq(actual->pair_count, expected->pair_count, "frame %d: %zu pairs, the program had %zu", frame,
+                 actual->pair_count, expected->pair_count);
+    cr_assert_eq(actual->contact_count, expected->contact_count, "frame %d: %zu contacts, the program had %zu", frame,
+                 actual->contact_count, expected->contact_count);
+    cr_assert_eq(actual->near_count, expected->near_count, "frame %d: near pairs", frame);
+    for (size_t i = 0; i < expected->pair_count; i++)
+        cr_assert(same_node(expected->pairs[i].a, actual->pairs[i].a) &&
+                      same_node(expected->pairs[i].b, actual->pairs[i].b) &&
+                      expected->pairs[i].state == actual->pairs[i].state,
+                  "frame %d: pair %zu differs", frame, i);
+    const sr_contact *lists[2][2] = {{expected->contacts, actual->contacts}, {expected->near, actual->near}};
+    size_t counts[2] = {expected->contact_count, expected->near_count};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            const sr_contact *e = &lists[l][0][i], *a = &lists[l][1][i];
+            cr_assert(same_node(e->a, a->a) && same_node(e->b, a->b), "frame %d: %s %zu joins other nodes", frame,
+                      l ? "near pair" : "contact", i);
+            cr_assert(memcmp(&e->point, &a->point, sizeof e->point) == 0 &&
+                          memcmp(&e->normal, &a->normal, sizeof e->normal) == 0 && e->distance == a->distance &&
+                          memcmp(&e->point_a, &a->point_a, sizeof e->point_a) == 0 &&
+                          memcmp(&e->point_b, &a->point_b, sizeof e->point_b) == 0 && e->method == a->method &&
+                          e->status == a->status,
+                      "frame %d: %s %zu differs (distance %.17g, the program's %.17g)", frame,
+                      l ? "near pair" : "contact", i, a->distance, e->distance);
+        }
+}
+
+/* A pile of every shape type falling into itself: bodies turn and sink, so pairs come and go. */
+static void make_pile(shape_scene *s, rng *r)
+{
+    sr_error err = {0};
+    cr_assert_eq(sr_scene_create(&(sr_scene_desc){.name = "pile"}, &s->scene, &err), SR_OK);
+    cr_assert_eq(sr_scene_add_material(s->scene,
+                                       &(sr_material_desc){.name = "clay", .base_color = {0.6f, 0.7f, 0.9f, 1}},
+                                       &s->material, &err),
+                 SR_OK);
+    sr_camera camera = sr_scene_camera(s->scene);
+    camera.eye = sr_vec3_make(0, 2.5f, 6);
+    camera.target = sr_vec3_make(0, 0.3f, 0);
+    sr_scene_set_camera(s->scene, &camera);
+    const sr_dvec3 points[] = {{0.3, 0, 0}, {-0.3, 0.1, 0}, {0, 0.35, 0.1}, {0, -0.1, 0.3}, {0.1, 0.1, -0.3}};
+    for (int i = 0; i < 16; i++) {
+        sr_node_shape_desc d = {0};
+        switch (i % 8) {
+        case 0: d.shape = sr_shape_sphere(0.3); break;
+        case 1: d.shape = sr_shape_box((sr_dvec3){0.3, 0.2, 0.25}); break;
+        case 2: d.shape = sr_shape_capsule(0.15, 0.25); break;
+        case 3: d.shape = sr_shape_cylinder(0.25, 0.2); break;
+        case 4: d.shape = sr_shape_cone(0.3, 0.25); break;
+        case 5: d = (sr_node_shape_desc){.shape = {.type = SR_SHAPE_HULL}, .hull_points = points, .hull_point_count = 5}; break;
+        case 6: d.shape = sr_shape_box((sr_dvec3){0.25, 0.25, 0.25}); d.shape.rounding = 0.05; break;
+        default: d.shape = sr_shape_triangle((sr_dvec3){-0.3, 0, 0}, (sr_dvec3){0.3, 0, 0}, (sr_dvec3){0, 0, 0.4}); break;
+        }
+        sr_vec3 at = sr_vec3_make(rng_range(r, -1.2f, 1.2f), rng_range(r, 0, 1.2f), rng_range(r, -1.2f, 1.2f));
+        add_shaped(s, "body", at, &d, (sr_mesh_id){0});
+    }
+    cr_assert_eq(sr_scene_update(s->scene, NULL, &err), SR_OK);
+}
+
+static void move_pile(shape_scene *s, int f)
+{
+    sr_error err = {0};
+    for (size_t i = 0; i < s->count; i++) {
+        sr_node_info info;
+        cr_assert_eq(sr_scene_node(s->scene, s->nodes[i], &info, NULL), SR_OK);
+        sr_transform t = info.transform;
+        t.translation = sr_vec3_scale(t.translation, 0.96f); // towards the middle
+        float angle = 0.07f * (float)(f * (int)(i % 5 + 1));
+        float c = cosf(angle / 2), sn = sinf(angle / 2);
+        t.rotation = sr_quat_normalize((sr_quat){sn * 0.6f, sn * 0.8f, 0, c});
+        cr_assert_eq(sr_scene_set_transform(s->scene, s->nodes[i], t, &err), SR_OK);
+    }
+    cr_assert_eq(sr_scene_update(s->scene, NULL, &err), SR_OK);
+}
+
+/* The program's frame: its scene, then the contacts, closest points and pairs overlays over it. */
+static void draw_with_overlay(sr_scene *scene, const sr_camera *camera, const sr_collision *collision,
+                              sr_renderer *renderer, sr_framebuffer *fb, sr_scene_frame *frame, bool rendered)
+{
+    sr_error err = {0};
+    if (!rendered)
+        cr_assert_eq(sr_scene_render(scene, &(sr_scene_render_desc){.camera = camera}, renderer, fb, frame, &err),
+                     SR_OK, "%s", err.message);
+    else
+        cr_assert_eq(sr_scene_cull(scene, camera, fb->width, fb->height, frame, &err), SR_OK, "%s", err.message);
+    sr_debug_list *list = NULL;
+    cr_assert_eq(sr_debug_list_create(NULL, &list, &err), SR_OK);
+    sr_overlay_desc desc = {.items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS,
+                            .collision = collision};
+    cr_assert_eq(sr_overlay_add(scene, frame, camera, fb->width, fb->height, &desc, list, &err), SR_OK, "%s",
+                 err.message);
+    sr_mat4 view, projection;
+    sr_camera_matrices(camera, fb->width, fb->height, &view, &projection);
+    cr_assert_eq(sr_debug_draw(list, renderer, fb, sr_mat4_mul(projection, view), &err), SR_OK, "%s", err.message);
+    sr_debug_list_destroy(list);
+}
+
+Test(record_shapes, a_replayed_frame_collides_and_draws_its_contacts_as_the_program_did, .timeout = 90)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/pile.srrec", folder);
+    enum { FRAMES = 16, WIDTH = 200, HEIGHT = 150 };
+    rng r = {0x9e3779b97f4a7c15u};
+    shape_scene s = {0};
+    make_pile(&s, &r);
+    sr_recorder *rec = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_recorder_create(path, &(sr_recorder_desc){.keyframe_interval = 5}, &rec, &err), SR_OK);
+    sr_collision *collision = NULL;
+    cr_assert_eq(sr_collision_create(&collision, &err), SR_OK);
+    sr_framebuffer *fb = NULL;
+    sr_renderer *renderer = NULL;
+    sr_scene_frame *scene_frame = NULL;
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = WIDTH, .height = HEIGHT}, &fb, NULL), SR_OK);
+    cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = 1}, &renderer, NULL), SR_OK);
+    cr_assert_eq(sr_scene_frame_create(&scene_frame, NULL), SR_OK);
+    pass_state passes[FRAMES];
+    uint32_t *images[FRAMES];
+    size_t contacts = 0;
+    for (int f = 0; f < FRAMES; f++) {
+        if (f)
+            move_pile(&s, f);
+        cr_assert_eq(sr_scene_collide(s.scene, NULL, collision, &err), SR_OK, "%s", err.message);
+        passes[f] = copy_pass(collision, NULL);
+        contacts += collision->contact_count;
+        cr_assert_eq(sr_recorder_frame(rec, f / 60.0, NULL, 0, s.scene, &err), SR_OK, "%s", err.message);
+        sr_camera camera = sr_scene_camera(s.scene);
+        draw_with_overlay(s.scene, &camera, collision, renderer, fb, scene_frame, false);
+        images[f] = malloc((size_t)WIDTH * HEIGHT * 4);
+        memcpy(images[f], fb->color, (size_t)WIDTH * HEIGHT * 4);
+    }
+    cr_assert_gt(contacts, (size_t)FRAMES, "the pile should touch (%zu contacts in all)", contacts);
+    cr_assert_eq(sr_recorder_close(rec, &err), SR_OK);
+    char image_path[400] = "";
+    if (getenv("SOFTRAST_KEEP_IMAGES")) // a look at the last frame: SOFTRAST_KEEP_IMAGES=file.png
+        sr_framebuffer_save(fb, getenv("SOFTRAST_KEEP_IMAGES"), NULL);
+
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, NULL, &recording, &err), SR_OK, "%s", err.message);
+    sr_collision *replayed = NULL;
+    cr_assert_eq(sr_collision_create(&replayed, &err), SR_OK);
+    // Backwards and at random: the replayed pass has its own history of passes, not the program's.
+    for (int k = 0; k < 2 * FRAMES; k++) {
+        int f = k < FRAMES ? FRAMES - 1 - k : (k * 7 + 2) % FRAMES;
+        sr_recording_frame frame;
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, &err), SR_OK, "frame %d: %s", f, err.message);
+        cr_assert_eq(sr_scene_collide(frame.scene, NULL, replayed, &err), SR_OK, "frame %d: %s", f, err.message);
+        pass_state pass = copy_pass(replayed, recording);
+        assert_same_pass(&passes[f], &pass, f);
+        free_pass(&pass);
+        sr_framebuffer_clear(fb, 0, 1.0f);
+        cr_assert_eq(sr_recording_render(recording, renderer, fb, NULL, &err), SR_OK, "%s", err.message);
+        draw_with_overlay(frame.scene, &frame.camera, replayed, renderer, fb, scene_frame, true);
+        size_t differ = 0;
+        for (size_t p = 0; p < (size_t)WIDTH * HEIGHT; p++)
+            differ += fb->color[p] != images[f][p];
+        if (differ) {
+            snprintf(image_path, sizeof image_path, "%s/replayed_%d.png", folder, f);
+            sr_framebuffer_save(fb, image_path, NULL);
+        }
+        cr_assert_eq(differ, 0, "frame %d: %zu pixels differ from the program's frame (%s)", f, differ, image_path);
+    }
+    for (int f = 0; f < FRAMES; f++) {
+        free_pass(&passes[f]);
+        free(images[f]);
+    }
+    sr_collision_destroy(replayed);
+    sr_collision_destroy(collision);
+    sr_recording_destroy(recording);
+    sr_scene_frame_destroy(scene_frame);
+    sr_renderer_destroy(renderer);
+    sr_framebuffer_destroy(fb);
+    destroy_shape_scene(&s);
+    temp_folder_remove(folder);
+}
