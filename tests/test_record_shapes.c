@@ -508,3 +508,167 @@ Test(record_shapes, a_replayed_frame_collides_and_draws_its_contacts_as_the_prog
     destroy_shape_scene(&s);
     temp_folder_remove(folder);
 }
+
+/* ---- damaged shape records ---- */
+
+static uint32_t crc32c(const uint8_t *data, size_t size)
+{
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < size; i++) {
+        crc ^= data[i];
+        for (int bit = 0; bit < 8; bit++)
+            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+    }
+    return ~crc;
+}
+
+static uint32_t load_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The offset of the first record of `type` (header, then type u8, length u32, payload, CRC). */
+static size_t find_record(const uint8_t *file, size_t size, uint32_t type)
+{
+    size_t at = 16 + load_u32(file + 12) + 4;
+    while (at + 9 <= size) {
+        uint32_t length = load_u32(file + at + 1);
+        if (file[at] == type)
+            return at;
+        at += 9 + (size_t)length;
+    }
+    cr_assert_fail("no record of type %u", type);
+    return 0;
+}
+
+static void fix_crc(uint8_t *file, size_t record)
+{
+    uint32_t length = load_u32(file + record + 1);
+    uint32_t crc = crc32c(file + record, 5 + (size_t)length);
+    for (int k = 0; k < 4; k++)
+        file[record + 5 + length + (size_t)k] = (uint8_t)(crc >> (8 * k));
+}
+
+static uint64_t get_varint(const uint8_t **p)
+{
+    uint64_t value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t byte = *(*p)++;
+        value |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            return value;
+    }
+}
+
+/* Where entry `nth` of the first STATE record's SHAPES section is: its flags byte. */
+static uint8_t *shape_entry(uint8_t *file, size_t size, size_t record, int nth)
+{
+    uint32_t length = load_u32(file + record + 1);
+    const uint8_t *p = file + record + 5, *end = p + length;
+    get_varint(&p); // frame
+    p++;            // flags
+    while (p < end) {
+        uint8_t tag = *p++;
+        uint64_t section = get_varint(&p);
+        if (tag != 8) {
+            p += section;
+            continue;
+        }
+        uint64_t count = get_varint(&p);
+        cr_assert_gt(count, (uint64_t)nth);
+        for (int i = 0;; i++) {
+            get_varint(&p); // slot delta
+            if (i == nth)
+                return file + (p - file);
+            uint8_t flags = *p++;
+            if (flags & 1)
+                p += get_varint(&p);
+        }
+    }
+    cr_assert_fail("no SHAPES section (file of %zu bytes)", size);
+    return NULL;
+}
+
+/* Opens the damaged file: seeking frame 0 fails with SR_ERROR_PARSE saying `expected`, and the
+ * check finds the file damaged. */
+static void assert_refused(const char *path, const uint8_t *file, size_t size, const char *expected)
+{
+    write_whole(path, file, size);
+    sr_recording *recording = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_recording_open(path, NULL, &recording, &err), SR_OK, "%s", err.message);
+    sr_recording_frame frame;
+    sr_status status = sr_recording_seek(recording, 0, &frame, &err);
+    cr_assert_eq(status, SR_ERROR_PARSE, "status %d (%s)", status, err.message);
+    cr_assert(strstr(err.message, expected), "the message '%s' does not say '%s'", err.message, expected);
+    cr_assert(strstr(err.message, path), "the message '%s' does not name the file", err.message);
+    sr_recording_destroy(recording);
+    sr_recording_check_report report;
+    cr_assert_eq(sr_recording_check(path, NULL, &report, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(report.health, SR_RECORDING_DAMAGED, "%s: %s", expected, report.message);
+}
+
+Test(record_shapes, damaged_shapes_and_hulls_are_refused_by_what_is_wrong, .timeout = 30)
+{
+    char folder[256], path[300], damaged[320];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/shapes.srrec", folder);
+    snprintf(damaged, sizeof damaged, "%s/damaged.srrec", folder);
+    shape_scene s = make_shape_scene();
+    sr_recorder *rec = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, &err), SR_OK);
+    cr_assert_eq(sr_recorder_frame(rec, 0, NULL, 0, s.scene, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_recorder_close(rec, &err), SR_OK);
+    size_t size = 0;
+    uint8_t *file = read_whole(path, &size), *copy = malloc(size);
+    size_t state = find_record(file, size, 2), hull = find_record(file, size, 9);
+
+    // A hull's vertex moved far out: its faces no longer bound it.
+    memcpy(copy, file, size);
+    double far = 100.0;
+    memcpy(copy + hull + 5 + 3, &far, sizeof far); // id (1 byte), dimension, vertex count (1 byte), vertex 0's x
+    fix_crc(copy, hull);
+    assert_refused(damaged, copy, size, "not convex");
+    // A hull whose face names a vertex that does not exist: the last byte of the tables is an edge's
+    // vertex; make every face vertex count unreadable instead by a dimension of 7.
+    memcpy(copy, file, size);
+    copy[hull + 5 + 1] = 7;
+    fix_crc(copy, hull);
+    assert_refused(damaged, copy, size, "dimension 7");
+    // A shape entry with flags this version does not know.
+    memcpy(copy, file, size);
+    *shape_entry(copy, size, state, 0) |= 0x80;
+    fix_crc(copy, state);
+    assert_refused(damaged, copy, size, "unknown shape flags");
+    // A shape of type 12.
+    memcpy(copy, file, size);
+    uint8_t *entry = shape_entry(copy, size, state, 0);
+    const uint8_t *bytes = entry + 1;
+    get_varint(&bytes);
+    copy[bytes - copy] = (uint8_t)((copy[bytes - copy] & 0xf0u) | 12u);
+    fix_crc(copy, state);
+    assert_refused(damaged, copy, size, "shape is malformed");
+    // A sphere of radius -1 (node 3): well formed, refused by the scene, named.
+    memcpy(copy, file, size);
+    entry = shape_entry(copy, size, state, 3);
+    bytes = entry + 1;
+    cr_assert_eq(get_varint(&bytes), 9u, "a sphere's bytes: head and radius");
+    cr_assert_eq(*bytes & 15u, SR_SHAPE_SPHERE);
+    double negative = -1.0;
+    memcpy(copy + (bytes - copy) + 1, &negative, sizeof negative);
+    fix_crc(copy, state);
+    assert_refused(damaged, copy, size, "radius");
+    // A shape for a node that does not exist (the first entry's slot moved past every node).
+    memcpy(copy, file, size);
+    entry = shape_entry(copy, size, state, 0);
+    cr_assert_eq(entry[-1], 0, "the first entry is slot 0");
+    entry[-1] = 120;
+    fix_crc(copy, state);
+    assert_refused(damaged, copy, size, "holds no node");
+
+    free(copy);
+    free(file);
+    destroy_shape_scene(&s);
+    temp_folder_remove(folder);
+}

@@ -347,6 +347,14 @@ sr_status rec_apply_shapes(rec_scene_reader *r, rec_cursor *c, char *what, size_
             uint32_t hull = 0;
             if (!bytes || !decode_shape(bytes, size, &shape, &draw, &hull))
                 FAIL("node slot %llu: its shape is malformed", (unsigned long long)slot);
+            // Values no program could have given (a check, which builds no scene, finds them too);
+            // a hull's tables are checked where they are defined.
+            sr_error cause = {0};
+            sr_shape checked = hull ? (sr_shape){.type = SR_SHAPE_POINT, .pose = shape.pose, .rounding = shape.rounding}
+                                    : shape;
+            if (sr_shape_validate(&checked, &cause) != SR_OK)
+                FAIL("node slot %llu: its %s is refused: %s", (unsigned long long)slot, sr_shape_type_name(shape.type),
+                     cause.message);
             memcpy(n->shape, bytes, size);
             n->shape_size = (uint8_t)size;
         }
