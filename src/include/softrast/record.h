@@ -318,6 +318,11 @@ typedef struct sr_recording_render_desc {
     /// The colour the frame is cleared to: the scene's background when 0 and the frame has a
     /// scene, else SR_BENCH_SCENE_BACKGROUND.
     uint32_t background;
+    /// NULL, or a frame (sr_scene_frame_create) that receives the scene's render: what it drew and
+    /// culled, its statistics and ids, for overlays over the image (sr_overlay_add).
+    sr_scene_frame *scene_frame;
+    /// NULL, or where the camera the frame was drawn with goes (the given, recorded or fitted one).
+    sr_camera *camera_used;
 } sr_recording_render_desc;
 
 /// Draws the current frame into `fb` as a program that draws its scene and lists does: clears
