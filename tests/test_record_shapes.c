@@ -672,3 +672,86 @@ Test(record_shapes, damaged_shapes_and_hulls_are_refused_by_what_is_wrong, .time
     destroy_shape_scene(&s);
     temp_folder_remove(folder);
 }
+
+/* ---- hulls read back table for table (sr_hull_create_from_view) ---- */
+
+static size_t face_vertex_total(const sr_hull_view *v)
+{
+    size_t count = 0;
+    for (size_t f = 0; f < v->face_count; f++)
+        count = v->faces[f].first + v->faces[f].count > count ? v->faces[f].first + v->faces[f].count : count;
+    return count;
+}
+
+Test(record_shapes, a_hull_made_from_another_hulls_tables_is_that_hull_and_bad_tables_are_refused, .timeout = 60)
+{
+    rng r = {0x2545f4914f6cdd1du};
+    sr_error err = {0};
+    // Random point sets of every dimension, and one large enough for the local convexity check.
+    int runs = SANITIZED ? 60 : 300;
+    for (int t = 0; t <= runs; t++) {
+        size_t n = t == runs ? (SANITIZED ? 3000 : 12000) : 1 + (size_t)(t % 40);
+        sr_dvec3 *points = malloc(n * sizeof *points);
+        for (size_t i = 0; i < n; i++) {
+            sr_vec3 d = rng_direction(&r);
+            double radius = t == runs ? 1.0 : rng_range(&r, 0.2f, 1.0f);
+            points[i] = (sr_dvec3){d.x * radius, t % 7 == 3 ? 0 : d.y * radius, t % 11 == 5 ? 0 : d.z * radius};
+        }
+        sr_hull *hull = NULL, *copy = NULL;
+        cr_assert_eq(sr_hull_create(points, n, &hull, &err), SR_OK, "%s", err.message);
+        sr_hull_view a = sr_hull_get_view(hull);
+        cr_assert_eq(sr_hull_create_from_view(&a, face_vertex_total(&a), &copy, &err), SR_OK, "run %d (dimension %d): %s",
+                     t, a.dimension, err.message);
+        cr_assert_eq(hull_signature(copy), hull_signature(hull), "run %d: the copy's tables differ", t);
+        // The same support points in every direction (ties broken alike).
+        for (int k = 0; k < 16; k++) {
+            sr_vec3 d = rng_direction(&r);
+            sr_dvec3 dir = {d.x, d.y, d.z};
+            sr_dvec3 p = sr_shape_support(&(sr_shape){.type = SR_SHAPE_HULL, .pose = sr_pose_identity(), .hull = hull}, dir);
+            sr_dvec3 q = sr_shape_support(&(sr_shape){.type = SR_SHAPE_HULL, .pose = sr_pose_identity(), .hull = copy}, dir);
+            cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "run %d: another support point", t);
+        }
+        sr_hull_destroy(copy);
+        copy = NULL;
+        if (a.dimension == 3 && t < runs) {
+            // Damaged tables, each refused with what is wrong.
+            size_t fv = face_vertex_total(&a);
+            sr_hull_face *faces = malloc(a.face_count * sizeof *faces);
+            uint32_t *loops = malloc(fv * sizeof *loops);
+            sr_dvec3 *vertices = malloc(a.vertex_count * sizeof *vertices);
+            struct {
+                const char *says;
+                int what;
+            } cases[] = {{"does not exist", 0}, {"not a unit vector", 1}, {"not convex", 2}, {"V - E + F", 3},
+                         {"twice", 4}};
+            for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+                if (cases[c].what == 3 && a.face_count == 4)
+                    continue; // a tetrahedron less a face is refused for its count first
+                memcpy(faces, a.faces, a.face_count * sizeof *faces);
+                memcpy(loops, a.face_vertices, fv * sizeof *loops);
+                memcpy(vertices, a.vertices, a.vertex_count * sizeof *vertices);
+                sr_hull_view bad = a;
+                bad.faces = faces;
+                bad.face_vertices = loops;
+                bad.vertices = vertices;
+                switch (cases[c].what) {
+                case 0: loops[0] = (uint32_t)a.vertex_count; break;
+                case 1: faces[0].normal.x += 0.01; break;
+                case 2: vertices[0] = sr_dvec3_scale(vertices[0], 3.0); break;
+                case 3: bad.face_count--; break;
+                default: loops[faces[0].first + 1] = loops[faces[0].first]; break;
+                }
+                cr_assert_neq(sr_hull_create_from_view(&bad, fv, &copy, &err), SR_OK,
+                              "run %d: tables with %s accepted", t, cases[c].says);
+                cr_assert_null(copy);
+                cr_assert(strstr(err.message, cases[c].says), "run %d: '%s' does not say '%s'", t, err.message,
+                          cases[c].says);
+            }
+            free(faces);
+            free(loops);
+            free(vertices);
+        }
+        sr_hull_destroy(hull);
+        free(points);
+    }
+}

@@ -208,6 +208,8 @@ sr_status rec_apply_shapes(rec_scene_reader *r, rec_cursor *c, char *what, size_
 sr_status rec_shape_sync(rec_scene_reader *r, const rec_node *target, rec_built *b, sr_error *err);
 /// Frees the hulls read.
 void rec_shape_reader_free(rec_scene_reader *r);
+/// Memory the hulls read hold, roughly.
+size_t rec_shape_reader_bytes(const rec_scene_reader *r);
 /// Checks a HULL definition's payload (what --check does for each). False with `why`.
 bool rec_hull_check(const uint8_t *payload, size_t size, char *why, size_t why_size);
 

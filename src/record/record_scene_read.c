@@ -59,7 +59,7 @@ size_t rec_scene_reader_bytes(const rec_scene_reader *r)
 {
     size_t bytes = r->target_capacity * sizeof *r->targets + r->built_capacity * sizeof *r->built +
                    r->source_capacity * sizeof *r->source_of + r->order_capacity * sizeof *r->order +
-                   r->fresh_capacity * sizeof *r->fresh;
+                   r->fresh_capacity * sizeof *r->fresh + rec_shape_reader_bytes(r);
     if (r->scene) {
         sr_scene_totals totals = sr_scene_get_totals(r->scene);
         for (uint32_t m = 1; m <= totals.meshes; m++) {

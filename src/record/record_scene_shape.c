@@ -373,6 +373,18 @@ void rec_shape_reader_free(rec_scene_reader *r)
     r->hull_count = r->hull_capacity = 0;
 }
 
+size_t rec_shape_reader_bytes(const rec_scene_reader *r)
+{
+    size_t bytes = r->hull_capacity * sizeof *r->hulls;
+    for (size_t i = 0; i < r->hull_count; i++) {
+        sr_hull_view v = sr_hull_get_view(r->hulls[i].hull);
+        // vertices (and their copy by axis), faces, loops, edges and their adjacency
+        bytes += v.vertex_count * 52 + v.face_count * sizeof(sr_hull_face) + face_vertex_count(&v) * 4 +
+                 v.edge_count * 24;
+    }
+    return bytes;
+}
+
 /* Decodes a HULL payload (after its id) into a hull, checked; false with `why`. */
 static bool decode_hull(rec_cursor *c, sr_hull **out, sr_status *status, char *why, size_t why_size)
 {
