@@ -512,7 +512,8 @@ static sr_status walk_nodes(rec_scene_writer *w, const sr_scene *scene, rec_buff
         uint32_t mesh = 0, material = 0;
         // A shape's mesh (one the scene made to draw it) is recorded as the node's for readers
         // of format 1.0, and flagged so that newer ones make it from the shape.
-        bool mesh_from_shape = info.has_shape && rec_mesh_is_shape_mesh(scene, id, &info);
+        bool mesh_from_shape = // asked of new nodes only: a node's recorded mesh never changes
+            n->generation != id.generation && info.has_shape && rec_mesh_is_shape_mesh(scene, id, &info);
         sr_status status = need_mesh(w, scene, info.mesh.id, out, sizes, &mesh, err);
         if (status == SR_OK)
             status = need_material(w, scene, info.material.id, out, sizes, &material, err);
