@@ -2,7 +2,8 @@
  * RECORDING`, format 1.1's collision shapes), driven by a script under SDL's dummy video driver:
  * a pair selected by name at a frame, its answer (print-pair) the signed distance computed here from
  * the recorded poses, the selection kept while scrubbing (the answer following the bodies), and
- * the GJK trace and Minkowski view drawn. The recording is made here with softrast/record.h: a
+ * the GJK trace and Minkowski view drawn; and `softrast replay --overlay` drawing the collision
+ * overlays of the recorded shapes as this process draws them. The recording is made here with softrast/record.h: a
  * ball falling onto a box. */
 #include <criterion/criterion.h>
 
@@ -10,6 +11,7 @@
 #include <math.h>
 #include <softrast/record.h>
 #include <softrast/scene_collide.h>
+#include <stb_image.h>
 
 #include "run_program.h"
 
@@ -161,5 +163,79 @@ Test(playback_shapes, a_pair_selected_on_a_recording_answers_as_the_recorded_pos
         snprintf(command, sizeof command, "cp %s/gjk.png %s/minkowski.png %s/", dir, dir, getenv("SOFTRAST_KEEP_IMAGES"));
         cr_assert_eq(system(command), 0);
     }
+    remove_dir(dir);
+}
+
+/* ---- softrast replay --overlay ---- */
+
+Test(playback_shapes, replay_draws_the_collision_overlays_of_the_recorded_shapes, .init = init, .timeout = 120)
+{
+    char dir[64], file[128], pattern[160], image_path[160];
+    make_temp_dir(dir);
+    snprintf(file, sizeof file, "%s/drop.srrec", dir);
+    record(file);
+    snprintf(pattern, sizeof pattern, "%s/f%%02d.png", dir);
+    run_result r = run((const char *[]){"replay", file, "--frames", "19", "--out", pattern, "--size", "320x180",
+                                        "--overlay", "contacts,closest,pairs", NULL});
+    cr_assert(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    snprintf(image_path, sizeof image_path, "%s/f19.png", dir);
+    int width = 0, height = 0, channels = 0;
+    unsigned char *got = stbi_load(image_path, &width, &height, &channels, 4);
+    cr_assert_not_null(got);
+    cr_assert(width == 320 && height == 180);
+
+    // The same frame drawn here: the recording, then the pass over its scene and the overlays.
+    sr_error err = {0};
+    sr_recording *rec = NULL;
+    sr_framebuffer *fb = NULL;
+    sr_renderer *renderer = NULL;
+    sr_scene_frame *scene_frame = NULL;
+    sr_collision *collision = NULL;
+    sr_debug_list *list = NULL;
+    cr_assert_eq(sr_recording_open(file, NULL, &rec, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = 320, .height = 180}, &fb, NULL), SR_OK);
+    cr_assert_eq(sr_renderer_create(NULL, &renderer, NULL), SR_OK);
+    cr_assert_eq(sr_scene_frame_create(&scene_frame, NULL), SR_OK);
+    cr_assert_eq(sr_collision_create(&collision, NULL), SR_OK);
+    cr_assert_eq(sr_debug_list_create(NULL, &list, NULL), SR_OK);
+    sr_recording_frame frame;
+    cr_assert_eq(sr_recording_seek(rec, 19, &frame, &err), SR_OK, "%s", err.message);
+    sr_camera camera;
+    cr_assert_eq(sr_recording_render(rec, renderer, fb,
+                                     &(sr_recording_render_desc){.scene_frame = scene_frame, .camera_used = &camera},
+                                     &err),
+                 SR_OK, "%s", err.message);
+    cr_assert_eq(sr_scene_collide(frame.scene, NULL, collision, &err), SR_OK, "%s", err.message);
+    cr_assert_eq(collision->contact_count, 1, "the ball sinks into the box at the last frame");
+    sr_overlay_desc desc = {.items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS,
+                            .collision = collision};
+    cr_assert_eq(sr_overlay_add(frame.scene, scene_frame, &camera, 320, 180, &desc, list, &err), SR_OK, "%s",
+                 err.message);
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, 320, 180, &view, &projection);
+    cr_assert_eq(sr_debug_draw(list, renderer, fb, sr_mat4_mul(projection, view), &err), SR_OK);
+    long differ = 0, contact_red = 0;
+    for (size_t p = 0; p < 320u * 180u; p++) {
+        uint32_t value = (uint32_t)got[4 * p] | (uint32_t)got[4 * p + 1] << 8 | (uint32_t)got[4 * p + 2] << 16 |
+                         (uint32_t)got[4 * p + 3] << 24;
+        differ += value != fb->color[p];
+        contact_red += value == SR_OVERLAY_COLOR_CONTACT;
+    }
+    cr_assert_eq(differ, 0, "%ld pixels differ from the frame drawn here", differ);
+    cr_assert_gt(contact_red, 10, "the contact's red dot is drawn");
+    stbi_image_free(got);
+
+    // Usage: an unknown item, and --overlay without --frames.
+    r = run((const char *[]){"replay", file, "--frames", "1", "--out", pattern, "--overlay", "contact", NULL});
+    cr_assert(r.exited && r.code == 2 && strstr(r.err, "--overlay"), "exit %d: %s", r.code, r.err);
+    r = run((const char *[]){"replay", file, "--info", "--overlay", "contacts", NULL});
+    cr_assert(r.exited && r.code == 2 && strstr(r.err, "go with --frames"), "exit %d: %s", r.code, r.err);
+
+    sr_debug_list_destroy(list);
+    sr_collision_destroy(collision);
+    sr_scene_frame_destroy(scene_frame);
+    sr_renderer_destroy(renderer);
+    sr_framebuffer_destroy(fb);
+    sr_recording_destroy(rec);
     remove_dir(dir);
 }
