@@ -1,6 +1,8 @@
 /* cmd_replay.c — `softrast replay`: a recording (softrast/record.h) rendered headless, frame by
  * frame, to image files (the same pixels for any thread count), described (--info), or checked
  * record by record (--check, whose exit status tells clean, truncated and damaged apart, for CI).
+ * --overlay draws render's overlays over each frame's recorded scene, the collision ones from a
+ * collision pass over its recorded shapes.
  * Everything the user gives is checked before any frame is drawn. */
 #include <errno.h>
 #include <math.h>
@@ -11,6 +13,7 @@
 #include <softrast/debug.h>
 #include <softrast/raster.h>
 #include <softrast/record.h>
+#include <softrast/scene_collide.h>
 
 #include "app_scene.h"
 #include "args.h"
@@ -36,6 +39,9 @@ typedef struct replay_options {
     const char *camera_spec;
     long threads;
     const char *lists; ///< --lists NAME,... (NULL: all)
+    const char *overlay; ///< --overlay LIST (render's syntax), NULL: none
+    double margin;       ///< --margin D: the collision pass's near-pair margin (0: its default)
+    bool margin_given;
 } replay_options;
 
 static void print_usage(FILE *out)
@@ -43,6 +49,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: softrast replay RECORDING --frames A:B[:STEP] --out DIR/%%05d.png [--size WxH]\n"
             "                       [--camera recorded|fit|SPEC] [--lists NAME,...] [--threads N]\n"
+            "                       [--overlay LIST] [--margin D]\n"
             "       softrast replay RECORDING --info\n"
             "       softrast replay RECORDING --check\n"
             "\n"
@@ -66,6 +73,11 @@ static void print_usage(FILE *out)
             "  --lists NAMES  draw only these lists, by name or number, comma-separated (the names\n"
             "                 --info prints)\n"
             "  --threads N    rendering threads, 1 to %d (default 1); the images do not depend on N\n"
+            "  --overlay LIST overlays over each frame's recorded scene, as softrast render --overlay\n"
+            "                 draws them (bvh, bounds, wire, pick:X,Y, axes, grid, hud, ...): contacts,\n"
+            "                 closest and pairs run the collision pass over the frame's recorded\n"
+            "                 collision shapes (format 1.1), which answers as the program's did\n"
+            "  --margin D     the collision pass's margin (render's --margin; default 0.1)\n"
             "  --info         print what the recording holds: frames, time span, lists, messages,\n"
             "                 bytes by kind, and whether its writer closed it cleanly\n"
             "  --check        read and check every record (checksums, every frame's lists and state,\n"
@@ -189,7 +201,8 @@ static int parse_options(int argc, char **argv, replay_options *o)
         } else if (strcmp(arg, "--check") == 0) {
             o->check = true;
         } else if (strcmp(arg, "--frames") == 0 || strcmp(arg, "--out") == 0 || strcmp(arg, "--size") == 0 ||
-                   strcmp(arg, "--camera") == 0 || strcmp(arg, "--threads") == 0 || strcmp(arg, "--lists") == 0) {
+                   strcmp(arg, "--camera") == 0 || strcmp(arg, "--threads") == 0 || strcmp(arg, "--lists") == 0 ||
+                   strcmp(arg, "--overlay") == 0 || strcmp(arg, "--margin") == 0) {
             if (!sr_args_take_value(argc, argv, &i, &value, error))
                 goto fail;
             if (strcmp(arg, "--frames") == 0) {
@@ -220,6 +233,23 @@ static int parse_options(int argc, char **argv, replay_options *o)
                 }
             } else if (strcmp(arg, "--lists") == 0) {
                 o->lists = value;
+            } else if (strcmp(arg, "--overlay") == 0) {
+                sr_overlay_desc overlay = {0};
+                sr_error overlay_error = {0};
+                if (sr_overlay_parse(value, &overlay, &overlay_error) != SR_OK) {
+                    snprintf(error, sizeof error, "--overlay: %.400s", overlay_error.message);
+                    goto fail;
+                }
+                o->overlay = value;
+            } else if (strcmp(arg, "--margin") == 0) {
+                char *end = NULL;
+                o->margin = strtod(value, &end);
+                o->margin_given = true;
+                if (end == value || *end != '\0' || !isfinite(o->margin) || o->margin < 0.0 || o->margin > 1e9) {
+                    snprintf(error, sizeof error, "--margin: '%.400s' is not a distance (a number from 0 to 1e9)",
+                             value);
+                    goto fail;
+                }
             } else if (!sr_args_parse_int("--threads", value, 1, SR_MAX_THREADS, &o->threads, error)) {
                 goto fail;
             }
@@ -241,8 +271,8 @@ static int parse_options(int argc, char **argv, replay_options *o)
         snprintf(error, sizeof error, "give one of --frames, --info and --check");
         goto fail;
     }
-    if (!o->frames && (o->out || size_given || camera_given || o->lists)) {
-        snprintf(error, sizeof error, "--out, --size, --camera and --lists go with --frames");
+    if (!o->frames && (o->out || size_given || camera_given || o->lists || o->overlay || o->margin_given)) {
+        snprintf(error, sizeof error, "--out, --size, --camera, --lists, --overlay and --margin go with --frames");
         goto fail;
     }
     if (o->frames && !o->out) {
@@ -295,7 +325,7 @@ static void print_info(const sr_recording *rec)
         printf(", times %g to %g (span %g)%s", info->first_time, info->last_time, info->last_time - info->first_time,
                info->times_increase ? "" : ", not increasing");
     printf(", a keyframe every %u\n", info->keyframe_interval);
-    printf("scene:     %s\n", info->has_scene ? "yes (meshes, materials, node poses)" : "no (lists only)");
+    printf("scene:     %s\n", info->has_scene ? "yes (meshes, materials, node poses, collision shapes)" : "no (lists only)");
     printf("lists:     %zu", info->list_count);
     for (size_t i = 0; i < info->list_count; i++)
         printf("%s%zu '%s'", i ? ", " : " (", i, info->list_names[i]);
@@ -323,6 +353,7 @@ static void print_info(const sr_recording *rec)
     print_bytes_line("textures", s->textures, 0, s->total);
     print_bytes_line("materials", s->materials, 0, s->total);
     print_bytes_line("nodes", s->nodes, 0, s->total);
+    print_bytes_line("shapes", s->shapes, 0, s->total);
     print_bytes_line("views", s->views, 0, s->total);
     print_bytes_line("messages", s->messages, 0, s->total);
     print_bytes_line("framing", s->framing, 0, s->total);
@@ -333,6 +364,45 @@ static void print_info(const sr_recording *rec)
 }
 
 /* ---- --frames ---- */
+
+/* --overlay over the current frame, drawn as `softrast render` draws it: over what
+ * sr_recording_render drew (its scene's frame, with `camera`), the collision pass over the scene's
+ * shapes when an item needs it, then the overlays' list drawn over the image. */
+static sr_status draw_overlays(sr_recording *rec, const replay_options *o, const sr_camera *camera,
+                               sr_renderer *renderer, sr_framebuffer *fb, const sr_scene_frame *scene_frame,
+                               sr_collision *collision, double frame_ms, sr_error *err)
+{
+    const sr_recording_frame *frame = sr_recording_current(rec);
+    if (!frame->scene)
+        return SR_OK; // a frame without a scene: nothing to draw over (said once, before the frames)
+    sr_overlay_desc desc = {.frame_ms = frame_ms};
+    sr_status status = sr_overlay_parse(o->overlay, &desc, err);
+    const uint32_t collision_items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS;
+    if (status == SR_OK && (desc.items & (collision_items | SR_OVERLAY_HUD)) && sr_scene_shape_count(frame->scene)) {
+        status = sr_scene_collide(frame->scene,
+                                  &(sr_collision_desc){.margin = o->margin, .no_near = o->margin_given && o->margin == 0},
+                                  collision, err);
+        desc.collision = collision;
+    }
+    if (status == SR_OK && (desc.items & SR_OVERLAY_HEAT))
+        status = sr_overlay_heat(frame->scene, camera, fb, (int)o->threads, NULL, &desc.heat_max, err);
+    sr_debug_list *list = NULL;
+    if (status == SR_OK)
+        status = sr_debug_list_create(NULL, &list, err);
+    for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
+        status = sr_overlay_add(frame->scene, scene_frame, camera, fb->width, fb->height, &desc, list, err);
+        if (status != SR_OK || sr_debug_list_get_stats(list).items_dropped == 0)
+            break;
+        status = sr_debug_list_clear(list, err); // grows to what the overlays asked for
+    }
+    if (status == SR_OK) {
+        sr_mat4 view, projection;
+        sr_camera_matrices(camera, fb->width, fb->height, &view, &projection);
+        status = sr_debug_draw(list, renderer, fb, sr_mat4_mul(projection, view), err);
+    }
+    sr_debug_list_destroy(list);
+    return status;
+}
 
 /* Which lists --lists shows; false (with a message) for a name that is not a list. */
 static bool choose_lists(const char *text, const sr_recording_info *info, bool *shown, char *error, size_t size)
@@ -390,6 +460,15 @@ static int render_frames(sr_recording *rec, const replay_options *o)
     sr_status status = sr_framebuffer_create(&(sr_framebuffer_desc){.width = o->width, .height = o->height}, &fb, &err);
     if (status == SR_OK)
         status = sr_renderer_create(&(sr_renderer_desc){.threads = (int)o->threads}, &renderer, &err);
+    sr_scene_frame *scene_frame = NULL;
+    sr_collision *collision = NULL;
+    if (status == SR_OK && o->overlay) {
+        status = sr_scene_frame_create(&scene_frame, &err);
+        if (status == SR_OK)
+            status = sr_collision_create(&collision, &err);
+        if (!info->has_scene)
+            fprintf(stderr, "softrast replay: warning: %s has no scene, so --overlay draws nothing\n", o->path);
+    }
     sr_camera camera = {0};
     bool fixed_camera = o->camera != CAMERA_RECORDED;
     if (status == SR_OK && o->camera == CAMERA_FIT)
@@ -412,10 +491,18 @@ static int render_frames(sr_recording *rec, const replay_options *o)
     char path[SR_ARGS_PATH_SIZE];
     for (uint64_t f = o->first; status == SR_OK && f <= last; f += o->step) {
         status = sr_recording_seek(rec, f, NULL, &err);
+        double frame_start = sr_app_now_ms();
+        sr_camera used;
         if (status == SR_OK)
-            status = sr_recording_render(
-                rec, renderer, fb,
-                &(sr_recording_render_desc){.camera = fixed_camera ? &camera : NULL, .lists_shown = shown}, &err);
+            status = sr_recording_render(rec, renderer, fb,
+                                         &(sr_recording_render_desc){.camera = fixed_camera ? &camera : NULL,
+                                                                     .lists_shown = shown,
+                                                                     .scene_frame = scene_frame,
+                                                                     .camera_used = &used},
+                                         &err);
+        if (status == SR_OK && o->overlay)
+            status = draw_overlays(rec, o, &used, renderer, fb, scene_frame, collision, sr_app_now_ms() - frame_start,
+                                   &err);
         if (status == SR_OK) {
             frame_path(o->out, f, path, sizeof path);
             status = sr_framebuffer_save(fb, path, &err);
@@ -430,6 +517,8 @@ static int render_frames(sr_recording *rec, const replay_options *o)
             break;
     }
     double seconds = (sr_app_now_ms() - start) / 1000.0;
+    sr_collision_destroy(collision);
+    sr_scene_frame_destroy(scene_frame);
     sr_renderer_destroy(renderer);
     sr_framebuffer_destroy(fb);
     free(shown);

@@ -26,6 +26,8 @@ static bool state_sizes(const uint8_t *payload, size_t size, sr_record_sizes *si
         uint64_t bytes = (uint64_t)(c.p - start);
         if (tag >= REC_SECTION_REMOVED && tag <= REC_SECTION_CHANGED)
             sizes->nodes += bytes;
+        else if (tag == REC_SECTION_SHAPES)
+            sizes->shapes += bytes;
         else if (tag >= REC_SECTION_CAMERA && tag <= REC_SECTION_SCENE)
             sizes->views += bytes;
         else
@@ -191,6 +193,16 @@ sr_status sr_recording_check(const char *path, const sr_recording_desc *desc, sr
                 sizes->materials += total;
                 sizes->framing -= REC_RECORD_OVERHEAD;
                 break;
+            case REC_HULL: {
+                char what[200];
+                if (!rec_hull_check(payload, size, what, sizeof what)) {
+                    snprintf(why, sizeof why, "a hull's definition: %.200s", what);
+                    ok = false;
+                }
+                sizes->shapes += total;
+                sizes->framing -= REC_RECORD_OVERHEAD;
+                break;
+            }
             case REC_MESSAGE:
                 sizes->messages += total;
                 sizes->framing -= REC_RECORD_OVERHEAD;

@@ -129,6 +129,7 @@ void rec_sizes_add(sr_record_sizes *a, const sr_record_sizes *b)
     a->meshes += b->meshes;
     a->textures += b->textures;
     a->materials += b->materials;
+    a->shapes += b->shapes;
     a->nodes += b->nodes;
     a->views += b->views;
     a->messages += b->messages;
@@ -139,7 +140,7 @@ void rec_sizes_add(sr_record_sizes *a, const sr_record_sizes *b)
 
 uint64_t rec_sizes_sum(const sr_record_sizes *sizes)
 {
-    uint64_t sum = sizes->meshes + sizes->textures + sizes->materials + sizes->nodes + sizes->views + sizes->messages +
+    uint64_t sum = sizes->meshes + sizes->textures + sizes->materials + sizes->shapes + sizes->nodes + sizes->views + sizes->messages +
                    sizes->unsorted_items + sizes->framing;
     for (int k = 0; k < SR_DEBUG_ITEM_KIND_COUNT; k++)
         sum += sizes->items[k];

@@ -35,6 +35,9 @@ enum {
     REC_MATERIAL = 6, ///< a material definition
     REC_MESSAGE = 7,  ///< a timeline message
     REC_INDEX = 8,    ///< the index (written at close, just before the trailer)
+    /// A convex hull's tables (format 1.1; identical hulls stored once): the hull of a node's
+    /// collision shape (REC_SECTION_SHAPES), read back exactly (sr_hull_create_from_view).
+    REC_HULL = 9,
 };
 
 /// STATE record sections: tag (u8), payload length (varint), payload. Unknown tags are skipped.
@@ -46,7 +49,28 @@ enum {
     REC_SECTION_REMOVED = 5,    ///< nodes removed: count, slot deltas
     REC_SECTION_ADDED = 6,      ///< nodes added: count, full nodes (parents first)
     REC_SECTION_CHANGED = 7,    ///< nodes changed: count, slot delta + mask + fields
+    /// Nodes' collision shapes set, changed or removed (format 1.1; after ADDED, so it names
+    /// nodes that exist): count, then per node slot delta, flags (REC_SHAPE_ENTRY_*), and with
+    /// REC_SHAPE_ENTRY_SHAPE the shape's bytes (varint length, then rec_shape_encode's). A
+    /// keyframe lists every node with a shape.
+    REC_SECTION_SHAPES = 8,
 };
+
+/// A shape entry's flags.
+enum {
+    REC_SHAPE_ENTRY_SHAPE = 1u << 0, ///< the node has a shape (its bytes follow); else it has none
+    /// The node's recorded mesh is the one the program's scene made to draw its shape (what a 1.0
+    /// reader draws); a 1.1 reader makes it from the shape instead, and gives the node no mesh.
+    REC_SHAPE_ENTRY_MESH_FROM_SHAPE = 1u << 1,
+    REC_SHAPE_ENTRY_KNOWN = (1u << 2) - 1,
+};
+
+/// A shape's bytes: a head byte (type in bits 0-3, how it is drawn (sr_shape_draw, 1 to 3) in bits
+/// 4-5, bit 6: a rounding follows), the rounding (f64), then by type: nothing (point), 2 or 3
+/// points (segment, triangle: 3 f64 each), the radius (sphere), the half extents (box: 3 f64), the
+/// radius and half height (capsule, cylinder, cone), the stored hull's id (varint; hull).
+#define REC_SHAPE_MAX 88u
+#define REC_SHAPE_ROUNDED 0x40u
 
 /// STATE record flags.
 enum {

@@ -252,6 +252,8 @@ sr_status sr_recording_render(sr_recording *rec, sr_renderer *renderer, sr_frame
     status = rec_frame_camera(rec, d.camera, fb->width, fb->height, &camera, err);
     if (status != SR_OK)
         return status;
+    if (d.camera_used)
+        *d.camera_used = camera;
     const sr_recording_frame *f = &rec->current;
     bool scene = f->scene && !d.no_scene;
     uint32_t background = d.background ? d.background
@@ -264,7 +266,7 @@ sr_status sr_recording_render(sr_recording *rec, sr_renderer *renderer, sr_frame
         if (d.background)
             sr_renderer_clear(renderer, fb, background, 1.0f);
         status = sr_scene_render(f->scene, &(sr_scene_render_desc){.camera = &camera, .no_clear = d.background != 0},
-                                 renderer, fb, NULL, err);
+                                 renderer, fb, d.scene_frame, err);
         if (status != SR_OK)
             return status;
     } else {

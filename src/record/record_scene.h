@@ -7,6 +7,8 @@
 
 #include "record_internal.h"
 
+#include <softrast/scene_collide.h>
+
 /// One node as recorded (the state both sides keep per source slot).
 typedef struct rec_node {
     uint32_t generation; ///< the source handle's generation; 0: no live node in this slot
@@ -17,6 +19,13 @@ typedef struct rec_node {
     uint32_t transform[10]; ///< the local sr_transform's floats' bits: translation, rotation, scale
     char *name;             ///< owned
     int depth;              ///< 0 for top-level nodes (the writer's; the reader recomputes it)
+    uint8_t shape[REC_SHAPE_MAX]; ///< its collision shape's bytes (REC_SHAPE_MAX)
+    uint8_t shape_size;           ///< 0: no shape
+    bool mesh_from_shape;         ///< `mesh` is the one its program's scene made to draw its shape
+    /// The writer's: the hull `shape` names, its fingerprint and stored id (a hull met again is
+    /// not hashed against every hull written).
+    const sr_hull *hull;
+    uint64_t hull_hash;
 } rec_node;
 
 /// The retained view: camera, light, background, scene name.
@@ -68,6 +77,13 @@ typedef struct rec_scene_writer {
     uint32_t *removed;
     uint64_t *changed, *added;
     size_t removed_capacity, changed_capacity, added_capacity;
+    /// Slots whose shape entry goes into this frame's SHAPES section.
+    uint32_t *shaped;
+    size_t shaped_capacity;
+    /// Hulls written (their payload after the id, to find an identical one), the next hull id.
+    struct rec_hull_written *hulls;
+    size_t hull_count, hull_capacity;
+    uint32_t next_hull;
     /// Definitions written into this frame's buffer (offsets within it), and the ids they took.
     rec_definition *new_definitions;
     size_t new_definition_count, new_definition_capacity;
@@ -112,6 +128,8 @@ typedef struct rec_built {
     uint32_t transform[10];
     bool hidden;
     uint32_t material; ///< stored id
+    uint8_t shape[REC_SHAPE_MAX]; ///< the shape set on it (shape_size 0: none)
+    uint8_t shape_size;
 } rec_built;
 
 /// A definition loaded into the scene: stored id -> the scene's id.
@@ -140,6 +158,9 @@ typedef struct rec_scene_reader {
     size_t source_capacity;
     rec_loaded *meshes, *materials, *textures;
     size_t mesh_count, mesh_capacity, material_count, material_capacity, texture_count, texture_capacity;
+    /// Hulls read from the file (owned; the scene's shapes point to them): stored id -> hull.
+    struct rec_hull_loaded *hulls;
+    size_t hull_count, hull_capacity;
     /// Scratch of an update: added targets (depth << 32 | index), the new built entries.
     uint64_t *order;
     size_t order_capacity;
@@ -162,6 +183,35 @@ sr_status rec_state_apply(rec_scene_reader *r, const uint8_t *payload, size_t si
 sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err);
 /// Memory the reader holds (its state and the scene's meshes and textures, roughly).
 size_t rec_scene_reader_bytes(const rec_scene_reader *r);
+
+/* ---- collision shapes (record_scene_shape.c) ---- */
+
+/// The writer's side of a node: its shape now as bytes in n->shape (hulls it names written to `out`
+/// the first time), and whether its recorded mesh is the one its scene made for the shape. Sets
+/// *changed when either differs from what n held. Errors: out of memory.
+sr_status rec_shape_note(rec_scene_writer *w, const sr_scene *scene, sr_node_id id, const sr_node_info *info,
+                         rec_node *n, rec_buffer *out, sr_record_sizes *sizes, bool *changed, sr_error *err);
+/// The node's own mesh: info->mesh unless that is the mesh the scene made to draw its shape.
+bool rec_mesh_is_shape_mesh(const sr_scene *scene, sr_node_id id, const sr_node_info *info);
+/// The most bytes the SHAPES section of `count` entries takes.
+size_t rec_shapes_bound(size_t count);
+/// Writes the SHAPES section of the slots w->shaped[0 .. count) (ascending). Returns the end.
+uint8_t *rec_put_shapes(const rec_scene_writer *w, uint8_t *p, size_t count);
+/// Forgets the hulls written (another scene, a failure).
+void rec_shape_writer_forget(rec_scene_writer *w);
+
+/// Applies a SHAPES section to the reader's state. SR_ERROR_PARSE with `what`.
+sr_status rec_apply_shapes(rec_scene_reader *r, rec_cursor *c, char *what, size_t what_size);
+/// Gives built node `b` the shape of `target` (removing it when the target has none), loading its
+/// hull the first time. Errors: a hull's definition missing or damaged (SR_ERROR_PARSE), a shape
+/// the scene refuses (SR_ERROR_PARSE naming the node), out of memory.
+sr_status rec_shape_sync(rec_scene_reader *r, const rec_node *target, rec_built *b, sr_error *err);
+/// Frees the hulls read.
+void rec_shape_reader_free(rec_scene_reader *r);
+/// Memory the hulls read hold, roughly.
+size_t rec_shape_reader_bytes(const rec_scene_reader *r);
+/// Checks a HULL definition's payload (what --check does for each). False with `why`.
+bool rec_hull_check(const uint8_t *payload, size_t size, char *why, size_t why_size);
 
 /// Writes a record's head (type, payload length) at `record` and its CRC after the payload,
 /// which ends at `end`; returns the record's end.

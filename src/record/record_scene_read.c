@@ -51,6 +51,7 @@ void rec_scene_reader_free(rec_scene_reader *r)
     sr_free(r->textures);
     sr_free(r->order);
     sr_free(r->fresh);
+    rec_shape_reader_free(r); // after the scene, whose shapes point to the hulls
     *r = (rec_scene_reader){0};
 }
 
@@ -58,7 +59,7 @@ size_t rec_scene_reader_bytes(const rec_scene_reader *r)
 {
     size_t bytes = r->target_capacity * sizeof *r->targets + r->built_capacity * sizeof *r->built +
                    r->source_capacity * sizeof *r->source_of + r->order_capacity * sizeof *r->order +
-                   r->fresh_capacity * sizeof *r->fresh;
+                   r->fresh_capacity * sizeof *r->fresh + rec_shape_reader_bytes(r);
     if (r->scene) {
         sr_scene_totals totals = sr_scene_get_totals(r->scene);
         for (uint32_t m = 1; m <= totals.meshes; m++) {
@@ -333,6 +334,9 @@ sr_status rec_state_apply(rec_scene_reader *r, const uint8_t *payload, size_t si
             break;
         case REC_SECTION_ADDED:
             status = apply_added(r, &section, what, what_size);
+            break;
+        case REC_SECTION_SHAPES:
+            status = rec_apply_shapes(r, &section, what, what_size);
             break;
         default:
             break; // a newer minor version's section
@@ -661,10 +665,19 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
             r->source_of[b->id.index] = (rec_source){0, 0};
     }
     r->built_count = kept;
-    // Nodes that live on: what changed.
+    // Nodes that live on: what changed. A shape that changed or went is taken off first (a node
+    // with a shape takes no scale: its new transform may have one), and set again below.
     for (size_t i = 0; i < r->built_count; i++) {
         rec_built *b = &r->built[i];
-        sr_status status = set_node(r, &r->targets[find_target(r, b->slot)].node, b, err);
+        const rec_node *target = &r->targets[find_target(r, b->slot)].node;
+        sr_status status = SR_OK;
+        if (b->shape_size &&
+            (b->shape_size != target->shape_size || memcmp(b->shape, target->shape, b->shape_size) != 0)) {
+            status = sr_scene_set_node_shape(r->scene, b->id, NULL, err);
+            b->shape_size = 0;
+        }
+        if (status == SR_OK)
+            status = set_node(r, target, b, err);
         if (status != SR_OK)
             return status;
     }
@@ -705,7 +718,8 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
             parent = r->built[at].id;
         }
         uint32_t mesh = 0, material = 0;
-        sr_status status = load_mesh(r, t->node.mesh, &mesh, err);
+        // A mesh the program's scene made to draw the node's shape: made here from the shape.
+        sr_status status = load_mesh(r, t->node.mesh_from_shape ? 0 : t->node.mesh, &mesh, err);
         if (status == SR_OK)
             status = load_material(r, t->node.material, &material, err);
         sr_node_id id = SR_NODE_NULL;
@@ -741,6 +755,13 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
     rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
     r->built_count += fresh;
     rec_sort(r->built, r->built_count, sizeof *r->built, compare_built);
+    // Shapes last: every node has its transform by now.
+    for (size_t i = 0; i < r->built_count; i++) {
+        rec_built *b = &r->built[i];
+        sr_status status = rec_shape_sync(r, &r->targets[find_target(r, b->slot)].node, b, err);
+        if (status != SR_OK)
+            return status;
+    }
 
     if (r->view.has_camera)
         sr_scene_set_camera(r->scene, &r->view.camera);

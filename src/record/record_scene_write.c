@@ -58,6 +58,7 @@ static void forget_definitions(rec_scene_writer *w)
     if (w->texture_stored)
         memset(w->texture_stored, 0, w->texture_map_capacity * sizeof *w->texture_stored);
     w->meshes_seen_count = 0;
+    rec_shape_writer_forget(w);
 }
 
 void rec_scene_writer_free(rec_scene_writer *w)
@@ -73,6 +74,8 @@ void rec_scene_writer_free(rec_scene_writer *w)
     sr_free(w->changed);
     sr_free(w->added);
     sr_free(w->new_definitions);
+    sr_free(w->shaped);
+    sr_free(w->hulls);
     *w = (rec_scene_writer){0};
 }
 
@@ -472,9 +475,10 @@ static uint8_t *put_added(uint8_t *p, uint32_t slot, const rec_node *n)
 /* Compares the program's scene with the nodes as the file has them, updating those and noting
  * the slots removed, changed (with their masks) and added. Writes the definitions the nodes need. */
 static sr_status walk_nodes(rec_scene_writer *w, const sr_scene *scene, rec_buffer *out, sr_record_sizes *sizes,
-                            size_t *removed_count, size_t *changed_count, size_t *added_count, sr_error *err)
+                            size_t *removed_count, size_t *changed_count, size_t *added_count, size_t *shaped_count,
+                            sr_error *err)
 {
-    *removed_count = *changed_count = *added_count = 0;
+    *removed_count = *changed_count = *added_count = *shaped_count = 0;
     uint32_t slots = sr_scene_node_slots(scene);
     uint32_t total = slots > w->node_count ? slots : w->node_count;
     if (total > w->node_capacity) {
@@ -486,7 +490,8 @@ static sr_status walk_nodes(rec_scene_writer *w, const sr_scene *scene, rec_buff
     }
     if (!grow_array((void **)&w->removed, &w->removed_capacity, total, sizeof *w->removed) ||
         !grow_array((void **)&w->changed, &w->changed_capacity, total, sizeof *w->changed) ||
-        !grow_array((void **)&w->added, &w->added_capacity, total, sizeof *w->added))
+        !grow_array((void **)&w->added, &w->added_capacity, total, sizeof *w->added) ||
+        !grow_array((void **)&w->shaped, &w->shaped_capacity, total, sizeof *w->shaped))
         return out_of_memory(err, "for the node lists");
     w->node_count = total;
 
@@ -505,6 +510,10 @@ static sr_status walk_nodes(rec_scene_writer *w, const sr_scene *scene, rec_buff
         if (sr_scene_node(scene, id, &info, NULL) != SR_OK)
             continue;
         uint32_t mesh = 0, material = 0;
+        // A shape's mesh (one the scene made to draw it) is recorded as the node's for readers
+        // of format 1.0, and flagged so that newer ones make it from the shape.
+        bool mesh_from_shape = // asked of new nodes only: a node's recorded mesh never changes
+            n->generation != id.generation && info.has_shape && rec_mesh_is_shape_mesh(scene, id, &info);
         sr_status status = need_mesh(w, scene, info.mesh.id, out, sizes, &mesh, err);
         if (status == SR_OK)
             status = need_material(w, scene, info.material.id, out, sizes, &material, err);
@@ -512,7 +521,8 @@ static sr_status walk_nodes(rec_scene_writer *w, const sr_scene *scene, rec_buff
             return status;
         uint32_t transform[10];
         rec_transform_bits(&info.transform, transform);
-        if (n->generation != id.generation) {
+        bool is_new = n->generation != id.generation;
+        if (is_new) {
             if (n->generation)
                 w->removed[(*removed_count)++] = i; // the slot was reused: its old node is gone
             char *name = copy_string(info.name ? info.name : "");
@@ -525,11 +535,19 @@ static sr_status walk_nodes(rec_scene_writer *w, const sr_scene *scene, rec_buff
                             .material = material,
                             .hidden = info.hidden,
                             .name = name,
-                            .depth = info.depth};
+                            .depth = info.depth,
+                            .mesh_from_shape = mesh_from_shape};
             memcpy(n->transform, transform, sizeof transform);
             w->added[(*added_count)++] = (uint64_t)(uint32_t)info.depth << 32 | i;
-            continue;
         }
+        bool shape_changed = false;
+        status = rec_shape_note(w, scene, id, &info, n, out, sizes, &shape_changed, err);
+        if (status != SR_OK)
+            return status;
+        if (shape_changed || (is_new && n->mesh_from_shape))
+            w->shaped[(*shaped_count)++] = i;
+        if (is_new)
+            continue;
         uint32_t mask = 0;
         for (int k = 0; k < 10; k++)
             if (transform[k] != n->transform[k])
@@ -579,9 +597,9 @@ sr_status rec_scene_write(rec_scene_writer *w, const sr_scene *scene, const sr_c
     if (!w->view_known)
         keyframe = true;
 
-    size_t removed = 0, changed = 0, added = 0;
+    size_t removed = 0, changed = 0, added = 0, shaped = 0;
     if (scene) {
-        sr_status status = walk_nodes(w, scene, out, sizes, &removed, &changed, &added, err);
+        sr_status status = walk_nodes(w, scene, out, sizes, &removed, &changed, &added, &shaped, err);
         if (status != SR_OK)
             return status;
     }
@@ -621,13 +639,17 @@ sr_status rec_scene_write(rec_scene_writer *w, const sr_scene *scene, const sr_c
             if (w->nodes[i].generation)
                 w->added[added++] = (uint64_t)(uint32_t)w->nodes[i].depth << 32 | i;
         removed = changed = 0;
+        shaped = 0;
+        for (uint32_t i = 0; i < w->node_count; i++)
+            if (w->nodes[i].generation && (w->nodes[i].shape_size || w->nodes[i].mesh_from_shape))
+                w->shaped[shaped++] = i;
         camera_changed = true;
         light_changed = view.has_light;
         background_changed = view.has_background;
     }
     w->view = view;
     w->view_known = true;
-    bool anything = camera_changed || light_changed || background_changed || removed || changed || added;
+    bool anything = camera_changed || light_changed || background_changed || removed || changed || added || shaped;
     if (!retained || (!keyframe && !anything)) {
         written->has_scene = view.has_scene;
         return SR_OK;
@@ -640,6 +662,7 @@ sr_status rec_scene_write(rec_scene_writer *w, const sr_scene *scene, const sr_c
                    3 * REC_VARINT_MAX + removed * REC_VARINT_MAX + changed * (REC_VARINT_MAX + 2 + 40 + REC_VARINT_MAX);
     for (size_t i = 0; i < added; i++)
         bound += added_bound(&w->nodes[(uint32_t)w->added[i]]);
+    bound += 1 + SECTION_LENGTH_BYTES + rec_shapes_bound(shaped);
     if (!rec_buffer_reserve(out, bound))
         return out_of_memory(err, "for the scene's state");
 
@@ -715,9 +738,21 @@ sr_status rec_scene_write(rec_scene_writer *w, const sr_scene *scene, const sr_c
     }
     size_t node_bytes = (size_t)(p - nodes_start), view_bytes = (size_t)(nodes_start - views_start);
     sizes->nodes += node_bytes;
+    uint8_t *shapes_start = p;
+    if (shaped) {
+        // After ADDED: the entries name nodes that exist. Slots ascend (the walk's order).
+        p = rec_put_u8(p, REC_SECTION_SHAPES);
+        uint8_t *length_at = p;
+        p += SECTION_LENGTH_BYTES;
+        uint8_t *payload = p;
+        p = rec_put_shapes(w, p, shaped);
+        fill_section_length(length_at, (size_t)(p - payload));
+    }
+    size_t shape_bytes = (size_t)(p - shapes_start);
+    sizes->shapes += shape_bytes;
     p = rec_record_finish(record, REC_STATE, p);
     out->size = (size_t)(p - out->data);
-    sizes->framing += out->size - start - node_bytes - view_bytes;
+    sizes->framing += out->size - start - node_bytes - view_bytes - shape_bytes;
     written->state_offset = start;
     written->state_size = out->size - start;
     written->keyframe = keyframe;

@@ -361,7 +361,7 @@ sr_recorder_stats sr_recorder_get_stats(const sr_recorder *rec)
 static sr_status write_index(sr_recorder *rec, sr_error *err)
 {
     size_t bound = REC_RECORD_OVERHEAD + 3 * REC_VARINT_MAX + rec->index_frames.size + rec->index_definitions.size +
-                   rec->index_messages.size + (2 * SR_DEBUG_ITEM_KIND_COUNT + 8) * REC_VARINT_MAX + REC_VARINT_MAX + 1 +
+                   rec->index_messages.size + (2 * SR_DEBUG_ITEM_KIND_COUNT + 9) * REC_VARINT_MAX + REC_VARINT_MAX + 1 +
                    REC_TRAILER_SIZE;
     if (!rec_buffer_reserve(&rec->out, bound))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory writing the index", rec->path);
@@ -388,6 +388,7 @@ static sr_status write_index(sr_recorder *rec, sr_error *err)
         p = rec_put_varint(p, rest[k]);
     p = rec_put_varint(p, rec->max_lists);
     p = rec_put_u8(p, rec->scene.view.has_scene ? 1u : 0u);
+    p = rec_put_varint(p, s->shapes); // format 1.1
     p = rec_record_finish(record, REC_INDEX, p);
     uint64_t index_offset = rec->offset;
     // The trailer.

@@ -265,6 +265,8 @@ static bool read_index(sr_recording *rec, tables *t, char *why, size_t why_size,
         *rest[k] = rec_get_varint(&c);
     uint64_t lists = rec_get_count(&c, REC_MAX_LISTS);
     uint32_t flags = rec_get_u8(&c);
+    if (rec_left(&c)) // format 1.1: the shapes' bytes (a 1.0 index ends before)
+        s->shapes = rec_get_varint(&c);
     if (c.bad) {
         snprintf(why, why_size, "the index's totals are damaged");
         return false;
@@ -373,12 +375,15 @@ static sr_status scan(sr_recording *rec, tables *t, const sr_recording_desc *des
                 s->framing += REC_RECORD_OVERHEAD;
                 s->nodes += length;
             }
-        } else if (type == REC_MESH || type == REC_TEXTURE || type == REC_MATERIAL) {
+        } else if (type == REC_MESH || type == REC_TEXTURE || type == REC_MATERIAL || type == REC_HULL) {
             uint64_t id = rec_get_varint(&c);
             ok = !c.bad && id && id <= UINT32_MAX;
             if (ok && !add_definition(rec, t, (rec_definition){type, (uint32_t)id, offset, total}))
                 return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "%s: out of memory scanning", rec->path);
-            uint64_t *bucket = type == REC_MESH ? &s->meshes : type == REC_TEXTURE ? &s->textures : &s->materials;
+            uint64_t *bucket = type == REC_MESH      ? &s->meshes
+                               : type == REC_TEXTURE ? &s->textures
+                               : type == REC_HULL    ? &s->shapes
+                                                     : &s->materials;
             *bucket += ok ? total : 0;
         } else if (type == REC_MESSAGE) {
             status = rec_read_at(rec, offset, (size_t)total, &rec->buffer, &rec->buffer_capacity, err);
@@ -619,7 +624,7 @@ sr_status rec_read_definition(void *user, uint32_t type, uint32_t id, const uint
     const rec_definition *d = rec->definition_count ? bsearch(&key, rec->definitions, rec->definition_count,
                                                               sizeof *rec->definitions, compare_definitions)
                                                     : NULL;
-    static const char *const names[] = {"", "", "", "mesh", "", "texture", "material"};
+    static const char *const names[] = {"", "", "", "mesh", "", "texture", "material", "", "", "hull"};
     const char *name = type < sizeof names / sizeof *names ? names[type] : "definition";
     if (!d)
         return sr_error_set(err, SR_ERROR_PARSE, "%s: %s %u is used but never defined (a damaged file)", rec->path,

@@ -1,7 +1,8 @@
 /* record_example.c — the README's recording example: a made-up physics step (balls and crates
  * falling onto a ground and bouncing) whose scene and debug lists are recorded every frame, with
- * a message when a body first lands. The file is then played with `softrast replay` or
- * `softrast view`. Built and run by the test suite (tests/meson.build: meson test record_example).
+ * a message when a body first lands. Each body and the ground carry a collision shape (a sphere, a
+ * box), so the collision pass and its overlays work on the recording (`softrast replay --overlay
+ * contacts`). The file is then played with `softrast replay` or `softrast view`. Built and run by the test suite (tests/meson.build: meson test record_example).
  *
  *   record_example OUT.srrec [FRAMES]   (default 240 frames, 4 seconds at 60 Hz) */
 #include <softrast/softrast.h>
@@ -12,7 +13,8 @@
 #define BODIES 12
 
 typedef struct body {
-    sr_node_id node;
+    sr_node_id node; ///< unscaled, with the collision shape (shapes take no scale)
+    sr_node_id mesh; ///< its child: the mesh, scaled to the body's radius
     sr_vec3 position, velocity;
     float radius;
     bool crate, landed;
@@ -41,7 +43,12 @@ int main(int argc, char **argv)
                               &orange, &err) ||
         sr_scene_add_material(scene, &(sr_material_desc){.name = "wood", .base_color = {0.6f, 0.45f, 0.3f, 1}}, &wood,
                               &err) ||
-        sr_scene_add_node(scene, &(sr_node_desc){.name = "ground", .mesh = ground, .material = stone}, NULL, &err) ||
+        sr_scene_add_node(scene,
+                          &(sr_node_desc){.name = "ground",
+                                          .mesh = ground,
+                                          .material = stone,
+                                          .shape = &(sr_node_shape_desc){.shape = sr_shape_box((sr_dvec3){4, 0, 4})}},
+                          NULL, &err) ||
         sr_debug_list_create(NULL, &lists[0], &err) || sr_debug_list_create(NULL, &lists[1], &err)) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
@@ -56,13 +63,21 @@ int main(int argc, char **argv)
                     .crate = i % 2 == 1};
         char name[32];
         snprintf(name, sizeof name, "%s %d", b->crate ? "crate" : "ball", i);
-        sr_transform t = {b->position, {0, 0, 0, 1}, {b->radius, b->radius, b->radius}};
-        if (sr_scene_add_node(scene,
-                              &(sr_node_desc){.name = name,
-                                              .transform = t,
+        // The body's node carries its shape (a collision proxy: its mesh is drawn), its child the
+        // mesh scaled to the radius.
+        double r = b->radius;
+        sr_node_shape_desc shape = {.shape = b->crate ? sr_shape_box((sr_dvec3){r, r, r}) : sr_shape_sphere(r),
+                                    .draw = SR_SHAPE_DRAW_NONE};
+        sr_transform t = {b->position, {0, 0, 0, 1}, {1, 1, 1}};
+        sr_transform scaled = {{0, 0, 0}, {0, 0, 0, 1}, {b->radius, b->radius, b->radius}};
+        if (sr_scene_add_node(scene, &(sr_node_desc){.name = name, .transform = t, .shape = &shape}, &b->node, &err) ||
+            sr_scene_add_node(scene,
+                              &(sr_node_desc){.name = name, // what a click on it names
+                                              .parent = b->node,
+                                              .transform = scaled,
                                               .mesh = b->crate ? crate : ball,
                                               .material = b->crate ? wood : orange},
-                              &b->node, &err)) {
+                              &b->mesh, &err)) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
@@ -97,9 +112,8 @@ int main(int argc, char **argv)
                     b->landed = true;
                 }
             }
-            sr_transform t = {b->position,
-                              sr_quat_from_euler_degrees(sr_vec3_make(0, 40.0f * b->position.x, 0)),
-                              {b->radius, b->radius, b->radius}};
+            sr_transform t = {b->position, sr_quat_from_euler_degrees(sr_vec3_make(0, 40.0f * b->position.x, 0)),
+                              {1, 1, 1}};
             sr_scene_set_transform(scene, b->node, t, NULL);
             sr_debug_style outline = sr_debug_style_color(b->landed ? SR_DEBUG_GREEN : SR_DEBUG_YELLOW);
             if (b->crate) {

@@ -6,12 +6,14 @@
  * record's as far as the lengths chain, the trailer's), so that mutations reach the decoders of
  * items, states, meshes and the index instead of stopping at a checksum; bit 1 uses a tiny cache
  * (evictions at every seek). Inputs starting with FUZZ_ALLOCATION_FAILURE_MARK run with failing
- * allocations. Promises checked: no crash, no leak, no allocation past what the file justifies
+ * allocations. The frames' scenes go through the collision pass (their shapes and hulls, format 1.1).
+ * Promises checked: no crash, no leak, no allocation past what the file justifies
  * (the sanitizers and the allocator), every failure with a message, info that holds together,
  * and a file found clean by the check seeks to every frame. Knows nothing of the driver. */
 #include "fuzz_targets.h"
 
 #include <softrast/record.h>
+#include <softrast/scene_collide.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +97,8 @@ static void played(sr_recording *recording, const sr_recording_info *info, sr_fr
                    bool clean)
 {
     uint64_t frames = info->frame_count < 48 ? info->frame_count : 48;
+    sr_collision *collision = NULL;
+    sr_collision_create(&collision, NULL);
     for (uint64_t k = 0; k < 2 * frames; k++) {
         uint64_t f = k < frames ? k : 2 * frames - 1 - k; // forwards, then backwards
         sr_recording_frame frame;
@@ -114,6 +118,11 @@ static void played(sr_recording *recording, const sr_recording_info *info, sr_fr
             status = sr_recording_render(recording, renderer, fb, NULL, &err);
             FUZZ_CHECK(status == SR_OK || err.message[0], "a render failed without a message");
         }
+        if (k % 3 == 0 && frame.scene && collision) {
+            err.message[0] = '\0';
+            status = sr_scene_collide(frame.scene, NULL, collision, &err);
+            FUZZ_CHECK(status == SR_OK || err.message[0], "a collision pass failed without a message");
+        }
         sr_recording_item_pick pick, again;
         if (sr_recording_pick_item(recording, NULL, fb->width, fb->height, (float)(k % 16), (float)(k % 12), 4.0f, NULL,
                                    &pick, NULL) == SR_OK &&
@@ -123,6 +132,7 @@ static void played(sr_recording *recording, const sr_recording_info *info, sr_fr
         }
         sr_recording_frame_bounds(recording);
     }
+    sr_collision_destroy(collision);
     if (info->frame_count) {
         sr_camera camera;
         sr_recording_fit_camera(recording, 0, frames ? frames - 1 : 0, 1.5f, &camera, NULL);
@@ -247,6 +257,19 @@ static void add_seeds(fuzz_corpus *corpus)
                                               .mesh = id,
                                               .material = material},
                               &child, NULL);
+            // Collision shapes (format 1.1): a wire box over the root's mesh, a hull of points alone,
+            // a sphere that grows and then goes.
+            sr_node_shape_desc box = {.shape = sr_shape_box((sr_dvec3){0.5, 0.5, 0.5}), .draw = SR_SHAPE_DRAW_WIRE};
+            sr_scene_set_node_shape(scene, root, &box, NULL);
+            const sr_dvec3 points[] = {{0, 0, 0}, {0.6, 0, 0}, {0, 0.6, 0}, {0, 0, 0.6}, {0.1, 0.1, 0.1}};
+            sr_node_shape_desc hull = {.shape = {.type = SR_SHAPE_HULL}, .hull_points = points, .hull_point_count = 5};
+            sr_transform at = sr_transform_identity();
+            at.translation = sr_vec3_make(0.4f, 0.2f, 0);
+            sr_node_id shaped;
+            sr_scene_add_node(scene, &(sr_node_desc){.name = "hull", .transform = at, .shape = &hull}, &shaped, NULL);
+            sr_node_shape_desc ball = {.shape = sr_shape_sphere(0.3)};
+            at.translation = sr_vec3_make(-0.4f, 0.3f, 0);
+            sr_scene_add_node(scene, &(sr_node_desc){.name = "ball", .transform = at, .shape = &ball}, &shaped, NULL);
         }
         for (int f = 0; f < 4; f++) {
             sr_debug_list_clear(list, NULL);
@@ -286,6 +309,11 @@ static void add_seeds(fuzz_corpus *corpus)
                 sr_scene_set_transform(scene, child, t, NULL);
                 if (f == 2)
                     sr_scene_set_hidden(scene, child, true, NULL);
+                sr_node_id ball = sr_scene_find_node(scene, "ball");
+                sr_node_shape_desc bigger = {.shape = sr_shape_sphere(0.5)};
+                if (f == 1 || f == 3)
+                    sr_scene_set_node_shape(scene, ball, f == 1 ? &bigger : NULL, NULL);
+                sr_scene_update(scene, NULL, NULL);
             }
             if (f == 1)
                 sr_recorder_message(rec, SR_RECORD_WARNING, "m", NULL);

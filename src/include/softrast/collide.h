@@ -73,6 +73,16 @@ typedef struct sr_hull_view {
 sr_status sr_hull_create(const sr_dvec3 *points, size_t count, sr_hull **out, sr_error *err);
 void sr_hull_destroy(sr_hull *hull);
 sr_hull_view sr_hull_get_view(const sr_hull *hull);
+/// A hull with the very tables of `view` (another hull's, read back from a file): the same
+/// vertices, faces and edges in the same order, so every query answers as on the original, bit
+/// for bit (building the hull of the vertices again may merge faces differently). The tables are
+/// copied; `face_vertex_count` is the length of view->face_vertices. Errors
+/// (SR_ERROR_INVALID_ARGUMENT, the message naming the face, edge or vertex): counts that do not
+/// fit the dimension, indices out of range, a face of fewer than 3 vertices or passing one twice,
+/// a face going along no edge, an edge not on exactly two faces, V - E + F != 2 for a solid,
+/// coordinates not finite or beyond 1e30, normals not unit, a vertex above a face's plane by more
+/// than 1e-7 of the extent (not convex); SR_ERROR_OUT_OF_MEMORY.
+sr_status sr_hull_create_from_view(const sr_hull_view *view, size_t face_vertex_count, sr_hull **out, sr_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shapes and poses (src/collide/shape.c)                                                      */

@@ -33,7 +33,7 @@ extern "C" {
 /// message naming both versions) and reads a newer minor version, skipping the record types it
 /// does not know.
 #define SR_RECORD_VERSION_MAJOR 1
-#define SR_RECORD_VERSION_MINOR 0
+#define SR_RECORD_VERSION_MINOR 1
 
 /// The first 8 bytes of every recording ("\x89SRREC\r\n", PNG's trick: a high byte and line
 /// ends catch files mangled by text transfers). sr_recording_probe tests for them.
@@ -54,6 +54,9 @@ typedef struct sr_record_sizes {
     uint64_t materials; ///< material definitions
     uint64_t nodes;     ///< nodes added, removed and changed (poses, visibility, materials)
     uint64_t views;     ///< cameras, lights, backgrounds (recorded when they change)
+    /// Nodes' collision shapes (parameters, recorded when they change) and the hulls they use
+    /// (each stored once).
+    uint64_t shapes;
     uint64_t messages;  ///< the messages' records
     /// Item bytes not broken down by kind: the lists of a file opened without its index (a
     /// crashed writer's) are counted here until sr_recording_check decodes them.
@@ -315,6 +318,11 @@ typedef struct sr_recording_render_desc {
     /// The colour the frame is cleared to: the scene's background when 0 and the frame has a
     /// scene, else SR_BENCH_SCENE_BACKGROUND.
     uint32_t background;
+    /// NULL, or a frame (sr_scene_frame_create) that receives the scene's render: what it drew and
+    /// culled, its statistics and ids, for overlays over the image (sr_overlay_add).
+    sr_scene_frame *scene_frame;
+    /// NULL, or where the camera the frame was drawn with goes (the given, recorded or fitted one).
+    sr_camera *camera_used;
 } sr_recording_render_desc;
 
 /// Draws the current frame into `fb` as a program that draws its scene and lists does: clears
