@@ -296,9 +296,10 @@ typedef struct sr_raster_stats {
 
 typedef struct sr_renderer_desc {
     /// 0 or 1 = render on the calling thread. N > 1: the renderer owns N - 1 worker threads; the
-    /// calling thread and the workers split draws of 256 triangles or more into square screen
-    /// tiles (each tile drawn by one thread, its triangles in submission order; large triangles
-    /// are split between tiles like small ones), so the image, depth, ids and statistics are
+    /// calling thread and the workers split draws of 256 triangles or more, and batches of smaller
+    /// ones (sr_renderer_begin_batch), into square screen tiles (each tile drawn by one thread,
+    /// its triangles in submission order; large triangles are split between tiles like small
+    /// ones), so the image, depth, ids and statistics are
     /// bit-identical to the single-threaded ones. Between frames the workers sleep: an idle
     /// renderer uses no CPU. Program functions must then be thread-safe. At most SR_MAX_THREADS.
     int threads;
