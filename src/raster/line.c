@@ -288,6 +288,7 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
     const sr_status invalid = SR_ERROR_INVALID_ARGUMENT;
     if (!renderer)
         return sr_error_set(err, invalid, "sr_draw_lines: renderer is NULL");
+    sr_raster_batch_flush(renderer); // an open batch's triangles come before these lines
     sr_status status = sr_raster_check_framebuffer(fb, "sr_draw_lines", err);
     if (status != SR_OK)
         return status;

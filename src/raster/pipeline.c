@@ -77,6 +77,7 @@ void sr_renderer_destroy(sr_renderer *renderer)
     sr_free(renderer->offsets);
     sr_free(renderer->entries);
     sr_free(renderer->line_scratch);
+    sr_raster_batch_destroy(renderer->batch);
     sr_free(renderer);
 }
 
@@ -134,6 +135,7 @@ void sr_renderer_clear(sr_renderer *renderer, sr_framebuffer *fb, uint32_t rgba,
 {
     if (!renderer || !fb || !fb->color || !fb->depth || fb->width < 1 || fb->height < 1)
         return;
+    sr_raster_batch_flush(renderer); // the batch's draws come before the clear
     size_t pixels = (size_t)fb->width * (size_t)fb->height;
     int band_rows = CLEAR_BAND_PIXELS / fb->width > 0 ? CLEAR_BAND_PIXELS / fb->width : 1;
     clear_job job = {.fb = fb, .rgba = rgba, .depth = depth, .band_rows = band_rows};
@@ -308,7 +310,7 @@ void sr_raster_finish_chunk(const sr_draw_job *job, _Atomic uint64_t *done, uint
  * end of the phase orders them before every read). */
 static void mark_vertices(sr_draw_job *job)
 {
-    const sr_draw_desc *desc = job->desc;
+    const sr_draw_desc *desc = job->source.desc;
     const uint32_t *indices = desc->indices;
     const size_t vertex_count = desc->vertex_count;
     uint32_t *stamps = job->renderer->stamps;
@@ -343,7 +345,7 @@ static void mark_vertices(sr_draw_job *job)
 static void transform_vertices(sr_draw_job *job)
 {
     sr_renderer *renderer = job->renderer;
-    const sr_draw_desc *desc = job->desc;
+    const sr_draw_desc *desc = job->source.desc;
     const sr_program *program = desc->program;
     int varying_count = program->varying_count;
     size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(varying_count);
@@ -368,14 +370,14 @@ static void transform_vertices(sr_draw_job *job)
         for (size_t v = first; v < end; v++) {
             if (desc->indices && renderer->stamps[v] != renderer->stamp)
                 continue;
-            float *clip = renderer->clip[v];
+            float *clip = job->source.clip[v];
             clip[0] = clip[1] = clip[2] = 0.0f;
             clip[3] = 1.0f;
-            float *varyings = renderer->varyings + v * stride;
+            float *varyings = job->source.varyings + v * stride;
             program->vertex(vertices + v * desc->vertex_stride, program->uniforms, clip, varyings);
             for (int i = varying_count; i < (int)stride; i++)
                 varyings[i] = 0.0f;
-            renderer->screen[v] = sr_raster_project(clip, &job->context.viewport);
+            job->source.screen[v] = sr_raster_project(clip, &job->source.context.viewport);
         }
         sr_raster_finish_chunk(job, &job->transform_done, total);
     }
@@ -395,12 +397,11 @@ static const float *vertex_attributes(const sr_draw_context *context, const floa
     return scratch;
 }
 
-bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint32_t planes, uint32_t primitive_id,
+bool sr_raster_draw_clipped(const sr_draw_source *source, const size_t index[3], uint32_t planes, uint32_t primitive_id,
                             const sr_pixel_rect *rect, sr_fragment_counters *counters, sr_pixel_rect *bounds,
                             bool *backfacing)
 {
-    const sr_renderer *renderer = job->renderer;
-    const sr_draw_context *context = &job->context;
+    const sr_draw_context *context = &source->context;
     *backfacing = false;
     sr_clip_vertex polygon[SR_CLIP_MAX_VERTICES];
     float scratch[SR_ATTRIBUTE_SLOTS];
@@ -409,9 +410,9 @@ bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint3
     *bounds = (sr_pixel_rect){context->viewport.width, context->viewport.height, -1, -1};
     for (int k = 0; k < 3; k++) {
         for (int c = 0; c < 4; c++)
-            polygon[k].clip[c] = renderer->clip[index[k]][c];
+            polygon[k].clip[c] = source->clip[index[k]][c];
         polygon[k].corner = k;
-        const float *attributes = vertex_attributes(context, renderer->varyings + index[k] * stride, k, scratch);
+        const float *attributes = vertex_attributes(context, source->varyings + index[k] * stride, k, scratch);
         memcpy(polygon[k].attributes, attributes, (size_t)slots * sizeof(float));
     }
     // The zero padding is interpolated along (it stays zero).
@@ -421,8 +422,8 @@ bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint3
         // A corner that needed no clipping keeps the cache's projection, bit for bit the one its
         // unclipped neighbours use; only new (or borderline) vertices are projected here.
         int corner = polygon[k].corner;
-        if (corner >= 0 && !(renderer->screen[index[corner]].flags & SR_CLIP_MASK))
-            screen[k] = renderer->screen[index[corner]];
+        if (corner >= 0 && !(source->screen[index[corner]].flags & SR_CLIP_MASK))
+            screen[k] = source->screen[index[corner]];
         else if (!sr_raster_project_clipped(polygon[k].clip, &context->viewport, &screen[k]))
             return false;
     }
@@ -454,19 +455,18 @@ bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint3
     return drawn;
 }
 
-sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
+sr_setup_result sr_raster_draw_unclipped(const sr_draw_source *source, const size_t index[3], uint32_t primitive_id,
                                          sr_pixel_rect rect, sr_fragment_counters *counters,
                                          const sr_triangle_verdicts *screened, int lane, unsigned coverage)
 {
-    const sr_renderer *renderer = job->renderer;
-    const sr_draw_context *context = &job->context;
+    const sr_draw_context *context = &source->context;
     const size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(context->varying_count);
-    const sr_screen_vertex *screen = renderer->screen;
+    const sr_screen_vertex *screen = source->screen;
     float scratch[3][SR_ATTRIBUTE_SLOTS];
     const float *const attributes[3] = {
-        vertex_attributes(context, renderer->varyings + index[0] * stride, 0, scratch[0]),
-        vertex_attributes(context, renderer->varyings + index[1] * stride, 1, scratch[1]),
-        vertex_attributes(context, renderer->varyings + index[2] * stride, 2, scratch[2]),
+        vertex_attributes(context, source->varyings + index[0] * stride, 0, scratch[0]),
+        vertex_attributes(context, source->varyings + index[1] * stride, 1, scratch[1]),
+        vertex_attributes(context, source->varyings + index[2] * stride, 2, scratch[2]),
     };
     sr_triangle_setup setup;
     sr_setup_result result = SR_SETUP_OK;
@@ -485,11 +485,11 @@ sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t in
 }
 
 /* One triangle of a one-thread draw, by the one-triangle path. */
-static void draw_one_triangle(sr_draw_job *job, size_t t, const sr_pixel_rect *viewport, sr_raster_stats *stats,
-                              sr_fragment_counters *counters)
+static void draw_one_triangle(const sr_draw_source *source, size_t t, const sr_pixel_rect *viewport,
+                              sr_raster_stats *stats, sr_fragment_counters *counters)
 {
-    const sr_draw_desc *desc = job->desc;
-    const sr_screen_vertex *screen = job->renderer->screen;
+    const sr_draw_desc *desc = source->desc;
+    const sr_screen_vertex *screen = source->screen;
     size_t index[3];
     if (!sr_raster_triangle_indices(desc, t, index)) {
         stats->triangles_skipped++;
@@ -510,11 +510,11 @@ static void draw_one_triangle(sr_draw_job *job, size_t t, const sr_pixel_rect *v
     bool drawn, backfacing;
     if (any & SR_CLIP_MASK) {
         sr_pixel_rect bounds;
-        drawn = sr_raster_draw_clipped(job, index, any & SR_CLIP_MASK, primitive_id, viewport, counters, &bounds,
+        drawn = sr_raster_draw_clipped(source, index, any & SR_CLIP_MASK, primitive_id, viewport, counters, &bounds,
                                        &backfacing);
         stats->triangles_clipped++;
     } else {
-        sr_setup_result result = sr_raster_draw_unclipped(job, index, primitive_id, *viewport, counters, NULL, 0, 0);
+        sr_setup_result result = sr_raster_draw_unclipped(source, index, primitive_id, *viewport, counters, NULL, 0, 0);
         drawn = result == SR_SETUP_OK;
         backfacing = result == SR_SETUP_BACKFACE;
     }
@@ -523,11 +523,11 @@ static void draw_one_triangle(sr_draw_job *job, size_t t, const sr_pixel_rect *v
     stats->triangles_backfacing += backfacing;
 }
 
-void sr_raster_screen_triangles(const sr_draw_job *job, size_t first, sr_triangle_verdicts *verdicts)
+void sr_raster_screen_triangles(const sr_draw_source *source, size_t first, sr_triangle_verdicts *verdicts)
 {
     static const sr_screen_vertex no_vertex = {0}; /* read for a triangle with an invalid index */
-    const sr_draw_desc *desc = job->desc;
-    const sr_screen_vertex *screen = job->renderer->screen;
+    const sr_draw_desc *desc = source->desc;
+    const sr_screen_vertex *screen = source->screen;
     sr_triangle_batch batch;
     for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
         size_t index[3];
@@ -544,47 +544,57 @@ void sr_raster_screen_triangles(const sr_draw_job *job, size_t first, sr_triangl
         batch.flags_any[i] = any;
         batch.flags_all[i] = all;
     }
-    job->context.screen_batch(&job->context, &batch, verdicts);
+    source->context.screen_batch(&source->context, &batch, verdicts);
 }
 
 /* Phase 3 with one thread: every triangle in submission order over the whole viewport. The
  * triangles are screened SR_TRIANGLE_BATCH at a time (triangle_batch.c): those that draw no
  * pixel are counted and done, the others go through the one-triangle path in order. */
-static void draw_triangles(sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
+static void draw_triangles(const sr_draw_job *job, sr_raster_stats *stats, sr_fragment_counters *counters)
 {
-    const sr_draw_context *context = &job->context;
+    const sr_draw_source *source = &job->source;
+    const sr_draw_context *context = &source->context;
     const size_t triangle_count = job->triangle_count;
     const sr_pixel_rect viewport = {0, 0, context->viewport.width - 1, context->viewport.height - 1};
     size_t t = 0;
     for (; t + SR_TRIANGLE_BATCH <= triangle_count; t += SR_TRIANGLE_BATCH) {
         sr_triangle_verdicts verdicts;
-        sr_raster_screen_triangles(job, t, &verdicts);
+        sr_raster_screen_triangles(source, t, &verdicts);
         for (int i = 0; i < SR_TRIANGLE_BATCH; i++) {
             if (sr_raster_count_screened(verdicts.verdict[i], stats))
                 continue;
             if (verdicts.verdict[i] == SR_BATCH_DRAW) {
                 // set up without repeating the batch's steps (valid indices, no clipping)
                 size_t index[3];
-                sr_raster_triangle_indices(job->desc, t + (size_t)i, index);
-                sr_raster_draw_unclipped(job, index, job->desc->primitive_id_base + (uint32_t)(t + (size_t)i), viewport,
-                                         counters, &verdicts, i, 0);
+                sr_raster_triangle_indices(source->desc, t + (size_t)i, index);
+                sr_raster_draw_unclipped(source, index, source->desc->primitive_id_base + (uint32_t)(t + (size_t)i),
+                                         viewport, counters, &verdicts, i, 0);
                 stats->triangles_rasterized++;
             } else {
-                draw_one_triangle(job, t + (size_t)i, &viewport, stats, counters);
+                draw_one_triangle(source, t + (size_t)i, &viewport, stats, counters);
             }
         }
     }
     for (; t < triangle_count; t++)
-        draw_one_triangle(job, t, &viewport, stats, counters);
+        draw_one_triangle(source, t, &viewport, stats, counters);
 }
+
+void sr_raster_vertex_stage(sr_draw_job *job)
+{
+    if (job->source.desc->indices)
+        mark_vertices(job);
+    transform_vertices(job);
+}
+
+/// Draws smaller than this many triangles stay on the calling thread (waking workers costs more)
+/// unless a batch takes them.
+#define PARALLEL_MIN_TRIANGLES 256
 
 /* The whole draw, run by every worker (worker 0 is the calling thread). */
 static void run_draw(void *data, int worker)
 {
     sr_draw_job *job = data;
-    if (job->desc->indices)
-        mark_vertices(job);
-    transform_vertices(job);
+    sr_raster_vertex_stage(job);
     sr_raster_stats stats = {0};
     sr_fragment_counters counters = {0, 0};
     if (job->workers > 1) {
@@ -596,8 +606,58 @@ static void run_draw(void *data, int worker)
     job->result[worker].counters = counters;
 }
 
-/// Draws smaller than this many triangles stay on the calling thread (waking workers costs more).
-#define PARALLEL_MIN_TRIANGLES 256
+/* A job for the draw `desc` (checked) into `fb` on `workers` threads, its vertices in the
+ * renderer's cache; the next stamp for its marks. */
+static void init_job(sr_draw_job *job, sr_renderer *renderer, sr_framebuffer *fb, const sr_draw_desc *desc,
+                     size_t index_count, int workers)
+{
+    const sr_program *program = desc->program;
+    job->renderer = renderer;
+    job->source = (sr_draw_source){
+        .desc = desc,
+        .context =
+            {
+                .fb = fb,
+                .viewport = sr_raster_viewport(fb->width, fb->height),
+                .fill = renderer->portable_fill ? sr_raster_fill_triangle_portable : renderer->fill,
+                .screen_batch = renderer->screen_batch,
+                .fragment = program->fragment,
+                .fragment_block = program->fragment_block,
+                .uniforms = program->uniforms,
+                .varying_count = program->varying_count,
+                .attribute_count = program->varying_count + (program->uses_barycentrics ? 3 : 0),
+                .barycentrics = program->uses_barycentrics,
+                .late_depth = program->writes_depth,
+                .state = desc->state,
+            },
+        .clip = renderer->clip,
+        .screen = renderer->screen,
+        .varyings = renderer->varyings,
+        .coverage = renderer->coverage,
+    };
+    job->index_count = index_count;
+    job->triangle_count = index_count / 3;
+    job->workers = workers;
+    atomic_init(&job->mark_next, 0);
+    atomic_init(&job->mark_done, 0);
+    atomic_init(&job->low, UINT64_MAX);
+    atomic_init(&job->high, 0);
+    atomic_init(&job->transform_next, 0);
+    atomic_init(&job->transform_done, 0);
+    atomic_init(&job->bin_next, 0);
+    atomic_init(&job->bin_done, 0);
+    // Workers that do not join the job leave their results as they are here.
+    memset(job->result, 0, sizeof job->result[0] * (size_t)workers);
+    atomic_init(&job->entries_used, 0);
+    for (int w = 0; w < SR_MAX_THREADS; w++)
+        atomic_init(&job->tile_next[w].claimed, 0);
+    if (desc->indices && ++renderer->stamp == 0) {
+        // The stamp wrapped around: forget every old mark once every 2^32 draws.
+        if (renderer->stamps)
+            memset(renderer->stamps, 0, renderer->capacity * sizeof *renderer->stamps);
+        renderer->stamp = 1;
+    }
+}
 
 sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_draw_desc *desc, sr_error *err)
 {
@@ -611,41 +671,22 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
         return status;
 
     sr_draw_job job;
-    job.renderer = renderer;
-    job.desc = desc;
-    job.context = (sr_draw_context){
-        .fb = fb,
-        .viewport = sr_raster_viewport(fb->width, fb->height),
-        .fill = renderer->portable_fill ? sr_raster_fill_triangle_portable : renderer->fill,
-        .screen_batch = renderer->screen_batch,
-        .fragment = program->fragment,
-        .fragment_block = program->fragment_block,
-        .uniforms = program->uniforms,
-        .varying_count = program->varying_count,
-        .attribute_count = program->varying_count + (program->uses_barycentrics ? 3 : 0),
-        .barycentrics = program->uses_barycentrics,
-        .late_depth = program->writes_depth,
-        .state = desc->state,
-    };
-    job.index_count = index_count;
-    job.triangle_count = index_count / 3;
+    const size_t triangle_count = index_count / 3;
+    if (renderer->batch && sr_raster_batch_open(renderer->batch)) {
+        // A batch takes the draw (its vertex stage and sorting into tiles now, its pixels at the
+        // batch's end), or draws what it holds first: draws reach each pixel in submission order.
+        if (sr_raster_batch_takes(renderer->batch, fb, triangle_count, desc->vertex_count)) {
+            init_job(&job, renderer, fb, desc, index_count, 1);
+            if (sr_raster_batch_add(renderer->batch, &job))
+                return SR_OK;
+        }
+        sr_raster_batch_flush(renderer);
+    }
     // (Tiles hold triangle indices in 32 bits.)
-    job.workers = renderer->pool && job.triangle_count >= PARALLEL_MIN_TRIANGLES && job.triangle_count <= UINT32_MAX
-                      ? renderer->threads
-                      : 1;
-    atomic_init(&job.mark_next, 0);
-    atomic_init(&job.mark_done, 0);
-    atomic_init(&job.low, UINT64_MAX);
-    atomic_init(&job.high, 0);
-    atomic_init(&job.transform_next, 0);
-    atomic_init(&job.transform_done, 0);
-    atomic_init(&job.bin_next, 0);
-    atomic_init(&job.bin_done, 0);
-    // Workers that do not join the job leave their results as they are here.
-    memset(job.result, 0, sizeof job.result[0] * (size_t)job.workers);
-    atomic_init(&job.entries_used, 0);
-    for (int w = 0; w < SR_MAX_THREADS; w++)
-        atomic_init(&job.tile_next[w].claimed, 0);
+    const int workers = renderer->pool && triangle_count >= PARALLEL_MIN_TRIANGLES && triangle_count <= UINT32_MAX
+                            ? renderer->threads
+                            : 1;
+    init_job(&job, renderer, fb, desc, index_count, workers);
     if (job.workers > 1) {
         // Chunks of the sorting into tiles: a few per worker (fewer chunks, fewer offsets for each
         // tile to look through), of 256 to 65536 triangles (a draw of a thousand triangles is
@@ -657,12 +698,7 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
         status = sr_raster_reserve_tiles(renderer, job.triangle_count, job.bin_chunks, &job.grid, err);
         if (status != SR_OK)
             return status;
-    }
-    if (desc->indices && ++renderer->stamp == 0) {
-        // The stamp wrapped around: forget every old mark once every 2^32 draws.
-        if (renderer->stamps)
-            memset(renderer->stamps, 0, renderer->capacity * sizeof *renderer->stamps);
-        renderer->stamp = 1;
+        job.source.coverage = renderer->coverage;
     }
     if (job.workers > 1) {
         // The workers wake up while this thread already marks and transforms vertices.
@@ -680,15 +716,7 @@ sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_
     }
     sr_raster_stats *total = &renderer->stats;
     total->triangles_in += job.triangle_count;
-    for (int w = 0; w < job.workers; w++) {
-        const sr_raster_stats *stats = &job.result[w].stats;
-        total->triangles_culled += stats->triangles_culled;
-        total->triangles_backfacing += stats->triangles_backfacing;
-        total->triangles_clipped += stats->triangles_clipped;
-        total->triangles_skipped += stats->triangles_skipped;
-        total->triangles_rasterized += stats->triangles_rasterized;
-        total->fragments_shaded += job.result[w].counters.shaded;
-        total->fragments_written += job.result[w].counters.written;
-    }
+    for (int w = 0; w < job.workers; w++)
+        sr_raster_add_stats(total, &job.result[w].stats, &job.result[w].counters);
     return SR_OK;
 }

@@ -454,6 +454,9 @@ struct sr_renderer {
     /// sr_draw_lines: the clipped window-space segments of a draw (line.c), grown at its start.
     void *line_scratch;
     size_t line_scratch_capacity; ///< bytes
+    /// The draws between sr_renderer_begin_batch and sr_renderer_end_batch (batch.c); NULL until
+    /// the first batch of a renderer with worker threads.
+    struct sr_draw_batch *batch;
 };
 
 /// The screen tiles of a multi-threaded draw: `size` = 1 << `shift` pixels square (the last
@@ -466,10 +469,23 @@ typedef struct sr_tile_grid {
 /// when there are several workers). The phases are cut into chunks that the workers claim from
 /// shared counters, so a worker that wakes up late finds the work done instead of delaying
 /// everyone; a worker starts a phase once every chunk of the previous one is finished.
-typedef struct sr_draw_job {
-    sr_renderer *renderer;
+/// What the triangle stage reads of one draw: its description, its context, and its vertices
+/// after the vertex stage (indexed by the draw's vertex indices) — the renderer's cache for a draw
+/// drawn at once, a batch's arrays for a batched one (batch.c).
+typedef struct sr_draw_source {
     const sr_draw_desc *desc;
     sr_draw_context context;
+    float (*clip)[4];         ///< clip-space positions
+    sr_screen_vertex *screen; ///< classification and window position
+    float *varyings;          ///< SR_ATTRIBUTE_SLOTS_FOR(varying_count) floats per vertex
+    /// Per triangle of the draw, the one block's coverage kept by the sorting into tiles
+    /// (sr_renderer.coverage); NULL for one-thread draws, which do not sort.
+    uint8_t *coverage;
+} sr_draw_source;
+
+typedef struct sr_draw_job {
+    sr_renderer *renderer;
+    sr_draw_source source;
     size_t index_count, triangle_count;
     int workers;
     sr_tile_grid grid;
@@ -510,7 +526,7 @@ static inline bool sr_raster_triangle_indices(const sr_draw_desc *desc, size_t t
 
 /// Screens triangles first .. first + SR_TRIANGLE_BATCH - 1 of the draw (all must exist) with
 /// the draw's variant of triangle_batch.c.
-void sr_raster_screen_triangles(const sr_draw_job *job, size_t first, sr_triangle_verdicts *verdicts);
+void sr_raster_screen_triangles(const sr_draw_source *source, size_t first, sr_triangle_verdicts *verdicts);
 /// Counts a triangle that the screening decided in `stats` as the one-triangle path would and
 /// returns true; false for SR_BATCH_SCALAR and SR_BATCH_DRAW (the one-triangle path's to do).
 static inline bool sr_raster_count_screened(int verdict, sr_raster_stats *stats)
@@ -542,16 +558,25 @@ void sr_raster_finish_chunk(const sr_draw_job *job, _Atomic uint64_t *done, uint
 /// restricted to it; without, only finds the pixels the pieces' bounds cover (`bounds`, empty:
 /// min_x > max_x, when none). Returns true when any piece reached the rasteriser; *backfacing
 /// when the pieces were removed by face culling.
-bool sr_raster_draw_clipped(const sr_draw_job *job, const size_t index[3], uint32_t planes, uint32_t primitive_id,
+bool sr_raster_draw_clipped(const sr_draw_source *source, const size_t index[3], uint32_t planes, uint32_t primitive_id,
                             const sr_pixel_rect *rect, sr_fragment_counters *counters, sr_pixel_rect *bounds,
                             bool *backfacing);
 /// Sets up an unclipped triangle of the draw and rasterises it restricted to `rect`; the set-up's
 /// verdict (SR_SETUP_OK when it reached the rasteriser). With `screened`, a triangle the batch
 /// found SR_BATCH_DRAW in lane `lane`, set up with sr_raster_setup_screened; else with a
 /// `coverage` other than 0, one set up with sr_raster_setup_covered.
-sr_setup_result sr_raster_draw_unclipped(const sr_draw_job *job, const size_t index[3], uint32_t primitive_id,
+sr_setup_result sr_raster_draw_unclipped(const sr_draw_source *source, const size_t index[3], uint32_t primitive_id,
                                          sr_pixel_rect rect, sr_fragment_counters *counters,
                                          const sr_triangle_verdicts *screened, int lane, unsigned coverage);
+
+/// Whether triangle t of a draw (a sorting into tiles left it undecided by the screening) reaches
+/// the rasteriser, counting its statistics as a one-thread draw does, and then the pixel bounds
+/// of what it draws (of its clipped pieces, for a clipped triangle).
+bool sr_raster_triangle_bounds(const sr_draw_source *source, size_t t, sr_pixel_rect *bounds, sr_raster_stats *stats);
+/// Draws triangle t of a draw restricted to `rect` (a triangle the sorting into tiles kept; its
+/// coverage is source->coverage[t]).
+void sr_raster_draw_in_rect(const sr_draw_source *source, size_t t, const sr_pixel_rect *rect,
+                            sr_fragment_counters *counters);
 
 /// The tiles of a framebuffer of the given size for a draw with `workers` threads.
 sr_tile_grid sr_raster_tile_grid(int width, int height, int workers);
@@ -573,6 +598,45 @@ static inline void sr_raster_home_rows(const sr_tile_grid *grid, int workers, in
 /// claimed one at a time, its home tiles first, then what is left of the others', until none is
 /// left.
 void sr_raster_draw_tiles(sr_draw_job *job, int worker, sr_raster_stats *stats, sr_fragment_counters *counters);
+
+/// The vertex stage of a draw (marking the referenced vertices, running the vertex function on
+/// them, classifying and projecting them into job->source's arrays), by the job's workers.
+void sr_raster_vertex_stage(sr_draw_job *job);
+
+/// Adds a draw's triangle statistics and fragment counters to `total`.
+static inline void sr_raster_add_stats(sr_raster_stats *total, const sr_raster_stats *stats,
+                                       const sr_fragment_counters *counters)
+{
+    total->triangles_culled += stats->triangles_culled;
+    total->triangles_backfacing += stats->triangles_backfacing;
+    total->triangles_clipped += stats->triangles_clipped;
+    total->triangles_skipped += stats->triangles_skipped;
+    total->triangles_rasterized += stats->triangles_rasterized;
+    total->fragments_shaded += counters->shaded;
+    total->fragments_written += counters->written;
+}
+
+/// Batches of draws (batch.c): while a batch is open, sr_draw_triangles hands it the small draws
+/// into its framebuffer. Each one's vertex stage and sorting into tiles run at once, on the
+/// calling thread; their pixels wait for sr_raster_batch_flush, which draws the tiles of every
+/// draw of the batch at once with all the renderer's threads, each tile's triangles in submission
+/// order (the image is the one of the draws made one by one, bit for bit).
+typedef struct sr_draw_batch sr_draw_batch;
+/// Whether the batch is open (between sr_renderer_begin_batch and sr_renderer_end_batch).
+bool sr_raster_batch_open(const sr_draw_batch *batch);
+/// Whether an open batch takes a draw of `triangle_count` triangles over `vertex_count` vertices
+/// into `fb` (small draws into the batch's framebuffer).
+bool sr_raster_batch_takes(const sr_draw_batch *batch, const sr_framebuffer *fb, size_t triangle_count,
+                           size_t vertex_count);
+/// Runs the vertex stage of `job` (set up for one worker) into the batch's arrays, sorts its
+/// triangles into the batch's tiles and counts their statistics. False (nothing done) when the
+/// batch cannot grow to hold it: the caller then draws the batch and the draw itself.
+bool sr_raster_batch_add(sr_draw_batch *batch, sr_draw_job *job);
+/// Draws every draw the renderer's batch holds (nothing when there is none) and empties it; the
+/// batch stays open.
+void sr_raster_batch_flush(sr_renderer *renderer);
+/// Frees a batch (NULL: nothing); draws it still holds are dropped.
+void sr_raster_batch_destroy(sr_draw_batch *batch);
 
 /// Runs `job(data, worker)` on the calling thread (worker 0) and, when `workers` > 1 and the
 /// renderer has a pool, on every pool thread too (workers 1..threads - 1), and returns when all

@@ -130,52 +130,55 @@ static inline uint64_t bin_bounds(const sr_draw_job *job, size_t t, sr_pixel_rec
     return (uint64_t)(last_row - first_row + 1) * (uint64_t)(last_column - first_column + 1);
 }
 
-/* Pass 1 of bin_chunk for triangle t, which the screening left undecided: its verdict and
- * statistics, its span of tiles and its count in each of them (bin_bounds). Returns the number
- * of tiles it touches. */
-static uint64_t bin_one(sr_draw_job *job, size_t t, uint32_t *counts, sr_raster_stats *stats)
+bool sr_raster_triangle_bounds(const sr_draw_source *source, size_t t, sr_pixel_rect *bounds, sr_raster_stats *stats)
 {
-    const sr_draw_desc *desc = job->desc;
-    const sr_draw_context *context = &job->context;
-    const sr_screen_vertex *screen = job->renderer->screen;
+    const sr_draw_desc *desc = source->desc;
+    const sr_draw_context *context = &source->context;
+    const sr_screen_vertex *screen = source->screen;
     size_t index[3];
     if (!sr_raster_triangle_indices(desc, t, index)) {
         stats->triangles_skipped++;
-        return 0;
+        return false;
     }
     const sr_screen_vertex *v0 = &screen[index[0]], *v1 = &screen[index[1]], *v2 = &screen[index[2]];
     uint32_t any = v0->flags | v1->flags | v2->flags;
     if (any & SR_VERTEX_NONFINITE) {
         stats->triangles_skipped++;
-        return 0;
+        return false;
     }
     if (v0->flags & v1->flags & v2->flags & SR_REJECT_MASK) {
         stats->triangles_culled++;
-        return 0;
+        return false;
     }
-    sr_pixel_rect bounds;
     if (any & SR_CLIP_MASK) {
         // Clipped here once to find the pieces' bounds (and again, per tile, to draw them).
         bool backfacing;
-        bool drawn = sr_raster_draw_clipped(job, index, any & SR_CLIP_MASK, desc->primitive_id_base + (uint32_t)t, NULL,
-                                            NULL, &bounds, &backfacing);
+        bool drawn = sr_raster_draw_clipped(source, index, any & SR_CLIP_MASK, desc->primitive_id_base + (uint32_t)t,
+                                            NULL, NULL, bounds, &backfacing);
         stats->triangles_clipped++;
         stats->triangles_rasterized += drawn;
         stats->triangles_culled += !drawn;
         stats->triangles_backfacing += backfacing;
-        if (!drawn)
-            return 0;
-    } else {
-        // Setup's own verdict: a triangle sorted into tiles always reaches the rasteriser.
-        sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, &bounds);
-        if (verdict != SR_SETUP_OK) {
-            stats->triangles_culled++;
-            stats->triangles_backfacing += verdict == SR_SETUP_BACKFACE;
-            return 0;
-        }
-        stats->triangles_rasterized++;
+        return drawn;
     }
-    return bin_bounds(job, t, bounds, counts);
+    // Setup's own verdict: a triangle sorted into tiles always reaches the rasteriser.
+    sr_setup_result verdict = sr_raster_classify_triangle(context, v0, v1, v2, bounds);
+    if (verdict != SR_SETUP_OK) {
+        stats->triangles_culled++;
+        stats->triangles_backfacing += verdict == SR_SETUP_BACKFACE;
+        return false;
+    }
+    stats->triangles_rasterized++;
+    return true;
+}
+
+/* Pass 1 of bin_chunk for triangle t, which the screening left undecided: its verdict and
+ * statistics, its span of tiles and its count in each of them (bin_bounds). Returns the number
+ * of tiles it touches. */
+static uint64_t bin_one(sr_draw_job *job, size_t t, uint32_t *counts, sr_raster_stats *stats)
+{
+    sr_pixel_rect bounds;
+    return sr_raster_triangle_bounds(&job->source, t, &bounds, stats) ? bin_bounds(job, t, bounds, counts) : 0;
 }
 
 /* Sorts one chunk of triangles into tiles and keeps the statistics of each of its triangles
@@ -198,7 +201,7 @@ static void bin_chunk(sr_draw_job *job, uint64_t chunk, sr_raster_stats *stats)
     for (size_t t = first; t < end; t++) {
         const size_t lane = (t - first) % SR_TRIANGLE_BATCH;
         if (lane == 0 && end - t >= SR_TRIANGLE_BATCH)
-            sr_raster_screen_triangles(job, t, &verdicts);
+            sr_raster_screen_triangles(&job->source, t, &verdicts);
         else if (lane == 0)
             for (int i = 0; i < SR_TRIANGLE_BATCH; i++)
                 verdicts.verdict[i] = SR_BATCH_SCALAR;
@@ -248,11 +251,11 @@ static void bin_chunk(sr_draw_job *job, uint64_t chunk, sr_raster_stats *stats)
     }
 }
 
-/* Draws triangle t of the draw restricted to `rect` (a triangle the sorting kept). */
-static inline void draw_one(const sr_draw_job *job, size_t t, const sr_pixel_rect *rect, sr_fragment_counters *counters)
+void sr_raster_draw_in_rect(const sr_draw_source *source, size_t t, const sr_pixel_rect *rect,
+                            sr_fragment_counters *counters)
 {
-    const sr_draw_desc *desc = job->desc;
-    const sr_screen_vertex *screen = job->renderer->screen;
+    const sr_draw_desc *desc = source->desc;
+    const sr_screen_vertex *screen = source->screen;
     size_t index[3];
     sr_raster_triangle_indices(desc, t, index);
     uint32_t planes = (screen[index[0]].flags | screen[index[1]].flags | screen[index[2]].flags) & SR_CLIP_MASK;
@@ -260,9 +263,9 @@ static inline void draw_one(const sr_draw_job *job, size_t t, const sr_pixel_rec
     if (planes) {
         sr_pixel_rect bounds;
         bool backfacing;
-        sr_raster_draw_clipped(job, index, planes, primitive_id, rect, counters, &bounds, &backfacing);
+        sr_raster_draw_clipped(source, index, planes, primitive_id, rect, counters, &bounds, &backfacing);
     } else {
-        sr_raster_draw_unclipped(job, index, primitive_id, *rect, counters, NULL, 0, job->renderer->coverage[t]);
+        sr_raster_draw_unclipped(source, index, primitive_id, *rect, counters, NULL, 0, source->coverage[t]);
     }
 }
 
@@ -272,19 +275,18 @@ static inline void draw_one(const sr_draw_job *job, size_t t, const sr_pixel_rec
 
 static inline void prefetch_indices(const sr_draw_job *job, size_t t)
 {
-    if (job->desc->indices)
-        __builtin_prefetch(job->desc->indices + 3 * t);
+    if (job->source.desc->indices)
+        __builtin_prefetch(job->source.desc->indices + 3 * t);
 }
 
 static inline void prefetch_vertices(const sr_draw_job *job, size_t t)
 {
     size_t index[3];
-    sr_raster_triangle_indices(job->desc, t, index);
-    const sr_renderer *renderer = job->renderer;
-    const size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(job->context.varying_count);
+    sr_raster_triangle_indices(job->source.desc, t, index);
+    const size_t stride = (size_t)SR_ATTRIBUTE_SLOTS_FOR(job->source.context.varying_count);
     for (int k = 0; k < 3; k++) {
-        __builtin_prefetch(renderer->screen + index[k]);
-        __builtin_prefetch(renderer->varyings + index[k] * stride);
+        __builtin_prefetch(job->source.screen + index[k]);
+        __builtin_prefetch(job->source.varyings + index[k] * stride);
     }
 }
 
@@ -295,9 +297,9 @@ static void draw_tile(const sr_draw_job *job, int tile, sr_fragment_counters *co
     const int column = tile % grid.columns, row = tile / grid.columns;
     const int min_x = column * grid.size, min_y = row * grid.size;
     const int max_x = min_x + grid.size - 1, max_y = min_y + grid.size - 1;
-    const sr_pixel_rect rect = {min_x, min_y,
-                                max_x < job->context.viewport.width ? max_x : job->context.viewport.width - 1,
-                                max_y < job->context.viewport.height ? max_y : job->context.viewport.height - 1};
+    const sr_pixel_rect rect = {
+        min_x, min_y, max_x < job->source.context.viewport.width ? max_x : job->source.context.viewport.width - 1,
+        max_y < job->source.context.viewport.height ? max_y : job->source.context.viewport.height - 1};
     const uint32_t *entries = job->renderer->entries;
     const uint32_t *spans = job->renderer->spans;
     for (uint64_t chunk = 0; chunk < job->bin_chunks; chunk++) {
@@ -312,7 +314,7 @@ static void draw_tile(const sr_draw_job *job, int tile, sr_fragment_counters *co
                     prefetch_indices(job, entries[e + PREFETCH_INDICES]);
                 if (e + PREFETCH_VERTICES < end)
                     prefetch_vertices(job, entries[e + PREFETCH_VERTICES]);
-                draw_one(job, entries[e], &rect, counters);
+                sr_raster_draw_in_rect(&job->source, entries[e], &rect, counters);
             }
             continue;
         }
@@ -323,7 +325,7 @@ static void draw_tile(const sr_draw_job *job, int tile, sr_fragment_counters *co
             // SPAN_NONE has first column 255 and last column 0: never inside.
             if (column >= (int)(span & 0xffu) && column <= (int)(span >> 16 & 0xffu) &&
                 row >= (int)(span >> 8 & 0xffu) && row <= (int)(span >> 24))
-                draw_one(job, t, &rect, counters);
+                sr_raster_draw_in_rect(&job->source, t, &rect, counters);
         }
     }
 }

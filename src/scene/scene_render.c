@@ -25,6 +25,10 @@ struct sr_scene_frame {
     uint32_t deferred_count, deferred_capacity;
     sr_line_vertex *lines; ///< the shape wires of the frame, world space
     uint32_t line_capacity;
+    /// The uniforms of each part drawn: they live until the renderer's batch is drawn
+    /// (sr_renderer_begin_batch), after the last part's draw call.
+    sr_shader_uniforms *uniforms;
+    uint32_t uniform_capacity;
     uint64_t id_total; ///< ids in use: [id_bases[0], id_total)
     bool ids_valid;
     sr_scene_stats stats;
@@ -57,6 +61,7 @@ void sr_scene_frame_destroy(sr_scene_frame *frame)
     sr_free(frame->stamps);
     sr_free(frame->deferred);
     sr_free(frame->lines);
+    sr_free(frame->uniforms);
     sr_free(frame);
 }
 
@@ -241,6 +246,8 @@ typedef struct draw_setup {
     float depth_near, depth_far; ///< for the depth program
     sr_vec3 light_direction;     ///< world space, for this frame's camera (a headlight turns with it)
     uint32_t draw_calls;
+    sr_shader_uniforms *uniforms; ///< one per part drawn (the frame's), the next at uniform_count
+    uint32_t uniform_count;
 } draw_setup;
 
 static const sr_shader *part_shader(const draw_setup *s, const scene_material *material)
@@ -261,7 +268,9 @@ static sr_status draw_part(draw_setup *s, const scene_node *n, uint32_t part_ind
         return SR_OK;
     const scene_material *material = sr_scene_resolve_material(s->scene, n, part);
     const sr_shader *shader = part_shader(s, material);
-    sr_shader_uniforms uniforms = sr_shader_uniforms_default();
+    sr_shader_uniforms *kept = &s->uniforms[s->uniform_count++];
+    *kept = sr_shader_uniforms_default();
+    sr_shader_uniforms uniforms = *kept;
     sr_shader_uniforms_set_transforms(&uniforms, n->world, s->view, s->projection);
     uniforms.light_direction = s->light_direction;
     uniforms.ambient = s->scene->light.ambient;
@@ -276,7 +285,8 @@ static sr_status draw_part(draw_setup *s, const scene_node *n, uint32_t part_ind
     uniforms.sampler = material->desc.sampler;
     uniforms.depth_near = s->depth_near;
     uniforms.depth_far = s->depth_far;
-    sr_program program = sr_shader_program(shader, &uniforms);
+    *kept = uniforms;
+    sr_program program = sr_shader_program(shader, kept);
     sr_draw_desc draw = {
         .vertices = m->vertices,
         .vertex_count = m->mesh->vertex_count,
@@ -393,16 +403,24 @@ static sr_status draw_visible(draw_setup *s, sr_scene_frame *frame, sr_error *er
 {
     const sr_scene *scene = s->scene;
     // Ids: instance k's triangles are numbered from the sum of the earlier instances' counts.
-    uint64_t next_id = 0;
+    uint64_t next_id = 0, parts = 0;
     uint32_t deferred = 0;
     for (uint32_t i = 0; i < frame->visible_count; i++) {
         const scene_node *n = &scene->nodes[frame->visible[i].index];
         const scene_mesh *m = &scene->meshes[n->mesh - 1];
         frame->id_bases[i] = (uint32_t)next_id;
         next_id += m->mesh->triangle_count;
-        for (uint32_t p = 0; p < m->part_count && !(n->flags & NODE_WIRE_ONLY); p++)
+        for (uint32_t p = 0; p < m->part_count && !(n->flags & NODE_WIRE_ONLY); p++) {
             deferred += sr_scene_resolve_material(scene, n, &m->parts[p])->blended;
+            parts++;
+        }
     }
+    if (parts > UINT32_MAX ||
+        !sr_scene_grow((void **)&frame->uniforms, &frame->uniform_capacity, (uint32_t)parts, sizeof *frame->uniforms))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "scene: out of memory for the uniforms of %llu parts",
+                            (unsigned long long)parts);
+    s->uniforms = frame->uniforms;
+    s->uniform_count = 0;
     if (s->fb->ids && next_id >= SR_NO_ID)
         return sr_error_set(err, SR_ERROR_UNSUPPORTED, "scene: %llu visible triangles do not fit the 32-bit id buffer",
                             (unsigned long long)next_id);
@@ -484,7 +502,13 @@ sr_status sr_scene_render(sr_scene *scene, const sr_scene_render_desc *desc, sr_
         if (!desc->no_clear)
             sr_renderer_clear(renderer, fb, scene->background, 1.0f);
         sr_raster_stats before = sr_renderer_stats(renderer);
-        status = draw_visible(&setup, frame, err);
+        // The parts in one batch: a thousand small parts are shared between the renderer's
+        // threads (each alone would be drawn by this one).
+        status = sr_renderer_begin_batch(renderer, fb, err);
+        if (status == SR_OK)
+            status = draw_visible(&setup, frame, err);
+        sr_status ended = sr_renderer_end_batch(renderer, status == SR_OK ? err : NULL);
+        status = status == SR_OK ? ended : status;
         sr_raster_stats after = sr_renderer_stats(renderer);
         frame->stats.triangles_submitted = after.triangles_in - before.triangles_in;
         frame->stats.triangles_backface_culled = after.triangles_backfacing - before.triangles_backfacing;

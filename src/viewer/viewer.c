@@ -630,6 +630,7 @@ void sr_viewer_destroy(sr_viewer *viewer)
     if (!viewer)
         return;
     viewer_load_stop(viewer);
+    viewer_pass_stop(viewer);
     pthread_mutex_destroy(&viewer->load.lock);
     viewer_playback_free(viewer);
     viewer_item_pick_free(viewer);

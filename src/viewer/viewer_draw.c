@@ -282,11 +282,19 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
     sr_camera view = viewer_view_camera(viewer);
     // The selected pair's answer for the scene as it is now (within the frame that shows a move).
     viewer_pair_answer(viewer);
-    sr_scene_render_desc render = {.camera = &view, .cull_camera = viewer->frozen ? &viewer->cull_camera : NULL};
-    sr_status status = sr_scene_render(viewer->scene, &render, viewer->renderer, fb, viewer->frame, err);
-
     // The overlays as `softrast render --overlay LIST [--debug-camera]` makes them (cmd_render.c).
     uint32_t items = viewer->overlays | (viewer->frozen ? SR_OVERLAY_FRUSTUM : 0u);
+    // The collision pass, while one of its overlays is on (as `softrast render --overlay` runs it),
+    // on its own thread while this one draws the scene (viewer_pass.c).
+    const uint32_t collision_items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS;
+    const bool collide = (items & collision_items) && sr_scene_shape_count(viewer->scene) > 0;
+    sr_status status = collide ? viewer_pass_start(viewer, err) : SR_OK;
+    sr_scene_render_desc render = {.camera = &view, .cull_camera = viewer->frozen ? &viewer->cull_camera : NULL};
+    if (status == SR_OK)
+        status = sr_scene_render(viewer->scene, &render, viewer->renderer, fb, viewer->frame, err);
+    sr_status passed = viewer_pass_finish(viewer, status == SR_OK ? err : NULL);
+    status = status == SR_OK ? passed : status;
+
     if (!viewer->has_pick)
         items &= ~(uint32_t)SR_OVERLAY_PICK;
     char hud[4096];
@@ -310,16 +318,8 @@ sr_status viewer_render(sr_viewer *viewer, double *render_ms, sr_error *err)
                                .cull_camera = viewer->frozen ? &viewer->cull_camera : &view,
                                .fps = live_fps(viewer),
                                .hud_text = (items & SR_OVERLAY_HUD) ? hud : NULL};
-    // The collision pass, while one of its overlays is on (as `softrast render --overlay` runs it).
-    const uint32_t collision_items = SR_OVERLAY_CONTACTS | SR_OVERLAY_CLOSEST | SR_OVERLAY_PAIRS;
-    if (status == SR_OK && (items & collision_items) && sr_scene_shape_count(viewer->scene) > 0) {
-        if (!viewer->collision)
-            status = sr_collision_create(&viewer->collision, err);
-        if (status == SR_OK)
-            status = sr_scene_collide(viewer->scene, NULL, viewer->collision, err);
-        if (status == SR_OK)
-            overlay.collision = viewer->collision;
-    }
+    if (status == SR_OK && collide)
+        overlay.collision = viewer->collision;
     if (status == SR_OK && (items & SR_OVERLAY_HEAT))
         status = sr_overlay_heat(viewer->scene, &view, fb, viewer->threads, NULL, &overlay.heat_max, err);
     // The 3D overlays in one list, the HUD, legends and panels in another: the program's lines go

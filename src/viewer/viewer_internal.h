@@ -61,6 +61,22 @@ typedef struct viewer_load {
     Uint32 wake_event;
 } viewer_load;
 
+/// The frame's collision pass on a thread of its own (viewer_pass.c). The calling thread writes
+/// scene, collision and requested, the pass thread status, err and running, both under `lock`;
+/// the other fields are the calling thread's.
+typedef struct viewer_pass {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    bool thread_started, thread_failed; ///< thread, lock and conditions exist / could not be made
+    bool requested, running, quit;
+    bool pending; ///< started and not yet finished (viewer_pass_finish)
+    sr_scene *scene;
+    sr_collision *collision;
+    sr_status status;
+    sr_error err;
+} viewer_pass;
+
 /// The state of the mouse between a press and its release.
 typedef struct viewer_drag {
     int button;             ///< SDL_BUTTON_LEFT, ...; 0 when no button is down
@@ -199,6 +215,7 @@ struct sr_viewer {
     sr_error failure; ///< an error of sr_viewer_frame's own (rendering, SDL), reported once
 
     viewer_load load;
+    viewer_pass pass;
     char load_error[512];
     viewer_playback *playback; ///< a recording is shown (NULL: a scene, or nothing)
     bool grew_said;            ///< told once that the recording grew and R reads it
@@ -339,6 +356,17 @@ bool viewer_pair_move(sr_viewer *viewer, sr_node_id node, const sr_camera *camer
 bool viewer_pair_rotate(sr_viewer *viewer, sr_node_id node, const sr_camera *camera, float dx, float dy);
 /// print-pair: the selected shapes' names and world poses and the pair's answer as one JSON line.
 void viewer_pair_print(sr_viewer *viewer, FILE *out);
+
+/* viewer_pass.c */
+/// Brings the scene up to date and starts the collision pass over it into viewer->collision
+/// (created first when NULL) on the pass thread (on this one when no thread can be started).
+/// Until viewer_pass_finish only sr_scene_render may use the scene. Errors: those of the update,
+/// out of memory for the collision result (no pass is then started).
+sr_status viewer_pass_start(sr_viewer *viewer, sr_error *err);
+/// Waits for the pass viewer_pass_start started (nothing when none) and returns its status.
+sr_status viewer_pass_finish(sr_viewer *viewer, sr_error *err);
+/// Waits for a pass still running and ends the pass thread.
+void viewer_pass_stop(sr_viewer *viewer);
 
 /* viewer_load.c */
 /// Starts loading viewer->scene_path on the worker (`reload`: the shown scene stays meanwhile).

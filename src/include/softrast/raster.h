@@ -296,9 +296,10 @@ typedef struct sr_raster_stats {
 
 typedef struct sr_renderer_desc {
     /// 0 or 1 = render on the calling thread. N > 1: the renderer owns N - 1 worker threads; the
-    /// calling thread and the workers split draws of 256 triangles or more into square screen
-    /// tiles (each tile drawn by one thread, its triangles in submission order; large triangles
-    /// are split between tiles like small ones), so the image, depth, ids and statistics are
+    /// calling thread and the workers split draws of 256 triangles or more, and batches of smaller
+    /// ones (sr_renderer_begin_batch), into square screen tiles (each tile drawn by one thread,
+    /// its triangles in submission order; large triangles are split between tiles like small
+    /// ones), so the image, depth, ids and statistics are
     /// bit-identical to the single-threaded ones. Between frames the workers sleep: an idle
     /// renderer uses no CPU. Program functions must then be thread-safe. At most SR_MAX_THREADS.
     int threads;
@@ -330,6 +331,27 @@ void sr_renderer_reset_stats(sr_renderer *renderer);
 /// [1, SR_MAX_IMAGE_SIDE], stride smaller than needed, varying_count out of range, enum out of
 /// range, index_count not a multiple of 3, out of memory.
 sr_status sr_draw_triangles(sr_renderer *renderer, sr_framebuffer *fb, const sr_draw_desc *desc, sr_error *err);
+
+/// Starts a batch of draws into `fb`: until sr_renderer_end_batch, sr_draw_triangles takes the
+/// small draws into `fb` (up to 4,096 triangles and 65,536 vertices each) without drawing their
+/// pixels: it runs their vertex stage and sorts their triangles into screen tiles at once, on the
+/// calling thread, and sr_renderer_end_batch draws the tiles of all of them with the renderer's
+/// threads (a frame of a thousand small draws is then shared between the threads, which one
+/// draw of a few tiles cannot be). The pixels, depth, ids and statistics are bit for bit those of
+/// the same draws made without a batch. Contract while a batch is open: each batched draw's
+/// `program->uniforms` (and what they point to: textures) must stay valid and unchanged until the
+/// batch is drawn — its vertices and indices are read during the sr_draw_triangles call only;
+/// the framebuffer holds the batched draws' pixels only once the batch is drawn: at
+/// sr_renderer_end_batch, or before any other drawing call on the renderer (a draw the batch does
+/// not take, sr_draw_lines, sr_renderer_clear, a new sr_renderer_begin_batch), which draws the
+/// batch first so that everything reaches the pixels in call order. sr_renderer_stats counts a
+/// batched draw's triangles at once and its fragments when it is drawn. On a renderer without
+/// worker threads there is nothing to share: the draws are made at once. Errors: NULL renderer,
+/// framebuffer with NULL buffers or a side outside [1, SR_MAX_IMAGE_SIDE].
+sr_status sr_renderer_begin_batch(sr_renderer *renderer, sr_framebuffer *fb, sr_error *err);
+/// Draws the open batch's draws (see sr_renderer_begin_batch) and closes it; without an open
+/// batch, nothing. Errors: NULL renderer.
+sr_status sr_renderer_end_batch(sr_renderer *renderer, sr_error *err);
 
 /// One end of a 3D line segment.
 typedef struct sr_line_vertex {
