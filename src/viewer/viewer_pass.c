@@ -4,7 +4,8 @@
  * need the two. On two cores a frame of a thousand shapes then costs the calling thread the
  * drawing alone, not the drawing and then the pass.
  *
- * Why the two may run at once: the scene is brought up to date (sr_scene_update) before the pass
+ * Why the two may run at once (the contract of softrast/scene.h and scene_collide.h): the
+ * scene is brought up to date (sr_scene_update) before the pass
  * starts, so sr_scene_render's own update finds nothing to do and the drawing only reads the
  * scene (nodes, meshes, materials, textures, the instance tree) and writes the viewer's frame,
  * renderer and framebuffer; the pass reads the nodes and writes only what belongs to the

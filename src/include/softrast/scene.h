@@ -360,7 +360,11 @@ sr_camera sr_camera_fit_box(sr_aabb box, sr_vec3 up, float aspect);
 /// a node is cheap), a camera, a directional light and a background colour.
 /// Thread-safety: functions taking `const sr_scene *` (picks, culling, reads) may run
 /// concurrently with each other; anything that changes the scene, sr_scene_update and
-/// sr_scene_render need exclusive access. No global state: several scenes may live at once.
+/// sr_scene_render need exclusive access, with one exception: once sr_scene_update has brought
+/// the scene up to date, the collision pass (sr_scene_collide, softrast/scene_collide.h) may run
+/// on one thread while sr_scene_render draws it on another (the render then only reads the
+/// scene; the pass reads the nodes and writes only its own collision state).
+/// No global state: several scenes may live at once.
 typedef struct sr_scene sr_scene;
 
 /// Handle of a node: slot index + generation (never 0 for a live node). A handle becomes stale

@@ -200,8 +200,9 @@ typedef struct sr_collision_desc {
 /// or touching: apart by at most 1e-7 of the largest coordinate of the two shapes' boxes, the
 /// rounding of the float node transforms that place them; reported with distance 0), near pairs
 /// (within the margin) or apart. `desc` may be NULL. The scene must be
-/// up to date (sr_scene_update). Single-threaded; the scene needs exclusive access (the pass
-/// updates its shape tree and pair cache). Errors: NULL scene or result, a scene waiting for an
+/// up to date (sr_scene_update). Single-threaded; nothing may change the scene meanwhile (the
+/// pass updates its shape tree and pair cache), but sr_scene_render and the const functions may
+/// read it on other threads (the viewer draws the scene while the pass runs). Errors: NULL scene or result, a scene waiting for an
 /// update, a bad margin (negative, not finite) or max_iterations, out of memory (the result is
 /// then empty; the scene stays consistent).
 sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_collision *result, sr_error *err);
