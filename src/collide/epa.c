@@ -58,9 +58,6 @@ typedef struct epa_face {
     uint32_t generation; /* bumped when the slot is reused: heap entries of old faces are stale */
     sr_dvec3 normal;
     double distance; /* of its plane from the origin, signed (negative: the origin is outside) */
-    /* How far its plane can be trusted (face_precision): its smallest altitude and its farthest
-     * vertex from the origin. */
-    double altitude, reach;
 } epa_face;
 
 typedef struct heap_entry {
@@ -175,12 +172,9 @@ static void face_plane(polytope *p, epa_face *face)
         face->normal = dscale(n, 1.0 / length);
         /* the average over the three vertices: better than any one of them */
         face->distance = (ddot(face->normal, a) + ddot(face->normal, b) + ddot(face->normal, c)) / 3;
-        face->altitude = length / sqrt(fmax(ab, fmax(bc, ca)));
-        face->reach = sqrt(fmax(dlength_squared(a), fmax(dlength_squared(b), dlength_squared(c))));
     } else {
         face->normal = dv(0, 0, 0);
         face->distance = INFINITY;
-        face->altitude = face->reach = 0;
     }
 }
 
@@ -192,9 +186,18 @@ static void face_plane(polytope *p, epa_face *face)
  * face's true plane, and adding it folds the polytope (found on a disc against a triangle: a face
  * of altitude 7e-9 whose normal, 1e-7 rad off, sent the support point across the flat disc face
  * of A - B). */
-static double face_precision(const epa_face *face, sr_dvec3 w, double rounding)
+static double face_precision(const polytope *p, const epa_face *face, sr_dvec3 w, double rounding)
 {
-    return rounding * (1 + (face->reach + dlength(w)) / face->altitude);
+    /* the face's smallest altitude and its farthest vertex from the origin, found here for the
+     * one face a step looks at rather than for every face made (most are never chosen) */
+    sr_dvec3 a = p->vertices[face->v[0]].w, b = p->vertices[face->v[1]].w, c = p->vertices[face->v[2]].w;
+    double ab = dlength_squared(dsub(b, a)), bc = dlength_squared(dsub(c, b)), ca = dlength_squared(dsub(a, c));
+    sr_dvec3 n = ab >= bc && ab >= ca ? dcross(dsub(a, c), dsub(b, c))
+                 : bc >= ca           ? dcross(dsub(b, a), dsub(c, a))
+                                      : dcross(dsub(c, b), dsub(a, b));
+    double altitude = dlength(n) / sqrt(fmax(ab, fmax(bc, ca)));
+    double reach = sqrt(fmax(dlength_squared(a), fmax(dlength_squared(b), dlength_squared(c))));
+    return rounding * (1 + (reach + dlength(w)) / altitude);
 }
 
 static int32_t face_new(polytope *p, int32_t a, int32_t b, int32_t c)
@@ -411,15 +414,26 @@ static double depth_along(const sr_placed *a, const sr_placed *b, sr_dvec3 n)
  * faces approach it slowly), this finds the deepest direction's neighbourhood that EPA saw. */
 static sr_dvec3 refine_normal(const sr_placed *a, const sr_placed *b, sr_dvec3 n, double *depth)
 {
+    /* the eight directions' cosines and sines, and the tangent frame (remade when n moves), are
+     * computed once rather than at every evaluation: the search runs hundreds of them */
+    double cosines[8], sines[8];
+    for (int k = 0; k < 8; k++) {
+        double angle = k * (M_PI / 4);
+        cosines[k] = cos(angle);
+        sines[k] = sin(angle);
+    }
     double best = depth_along(a, b, n), step = 1e-2;
+    bool moved = true;
+    sr_dvec3 u = dv(0, 0, 0), v = dv(0, 0, 0);
     for (int evaluations = 0; evaluations < 400 && step > 1e-12;) {
-        sr_dvec3 u = dcross(n, fabs(n.x) < 0.57 ? dv(1, 0, 0) : fabs(n.y) < 0.57 ? dv(0, 1, 0) : dv(0, 0, 1));
-        u = sr_dvec3_normalize(u);
-        sr_dvec3 v = dcross(n, u);
+        if (moved) {
+            u = dcross(n, fabs(n.x) < 0.57 ? dv(1, 0, 0) : fabs(n.y) < 0.57 ? dv(0, 1, 0) : dv(0, 0, 1));
+            u = sr_dvec3_normalize(u);
+            v = dcross(n, u);
+        }
         bool improved = false;
         for (int k = 0; k < 8 && !improved; k++) {
-            double angle = k * (M_PI / 4);
-            sr_dvec3 m = sr_dvec3_normalize(dadd(n, dscale(dadd(dscale(u, cos(angle)), dscale(v, sin(angle))), step)));
+            sr_dvec3 m = sr_dvec3_normalize(dadd(n, dscale(dadd(dscale(u, cosines[k]), dscale(v, sines[k])), step)));
             double h = depth_along(a, b, m);
             evaluations++;
             if (h < best) {
@@ -428,6 +442,7 @@ static sr_dvec3 refine_normal(const sr_placed *a, const sr_placed *b, sr_dvec3 n
                 improved = true;
             }
         }
+        moved = improved;
         step = improved ? step * 1.5 : step * 0.5;
     }
     *depth = best;
@@ -630,7 +645,7 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
             converged = true;
             break;
         }
-        double precision = face_precision(face, w.w, rounding);
+        double precision = face_precision(&p, face, w.w, rounding);
         if (gap <= tolerance + precision) {
             /* the gap is within what the face's plane can be trusted to: expanding it cannot
              * tighten the bounds (the support point sits on the face's true plane; adding it
