@@ -165,6 +165,52 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     return SR_OK;
 }
 
+/* The largest magnitude of a box's coordinates (plain comparisons: the coordinates are finite). */
+static double largest_coordinate(sr_dbox box)
+{
+    const double values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+    double largest = 0.0;
+    for (int k = 0; k < 6; k++) {
+        double v = fabs(values[k]);
+        largest = v > largest ? v : largest;
+    }
+    return largest;
+}
+
+/* Copies what the pairs read of each live shape into scene->broad, by slot: the kept pairs look
+ * their shapes up there, in an array a fifth the size of the shapes' (which is read in order
+ * here, once per shape, rather than at random twice per pair). */
+static sr_status gather_broad(sr_scene *scene, sr_error *err)
+{
+    uint32_t old_capacity = scene->broad_capacity;
+    if (!sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+    for (uint32_t i = old_capacity; i < scene->broad_capacity; i++)
+        scene->broad[i].pass = 0; // never a pass's number: passes start at 1
+    for (uint32_t i = 0; i < scene->shape_count; i++) {
+        const scene_shape *shape = &scene->shapes[i];
+        if (!shape->proxy.generation)
+            continue; // not in the tree: in no pair
+        scene->broad[shape->node] = (scene_broad){.fat = shape->fat,
+                                                  .moved_pass = shape->moved_pass,
+                                                  .generation = scene->nodes[shape->node].generation,
+                                                  .bounds = shape->bounds,
+                                                  .shape = i,
+                                                  .pass = scene->collide_pass,
+                                                  .touch = 1e-7 * largest_coordinate(shape->bounds)};
+    }
+    return SR_OK;
+}
+
+/* The broadphase data of the shape at `slot`, NULL when the slot has no live shape in the tree. */
+static const scene_broad *broad_of_slot(const sr_scene *scene, uint32_t slot)
+{
+    if (slot >= scene->slot_count)
+        return NULL;
+    const scene_broad *b = &scene->broad[slot];
+    return b->pass == scene->collide_pass ? b : NULL;
+}
+
 typedef struct query_context {
     sr_scene *scene;
     uint32_t self;
@@ -304,16 +350,16 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
     for (uint32_t i = 0; i < scene->pair_count; i++) {
         scene_pair pair = scene->pairs[i];
         uint32_t slot_a = (uint32_t)(pair.key >> 32), slot_b = (uint32_t)pair.key;
-        const scene_shape *a = shape_of_slot(scene, slot_a), *b = shape_of_slot(scene, slot_b);
-        if (!a || !b || !a->proxy.generation || !b->proxy.generation || !fat_overlap(a->fat, b->fat)) {
+        const scene_broad *a = broad_of_slot(scene, slot_a), *b = broad_of_slot(scene, slot_b);
+        if (!a || !b || !fat_overlap(a->fat, b->fat)) {
             if (pair.answer) // room: free_answers has answer_capacity entries
                 scene->free_answers[scene->free_answer_count++] = pair.answer - 1;
             continue;
         }
         scene->pairs[kept] = pair;
         if (boxes_within(a->bounds, b->bounds, margin)) {
-            if (desc->filter && !desc->filter(desc->user, (sr_node_id){slot_a, scene->nodes[slot_a].generation},
-                                              (sr_node_id){slot_b, scene->nodes[slot_b].generation})) {
+            if (desc->filter &&
+                !desc->filter(desc->user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
                 stats->filtered++;
             } else {
                 scene->candidates[candidates++] = kept;
@@ -341,15 +387,11 @@ static double separation_along(const sr_shape *a, const sr_shape *b, sr_dvec3 ax
 
 /* Distances up to this are touching: 1e-7 of the largest coordinate of the two boxes, the
  * rounding of the float node transforms that place the shapes (0.1 in a file is 0.1 + 1.5e-9 as
- * a float: two shapes set to touch at 0.1 are that far apart). */
-static double touch_tolerance(sr_dbox a, sr_dbox b)
+ * a float: two shapes set to touch at 0.1 are that far apart). Each shape's part is found once a
+ * pass (gather_broad): the larger of the two. */
+static double touch_tolerance(const scene_broad *a, const scene_broad *b)
 {
-    const double values[12] = {a.min.x, a.min.y, a.min.z, a.max.x, a.max.y, a.max.z,
-                               b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z};
-    double largest = 0.0;
-    for (int k = 0; k < 12; k++)
-        largest = fmax(largest, fabs(values[k]));
-    return 1e-7 * largest;
+    return a->touch > b->touch ? a->touch : b->touch;
 }
 
 static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
@@ -362,11 +404,10 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     for (uint32_t c = 0; c < candidate_count; c++) {
         scene_pair *pair = &scene->pairs[scene->candidates[c]];
         uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
-        const scene_shape *a = &scene->shapes[scene->nodes[slot_a].shape - 1];
-        const scene_shape *b = &scene->shapes[scene->nodes[slot_b].shape - 1];
+        const scene_broad *a = &scene->broad[slot_a], *b = &scene->broad[slot_b];
         sr_collision_pair *out = &storage->pairs[c];
-        *out = (sr_collision_pair){.a = {slot_a, scene->nodes[slot_a].generation},
-                                   .b = {slot_b, scene->nodes[slot_b].generation},
+        *out = (sr_collision_pair){.a = {slot_a, a->generation},
+                                   .b = {slot_b, b->generation},
                                    .state = SR_PAIR_APART,
                                    .index = UINT32_MAX};
         sr_collide_result r;
@@ -377,9 +418,10 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
             status = kept->status;
             stats->reused++;
         } else {
+            const sr_shape *world_a = &scene->shapes[a->shape].world, *world_b = &scene->shapes[b->shape].world;
             if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
                 double separation =
-                    separation_along(&a->world, &b->world, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
+                    separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
                 if (separation > margin) {
                     out->distance = separation;
                     out->bounded = true;
@@ -387,7 +429,7 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
                     continue;
                 }
             }
-            status = sr_collide_signed_distance(&a->world, &b->world, &options, &r);
+            status = sr_collide_signed_distance(world_a, world_b, &options, &r);
             stats->tests++;
             pair->axis = sr_dvec3_to_vec3(r.normal);
             // Room was made before the loop (reserve_answers).
@@ -399,7 +441,7 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
         stats->iteration_caps += status == SR_COLLIDE_ITERATION_CAP;
         out->distance = r.distance;
         // Touching: apart by no more than the rounding of the shapes' coordinates.
-        bool contact = r.hit || r.distance <= touch_tolerance(a->bounds, b->bounds);
+        bool contact = r.hit || r.distance <= touch_tolerance(a, b);
         if (!contact && !(r.distance <= margin))
             continue;
         sr_contact *answer = contact ? &storage->contacts[contacts] : &storage->near[near];
@@ -500,6 +542,8 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
     }
     if (status == SR_OK)
         status = sync_shapes(scene, &stats, err);
+    if (status == SR_OK)
+        status = gather_broad(scene, err);
     if (status == SR_OK)
         status = find_new_pairs(scene, err);
     uint32_t candidates = 0, unanswered = 0;

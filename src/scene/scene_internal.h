@@ -90,6 +90,19 @@ typedef struct scene_shape {
     uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
 } scene_shape;
 
+/// What the collision pass reads of a shape for every kept pair, by node slot, copied from
+/// scene->shapes at each pass (scene_collide.c): 96 bytes where a scene_shape is 500, so that
+/// the pairs' lookups stay in cache. Valid only where `pass` is the current pass.
+typedef struct scene_broad {
+    sr_aabb fat;
+    uint32_t moved_pass; ///< scene_shape.moved_pass
+    uint32_t generation; ///< of the node
+    sr_dbox bounds;
+    uint32_t shape;      ///< index in scene->shapes
+    uint32_t pass;       ///< the pass that copied it
+    double touch;        ///< 1e-7 of the largest coordinate of bounds (the pass's touching tolerance)
+} scene_broad;
+
 /// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
 typedef struct scene_pair {
     uint64_t key;    ///< slot_a << 32 | slot_b, slot_a < slot_b
@@ -157,6 +170,8 @@ struct sr_scene {
     uint32_t new_pair_count, new_pair_capacity;
     uint32_t *moved;             ///< slots of shapes whose fat box changed in this pass
     uint32_t moved_count, moved_capacity;
+    scene_broad *broad;          ///< by slot: the live shapes' broadphase data (scene_broad)
+    uint32_t broad_capacity;
     uint32_t *candidates;        ///< indices in `pairs` of this pass's candidates
     uint32_t candidate_capacity;
     scene_answer *answers;       ///< the pairs' last answers (scene_pair.answer)

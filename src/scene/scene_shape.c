@@ -503,6 +503,7 @@ void sr_scene_destroy_shapes(sr_scene *scene)
     sr_free(scene->pairs_scratch);
     sr_free(scene->new_pairs);
     sr_free(scene->candidates);
+    sr_free(scene->broad);
     sr_free(scene->answers);
     sr_free(scene->free_answers);
     sr_free(scene->moved);
