@@ -348,7 +348,10 @@ static double depth_along(const sr_placed *a, const sr_placed *b, sr_dvec3 n)
 }
 
 /* A local pattern search on the unit sphere for a smaller support value than along n: steps in
- * the tangent plane, enlarged after a success and halved after a failure, down to 1e-12 rad. When
+ * the tangent plane, enlarged after a success and halved after a failure, down to 1e-12 rad; until
+ * the first success a failure divides the step by ten (the normal EPA stopped at is usually far
+ * closer than the first step of 1e-2 rad: halving down to its distance cost 8 evaluations a
+ * halving, a quarter of the search's 400). When
  * the polytope runs out before its bounds meet (A - B with a ring of deepest directions, whose
  * faces approach it slowly), this finds the deepest direction's neighbourhood that EPA saw. */
 static sr_dvec3 refine_normal(const sr_placed *a, const sr_placed *b, sr_dvec3 n, double *depth)
@@ -364,6 +367,7 @@ static sr_dvec3 refine_normal(const sr_placed *a, const sr_placed *b, sr_dvec3 n
     double best = depth_along(a, b, n), step = 1e-2;
     bool moved = true;
     sr_dvec3 u = dv(0, 0, 0), v = dv(0, 0, 0);
+    bool found = false;
     for (int evaluations = 0; evaluations < 400 && step > 1e-12;) {
         if (moved) {
             u = dcross(n, fabs(n.x) < 0.57 ? dv(1, 0, 0) : fabs(n.y) < 0.57 ? dv(0, 1, 0) : dv(0, 0, 1));
@@ -382,7 +386,8 @@ static sr_dvec3 refine_normal(const sr_placed *a, const sr_placed *b, sr_dvec3 n
             }
         }
         moved = improved;
-        step = improved ? step * 1.5 : step * 0.5;
+        found |= improved;
+        step = improved ? step * 1.5 : found ? step * 0.5 : step * 0.1;
     }
     *depth = best;
     return n;
