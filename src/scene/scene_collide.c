@@ -12,12 +12,17 @@
  * Narrowphase: each candidate keeps the normal of its last query. A normal that still separates
  * the shapes by more than the margin proves them apart (a separating axis gives a lower bound of
  * the distance), which costs two support points, as Bullet's and Jolt's cached separating axes
- * do. A candidate neither of whose shapes moved since its last query gets that query's answer
- * again (the query is deterministic: it would answer the same), so a pile at rest costs only its
- * broadphase; otherwise sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by
- * at most 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms),
- * near
- * (within the margin) or apart.
+ * do. Cheaper still, the lower bound a pair had (that separation, or the distance its query found)
+ * stays one in later passes once the distance both shapes may have travelled since is taken off:
+ * each shape sums, pass by pass, its translation plus its rotation's chord times the radius of its
+ * box (every support value of it moved by no more), and a pair whose bound minus both sums still
+ * exceeds the margin is proved apart without touching its shapes (conservative advancement's
+ * bound, as used for time of impact); a shape made anew starts its sum again. A candidate neither
+ * of whose shapes moved since its last query gets that query's answer again (the query is
+ * deterministic: it would answer the same), so a pile at rest costs only its broadphase; otherwise
+ * sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by at most 1e-7 of
+ * the largest coordinate of the pair's boxes, the rounding of float transforms), near (within the
+ * margin) or apart.
  *
  * Allocation: the arrays grow between the stages, to what the stage will need, never inside a
  * loop (except the tree queries' new pairs, which double when a query finds more than ever). */
@@ -114,8 +119,39 @@ static sr_aabb grown_box(sr_dbox box, double by)
         (sr_dbox){{box.min.x - by, box.min.y - by, box.min.z - by}, {box.max.x + by, box.max.y + by, box.max.z + by}});
 }
 
+/* A unit quaternion for a pose's rotation (all zeros: the identity). */
+static sr_dquat unit_rotation(sr_dquat q)
+{
+    double length = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(length > 0.0))
+        return (sr_dquat){0.0, 0.0, 0.0, 1.0};
+    return (sr_dquat){q.x / length, q.y / length, q.z / length, q.w / length};
+}
+
+/* How far any point of a shape can have gone from `from` to `to`, its points within `reach` of
+ * its position: the translation, plus the rotation's largest displacement of a point at distance
+ * reach, 2 sin(angle / 2) reach, where cos(angle / 2) = |q_from . q_to| (with 1e-7 for the
+ * rounding of that cosine near 1). So every support value of the shape changed by at most this. */
+static double motion_bound(sr_pose from, sr_pose to, double reach)
+{
+    sr_dquat p = unit_rotation(from.rotation), q = unit_rotation(to.rotation);
+    double c = fmin(1.0, fabs(p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w));
+    double chord = 2.0 * sqrt(fmax(0.0, 1.0 - c * c)) + 1e-7;
+    return sr_dvec3_length(sr_dvec3_sub(to.position, from.position)) + chord * reach;
+}
+
+/* The largest distance from `centre` to a point of `box`. */
+static double box_reach(sr_dbox box, sr_dvec3 centre)
+{
+    double x = fmax(fabs(box.min.x - centre.x), fabs(box.max.x - centre.x));
+    double y = fmax(fabs(box.min.y - centre.y), fabs(box.max.y - centre.y));
+    double z = fmax(fabs(box.min.z - centre.z), fabs(box.max.z - centre.z));
+    return sqrt(x * x + y * y + z * z);
+}
+
 /* Brings the dirty shapes' exact boxes and tree proxies up to date; lists those whose fat box
- * changed in scene->moved. */
+ * changed in scene->moved. Each shape's travel grows by how far it moved (motion_bound; its points
+ * are within its box), or starts again when the shape is new or has another geometry. */
 static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_error *err)
 {
     if (!sr_scene_grow((void **)&scene->moved, &scene->moved_capacity, scene->shape_dirty_count, sizeof *scene->moved))
@@ -153,6 +189,15 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
             scene->shape_dirty_count -= done;
             return status;
         }
+        if (shape->reshaped || shape->reset_pass == 0) {
+            shape->travel = 0.0;
+            shape->reset_pass = scene->collide_pass;
+            shape->reshaped = false;
+        } else {
+            shape->travel += motion_bound(shape->synced_pose, shape->world.pose,
+                                          box_reach(shape->bounds, shape->world.pose.position));
+        }
+        shape->synced_pose = shape->world.pose;
         shape->dirty = false;
         shape->moved_pass = scene->collide_pass;
         if (changed) {
@@ -197,7 +242,9 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
                                                   .bounds = shape->bounds,
                                                   .shape = i,
                                                   .pass = scene->collide_pass,
-                                                  .touch = 1e-7 * largest_coordinate(shape->bounds)};
+                                                  .touch = 1e-7 * largest_coordinate(shape->bounds),
+                                                  .travel = shape->travel,
+                                                  .reset_pass = shape->reset_pass};
     }
     return SR_OK;
 }
@@ -311,7 +358,7 @@ static sr_status find_new_pairs(sr_scene *scene, sr_error *err)
             merged[n++] = kept[a++];
             b++;
         } else {
-            merged[n++] = (scene_pair){keys[b++], {0.0f, 0.0f, 0.0f}, 0};
+            merged[n++] = (scene_pair){.key = keys[b++]};
         }
     }
     scene_pair *swap = scene->pairs;
@@ -406,10 +453,8 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
         uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
         const scene_broad *a = &scene->broad[slot_a], *b = &scene->broad[slot_b];
         sr_collision_pair *out = &storage->pairs[c];
-        *out = (sr_collision_pair){.a = {slot_a, a->generation},
-                                   .b = {slot_b, b->generation},
-                                   .state = SR_PAIR_APART,
-                                   .index = UINT32_MAX};
+        *out = (sr_collision_pair){
+            .a = {slot_a, a->generation}, .b = {slot_b, b->generation}, .state = SR_PAIR_APART, .index = UINT32_MAX};
         sr_collide_result r;
         sr_collide_status status;
         const scene_answer *kept = pair->answer ? &scene->answers[pair->answer - 1] : NULL;
@@ -418,10 +463,24 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
             status = kept->status;
             stats->reused++;
         } else {
+            // The bound kept from an earlier pass, less how far both shapes have travelled since
+            // (and their rounding's tolerance), when neither was remade since it was measured.
+            if (pair->checked_pass && pair->checked_pass >= a->reset_pass && pair->checked_pass >= b->reset_pass) {
+                double bound =
+                    pair->reach - a->travel - b->travel - a->touch - b->touch - 1e-15 * (a->travel + b->travel);
+                if (bound > margin) {
+                    out->distance = bound;
+                    out->bounded = true;
+                    stats->axis_rejects++;
+                    continue;
+                }
+            }
             const sr_shape *world_a = &scene->shapes[a->shape].world, *world_b = &scene->shapes[b->shape].world;
             if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
                 double separation =
                     separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
+                pair->reach = separation + a->travel + b->travel;
+                pair->checked_pass = scene->collide_pass;
                 if (separation > margin) {
                     out->distance = separation;
                     out->bounded = true;
@@ -432,6 +491,9 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
             status = sr_collide_signed_distance(world_a, world_b, &options, &r);
             stats->tests++;
             pair->axis = sr_dvec3_to_vec3(r.normal);
+            // A distance the query found exactly (not at its cap) bounds the next passes' too.
+            pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? scene->collide_pass : 0;
+            pair->reach = r.distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
             if (!pair->answer)
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]

@@ -88,10 +88,18 @@ typedef struct scene_shape {
     sr_aabb fat;            ///< its fat box in the tree
     bool dirty;             ///< world pose changed since the last pass (listed in shape_dirty)
     uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
+    /* How far the shape has travelled (scene_collide.c): a bound of how much any support value
+     * of it has changed, summed over the passes since reset_pass, in which it was new or given
+     * another geometry (sr_scene_attach_shape sets `reshaped`); synced_pose the world pose at the
+     * last pass. */
+    sr_pose synced_pose;
+    double travel;
+    uint32_t reset_pass;
+    bool reshaped;
 } scene_shape;
 
 /// What the collision pass reads of a shape for every kept pair, by node slot, copied from
-/// scene->shapes at each pass (scene_collide.c): 96 bytes where a scene_shape is 500, so that
+/// scene->shapes at each pass (scene_collide.c): 112 bytes where a scene_shape is over 500, so that
 /// the pairs' lookups stay in cache. Valid only where `pass` is the current pass.
 typedef struct scene_broad {
     sr_aabb fat;
@@ -101,6 +109,8 @@ typedef struct scene_broad {
     uint32_t shape;      ///< index in scene->shapes
     uint32_t pass;       ///< the pass that copied it
     double touch;        ///< 1e-7 of the largest coordinate of bounds (the pass's touching tolerance)
+    double travel;       ///< scene_shape.travel
+    uint32_t reset_pass; ///< scene_shape.reset_pass
 } scene_broad;
 
 /// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
@@ -108,6 +118,10 @@ typedef struct scene_pair {
     uint64_t key;    ///< slot_a << 32 | slot_b, slot_a < slot_b
     sr_vec3 axis;    ///< the normal of its last query (from a towards b); zero: none yet
     uint32_t answer; ///< 1 + index in scene->answers of its last query's answer; 0: none
+    /// A lower bound of the distance measured in pass checked_pass (0: none), plus both shapes'
+    /// travel then: the bound now is reach minus their travel now (scene_collide.c).
+    double reach;
+    uint32_t checked_pass;
 } scene_pair;
 
 /// A pair's last query, answered again while neither shape moves (scene_collide.c).

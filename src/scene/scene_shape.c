@@ -474,6 +474,7 @@ sr_status sr_scene_attach_shape(sr_scene *scene, uint32_t index, const sr_node_s
         sr_hull_destroy(shape->owned_hull);
     }
     shape->local = local;
+    shape->reshaped = true; // the collision pass's travel bounds start again
     shape->owned_hull = owned;
     shape->draw = draw;
     shape->mesh = mesh;
