@@ -344,6 +344,61 @@ Test(scene_collide, pairs_and_contacts_equal_the_brute_force_over_moving_frames)
     }
 }
 
+/* A box spinning while it closes in on a ball along a diagonal (their boxes come within the margin
+ * long before the shapes do): the pass proves the pair apart from
+ * bounds it kept while the shapes moved (each shape's travel, rotation included, taken off), and
+ * each pass's state equals the query's alone, up to the pass where they touch. */
+Test(scene_collide, a_spinning_shape_closing_in_is_never_proved_apart_too_long)
+{
+    sr_scene *scene = NULL;
+    sr_collision *result = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_scene_create(NULL, &scene, &err), SR_OK);
+    cr_assert_eq(sr_collision_create(&result, &err), SR_OK);
+    sr_node_shape_desc ball = {.shape = sr_shape_sphere(0.5), .draw = SR_SHAPE_DRAW_NONE};
+    sr_node_shape_desc box = {.shape = sr_shape_box((sr_dvec3){0.35, 0.2, 0.25}), .draw = SR_SHAPE_DRAW_NONE};
+    sr_node_id a, b;
+    cr_assert_eq(sr_scene_add_node(scene, &(sr_node_desc){.name = "ball", .shape = &ball}, &a, &err), SR_OK);
+    cr_assert_eq(sr_scene_add_node(scene, &(sr_node_desc){.name = "box", .shape = &box}, &b, &err), SR_OK);
+    const sr_collision_desc desc = {.margin = 0.3};
+    int bounded = 0, frame = 0;
+    bool touched = false;
+    for (; frame < 600 && !touched; frame++) {
+        sr_transform t = sr_transform_identity();
+        float along = 1.6f - 0.003f * (float)frame;
+        t.translation = sr_vec3_make(along, along, along);
+        t.rotation = sr_quat_from_axis_angle(sr_vec3_normalize(sr_vec3_make(1, 2, 3)), 0.04f * (float)frame);
+        cr_assert_eq(sr_scene_set_transform(scene, b, t, &err), SR_OK);
+        cr_assert_eq(sr_scene_update(scene, NULL, &err), SR_OK);
+        cr_assert_eq(sr_scene_collide(scene, &desc, result, &err), SR_OK, "%s", err.message);
+        sr_node_shape sa, sb;
+        cr_assert_eq(sr_scene_node_shape(scene, a, &sa, &err), SR_OK);
+        cr_assert_eq(sr_scene_node_shape(scene, b, &sb, &err), SR_OK);
+        sr_collide_result alone;
+        sr_collide_signed_distance(&sa.world, &sb.world, NULL, &alone);
+        if (result->pair_count == 0) {
+            cr_assert(alone.distance > desc.margin, "frame %d: no candidate at distance %g", frame, alone.distance);
+            continue;
+        }
+        const sr_collision_pair *pair = &result->pairs[0];
+        sr_pair_state expected = alone.hit || alone.distance <= 1e-6 ? SR_PAIR_CONTACT
+                                 : alone.distance <= desc.margin     ? SR_PAIR_NEAR
+                                                                     : SR_PAIR_APART;
+        cr_assert_eq(pair->state, expected, "frame %d: state %d, alone %d (distance %.17g)", frame, pair->state,
+                     expected, alone.distance);
+        if (pair->bounded) {
+            bounded++;
+            cr_assert(pair->distance > desc.margin && pair->distance <= alone.distance + 1e-12,
+                      "frame %d: bound %.17g, distance %.17g", frame, pair->distance, alone.distance);
+        }
+        touched = expected == SR_PAIR_CONTACT;
+    }
+    cr_assert(touched, "the box never reached the ball");
+    cr_assert(bounded >= 50, "the pair was proved apart on %d passes only", bounded);
+    sr_collision_destroy(result);
+    sr_scene_destroy(scene);
+}
+
 /* Two unit spheres 1.5 apart overlap by 0.5; a third 0.05 beyond the first is near; one whose
  * box overlaps the first's box diagonally is apart; a far one is no candidate. */
 Test(scene_collide, spheres_give_their_analytic_answers)

@@ -6,19 +6,7 @@
 #include "bounds_internal.h"
 #include "collide_internal.h"
 
-sr_dbox sr_shape_bounds(const sr_shape *shape)
-{
-    sr_dbox box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-    if (!shape || sr_shape_validate(shape, NULL) != SR_OK)
-        return box;
-    box.max.x = sr_shape_support(shape, dv(1, 0, 0)).x;
-    box.max.y = sr_shape_support(shape, dv(0, 1, 0)).y;
-    box.max.z = sr_shape_support(shape, dv(0, 0, 1)).z;
-    box.min.x = sr_shape_support(shape, dv(-1, 0, 0)).x;
-    box.min.y = sr_shape_support(shape, dv(0, -1, 0)).y;
-    box.min.z = sr_shape_support(shape, dv(0, 0, -1)).z;
-    return box;
-}
+/* sr_shape_bounds is in shape.c, beside the support mappings it reads. */
 
 sr_status sr_shape_kdop(const sr_shape *shape, int k, sr_kdop *out, sr_error *err)
 {

@@ -245,13 +245,13 @@ sr_status sr_shape_validate(const sr_shape *shape, sr_error *err)
 
 /* ---- placing ---- */
 
-void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
+/* The placed core without its size (which only the pair queries' tolerances read). */
+static void place_core(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
 {
     memset(out, 0, sizeof *out);
     out->rotated = rotation_matrix(shape->pose.rotation, out->m);
     out->position = dsub(shape->pose.position, origin);
     out->radius = shape->rounding;
-    out->size = sr_shape_size_of_valid(shape);
     sr_dvec3 local[3];
     int points = 0;
     switch (shape->type) {
@@ -306,6 +306,12 @@ void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
     }
     for (int i = 0; i < points; i++)
         out->p[i] = dadd(out->rotated ? rotate(out->m, local[i]) : local[i], out->position);
+}
+
+void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
+{
+    place_core(shape, origin, out);
+    out->size = sr_shape_size_of_valid(shape);
 }
 
 bool sr_pair_place(const sr_shape *a, const sr_shape *b, sr_placed *placed_a, sr_placed *placed_b, sr_dvec3 *origin)
@@ -373,9 +379,31 @@ static sr_dvec3 shape_core_support(const sr_shape *shape, sr_dvec3 direction, do
     if (!usable(shape))
         return dv(0, 0, 0);
     sr_placed placed;
-    sr_placed_make(shape, dv(0, 0, 0), &placed);
+    place_core(shape, dv(0, 0, 0), &placed);
     *radius = placed.radius;
     return placed_support(&placed, direction);
+}
+
+sr_dbox sr_shape_bounds(const sr_shape *shape)
+{
+    sr_dbox box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    if (!shape || sr_shape_validate(shape, NULL) != SR_OK)
+        return box;
+    /* the support points along the six axes (sr_shape_support's, the shape placed once) */
+    sr_placed placed;
+    place_core(shape, dv(0, 0, 0), &placed);
+    box.max.x = placed_support(&placed, dv(1, 0, 0)).x;
+    box.max.y = placed_support(&placed, dv(0, 1, 0)).y;
+    box.max.z = placed_support(&placed, dv(0, 0, 1)).z;
+    box.min.x = placed_support(&placed, dv(-1, 0, 0)).x;
+    box.min.y = placed_support(&placed, dv(0, -1, 0)).y;
+    box.min.z = placed_support(&placed, dv(0, 0, -1)).z;
+    double r = placed.radius;
+    if (r != 0) {
+        box.max = dadd(box.max, dv(r, r, r));
+        box.min = dsub(box.min, dv(r, r, r));
+    }
+    return box;
 }
 
 sr_dvec3 sr_shape_core_support(const sr_shape *shape, sr_dvec3 direction)

@@ -12,12 +12,17 @@
  * Narrowphase: each candidate keeps the normal of its last query. A normal that still separates
  * the shapes by more than the margin proves them apart (a separating axis gives a lower bound of
  * the distance), which costs two support points, as Bullet's and Jolt's cached separating axes
- * do. A candidate neither of whose shapes moved since its last query gets that query's answer
- * again (the query is deterministic: it would answer the same), so a pile at rest costs only its
- * broadphase; otherwise sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by
- * at most 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms),
- * near
- * (within the margin) or apart.
+ * do. Cheaper still, the lower bound a pair had (that separation, or the distance its query found)
+ * stays one in later passes once the distance both shapes may have travelled since is taken off:
+ * each shape sums, pass by pass, its translation plus its rotation's chord times the radius of its
+ * box (every support value of it moved by no more), and a pair whose bound minus both sums still
+ * exceeds the margin is proved apart without touching its shapes (conservative advancement's
+ * bound, as used for time of impact); a shape made anew starts its sum again. A candidate neither
+ * of whose shapes moved since its last query gets that query's answer again (the query is
+ * deterministic: it would answer the same), so a pile at rest costs only its broadphase; otherwise
+ * sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by at most 1e-7 of
+ * the largest coordinate of the pair's boxes, the rounding of float transforms), near (within the
+ * margin) or apart.
  *
  * Allocation: the arrays grow between the stages, to what the stage will need, never inside a
  * loop (except the tree queries' new pairs, which double when a query finds more than ever). */
@@ -114,8 +119,39 @@ static sr_aabb grown_box(sr_dbox box, double by)
         (sr_dbox){{box.min.x - by, box.min.y - by, box.min.z - by}, {box.max.x + by, box.max.y + by, box.max.z + by}});
 }
 
+/* A unit quaternion for a pose's rotation (all zeros: the identity). */
+static sr_dquat unit_rotation(sr_dquat q)
+{
+    double length = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(length > 0.0))
+        return (sr_dquat){0.0, 0.0, 0.0, 1.0};
+    return (sr_dquat){q.x / length, q.y / length, q.z / length, q.w / length};
+}
+
+/* How far any point of a shape can have gone from `from` to `to`, its points within `reach` of
+ * its position: the translation, plus the rotation's largest displacement of a point at distance
+ * reach, 2 sin(angle / 2) reach, where cos(angle / 2) = |q_from . q_to| (with 1e-7 for the
+ * rounding of that cosine near 1). So every support value of the shape changed by at most this. */
+static double motion_bound(sr_pose from, sr_pose to, double reach)
+{
+    sr_dquat p = unit_rotation(from.rotation), q = unit_rotation(to.rotation);
+    double c = fmin(1.0, fabs(p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w));
+    double chord = 2.0 * sqrt(fmax(0.0, 1.0 - c * c)) + 1e-7;
+    return sr_dvec3_length(sr_dvec3_sub(to.position, from.position)) + chord * reach;
+}
+
+/* The largest distance from `centre` to a point of `box`. */
+static double box_reach(sr_dbox box, sr_dvec3 centre)
+{
+    double x = fmax(fabs(box.min.x - centre.x), fabs(box.max.x - centre.x));
+    double y = fmax(fabs(box.min.y - centre.y), fabs(box.max.y - centre.y));
+    double z = fmax(fabs(box.min.z - centre.z), fabs(box.max.z - centre.z));
+    return sqrt(x * x + y * y + z * z);
+}
+
 /* Brings the dirty shapes' exact boxes and tree proxies up to date; lists those whose fat box
- * changed in scene->moved. */
+ * changed in scene->moved. Each shape's travel grows by how far it moved (motion_bound; its points
+ * are within its box), or starts again when the shape is new or has another geometry. */
 static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_error *err)
 {
     if (!sr_scene_grow((void **)&scene->moved, &scene->moved_capacity, scene->shape_dirty_count, sizeof *scene->moved))
@@ -153,6 +189,15 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
             scene->shape_dirty_count -= done;
             return status;
         }
+        if (shape->reshaped || shape->reset_pass == 0) {
+            shape->travel = 0.0;
+            shape->reset_pass = scene->collide_pass;
+            shape->reshaped = false;
+        } else {
+            shape->travel += motion_bound(shape->synced_pose, shape->world.pose,
+                                          box_reach(shape->bounds, shape->world.pose.position));
+        }
+        shape->synced_pose = shape->world.pose;
         shape->dirty = false;
         shape->moved_pass = scene->collide_pass;
         if (changed) {
@@ -163,6 +208,54 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     scene->shape_dirty_count = 0;
     stats->proxies_moved = scene->moved_count;
     return SR_OK;
+}
+
+/* The largest magnitude of a box's coordinates (plain comparisons: the coordinates are finite). */
+static double largest_coordinate(sr_dbox box)
+{
+    const double values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+    double largest = 0.0;
+    for (int k = 0; k < 6; k++) {
+        double v = fabs(values[k]);
+        largest = v > largest ? v : largest;
+    }
+    return largest;
+}
+
+/* Copies what the pairs read of each live shape into scene->broad, by slot: the kept pairs look
+ * their shapes up there, in an array a fifth the size of the shapes' (which is read in order
+ * here, once per shape, rather than at random twice per pair). */
+static sr_status gather_broad(sr_scene *scene, sr_error *err)
+{
+    uint32_t old_capacity = scene->broad_capacity;
+    if (!sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+    for (uint32_t i = old_capacity; i < scene->broad_capacity; i++)
+        scene->broad[i].pass = 0; // never a pass's number: passes start at 1
+    for (uint32_t i = 0; i < scene->shape_count; i++) {
+        const scene_shape *shape = &scene->shapes[i];
+        if (!shape->proxy.generation)
+            continue; // not in the tree: in no pair
+        scene->broad[shape->node] = (scene_broad){.fat = shape->fat,
+                                                  .moved_pass = shape->moved_pass,
+                                                  .generation = scene->nodes[shape->node].generation,
+                                                  .bounds = shape->bounds,
+                                                  .shape = i,
+                                                  .pass = scene->collide_pass,
+                                                  .touch = 1e-7 * largest_coordinate(shape->bounds),
+                                                  .travel = shape->travel,
+                                                  .reset_pass = shape->reset_pass};
+    }
+    return SR_OK;
+}
+
+/* The broadphase data of the shape at `slot`, NULL when the slot has no live shape in the tree. */
+static const scene_broad *broad_of_slot(const sr_scene *scene, uint32_t slot)
+{
+    if (slot >= scene->slot_count)
+        return NULL;
+    const scene_broad *b = &scene->broad[slot];
+    return b->pass == scene->collide_pass ? b : NULL;
 }
 
 typedef struct query_context {
@@ -265,7 +358,7 @@ static sr_status find_new_pairs(sr_scene *scene, sr_error *err)
             merged[n++] = kept[a++];
             b++;
         } else {
-            merged[n++] = (scene_pair){keys[b++], {0.0f, 0.0f, 0.0f}, 0};
+            merged[n++] = (scene_pair){.key = keys[b++]};
         }
     }
     scene_pair *swap = scene->pairs;
@@ -304,16 +397,16 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
     for (uint32_t i = 0; i < scene->pair_count; i++) {
         scene_pair pair = scene->pairs[i];
         uint32_t slot_a = (uint32_t)(pair.key >> 32), slot_b = (uint32_t)pair.key;
-        const scene_shape *a = shape_of_slot(scene, slot_a), *b = shape_of_slot(scene, slot_b);
-        if (!a || !b || !a->proxy.generation || !b->proxy.generation || !fat_overlap(a->fat, b->fat)) {
+        const scene_broad *a = broad_of_slot(scene, slot_a), *b = broad_of_slot(scene, slot_b);
+        if (!a || !b || !fat_overlap(a->fat, b->fat)) {
             if (pair.answer) // room: free_answers has answer_capacity entries
                 scene->free_answers[scene->free_answer_count++] = pair.answer - 1;
             continue;
         }
         scene->pairs[kept] = pair;
         if (boxes_within(a->bounds, b->bounds, margin)) {
-            if (desc->filter && !desc->filter(desc->user, (sr_node_id){slot_a, scene->nodes[slot_a].generation},
-                                              (sr_node_id){slot_b, scene->nodes[slot_b].generation})) {
+            if (desc->filter &&
+                !desc->filter(desc->user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
                 stats->filtered++;
             } else {
                 scene->candidates[candidates++] = kept;
@@ -341,15 +434,11 @@ static double separation_along(const sr_shape *a, const sr_shape *b, sr_dvec3 ax
 
 /* Distances up to this are touching: 1e-7 of the largest coordinate of the two boxes, the
  * rounding of the float node transforms that place the shapes (0.1 in a file is 0.1 + 1.5e-9 as
- * a float: two shapes set to touch at 0.1 are that far apart). */
-static double touch_tolerance(sr_dbox a, sr_dbox b)
+ * a float: two shapes set to touch at 0.1 are that far apart). Each shape's part is found once a
+ * pass (gather_broad): the larger of the two. */
+static double touch_tolerance(const scene_broad *a, const scene_broad *b)
 {
-    const double values[12] = {a.min.x, a.min.y, a.min.z, a.max.x, a.max.y, a.max.z,
-                               b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z};
-    double largest = 0.0;
-    for (int k = 0; k < 12; k++)
-        largest = fmax(largest, fabs(values[k]));
-    return 1e-7 * largest;
+    return a->touch > b->touch ? a->touch : b->touch;
 }
 
 static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
@@ -362,13 +451,10 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     for (uint32_t c = 0; c < candidate_count; c++) {
         scene_pair *pair = &scene->pairs[scene->candidates[c]];
         uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
-        const scene_shape *a = &scene->shapes[scene->nodes[slot_a].shape - 1];
-        const scene_shape *b = &scene->shapes[scene->nodes[slot_b].shape - 1];
+        const scene_broad *a = &scene->broad[slot_a], *b = &scene->broad[slot_b];
         sr_collision_pair *out = &storage->pairs[c];
-        *out = (sr_collision_pair){.a = {slot_a, scene->nodes[slot_a].generation},
-                                   .b = {slot_b, scene->nodes[slot_b].generation},
-                                   .state = SR_PAIR_APART,
-                                   .index = UINT32_MAX};
+        *out = (sr_collision_pair){
+            .a = {slot_a, a->generation}, .b = {slot_b, b->generation}, .state = SR_PAIR_APART, .index = UINT32_MAX};
         sr_collide_result r;
         sr_collide_status status;
         const scene_answer *kept = pair->answer ? &scene->answers[pair->answer - 1] : NULL;
@@ -377,9 +463,24 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
             status = kept->status;
             stats->reused++;
         } else {
+            // The bound kept from an earlier pass, less how far both shapes have travelled since
+            // (and their rounding's tolerance), when neither was remade since it was measured.
+            if (pair->checked_pass && pair->checked_pass >= a->reset_pass && pair->checked_pass >= b->reset_pass) {
+                double bound =
+                    pair->reach - a->travel - b->travel - a->touch - b->touch - 1e-15 * (a->travel + b->travel);
+                if (bound > margin) {
+                    out->distance = bound;
+                    out->bounded = true;
+                    stats->axis_rejects++;
+                    continue;
+                }
+            }
+            const sr_shape *world_a = &scene->shapes[a->shape].world, *world_b = &scene->shapes[b->shape].world;
             if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
                 double separation =
-                    separation_along(&a->world, &b->world, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
+                    separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
+                pair->reach = separation + a->travel + b->travel;
+                pair->checked_pass = scene->collide_pass;
                 if (separation > margin) {
                     out->distance = separation;
                     out->bounded = true;
@@ -387,9 +488,12 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
                     continue;
                 }
             }
-            status = sr_collide_signed_distance(&a->world, &b->world, &options, &r);
+            status = sr_collide_signed_distance(world_a, world_b, &options, &r);
             stats->tests++;
             pair->axis = sr_dvec3_to_vec3(r.normal);
+            // A distance the query found exactly (not at its cap) bounds the next passes' too.
+            pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? scene->collide_pass : 0;
+            pair->reach = r.distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
             if (!pair->answer)
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
@@ -399,7 +503,7 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
         stats->iteration_caps += status == SR_COLLIDE_ITERATION_CAP;
         out->distance = r.distance;
         // Touching: apart by no more than the rounding of the shapes' coordinates.
-        bool contact = r.hit || r.distance <= touch_tolerance(a->bounds, b->bounds);
+        bool contact = r.hit || r.distance <= touch_tolerance(a, b);
         if (!contact && !(r.distance <= margin))
             continue;
         sr_contact *answer = contact ? &storage->contacts[contacts] : &storage->near[near];
@@ -500,6 +604,8 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
     }
     if (status == SR_OK)
         status = sync_shapes(scene, &stats, err);
+    if (status == SR_OK)
+        status = gather_broad(scene, err);
     if (status == SR_OK)
         status = find_new_pairs(scene, err);
     uint32_t candidates = 0, unanswered = 0;

@@ -88,13 +88,40 @@ typedef struct scene_shape {
     sr_aabb fat;            ///< its fat box in the tree
     bool dirty;             ///< world pose changed since the last pass (listed in shape_dirty)
     uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
+    /* How far the shape has travelled (scene_collide.c): a bound of how much any support value
+     * of it has changed, summed over the passes since reset_pass, in which it was new or given
+     * another geometry (sr_scene_attach_shape sets `reshaped`); synced_pose the world pose at the
+     * last pass. */
+    sr_pose synced_pose;
+    double travel;
+    uint32_t reset_pass;
+    bool reshaped;
 } scene_shape;
+
+/// What the collision pass reads of a shape for every kept pair, by node slot, copied from
+/// scene->shapes at each pass (scene_collide.c): 112 bytes where a scene_shape is over 500, so that
+/// the pairs' lookups stay in cache. Valid only where `pass` is the current pass.
+typedef struct scene_broad {
+    sr_aabb fat;
+    uint32_t moved_pass; ///< scene_shape.moved_pass
+    uint32_t generation; ///< of the node
+    sr_dbox bounds;
+    uint32_t shape;      ///< index in scene->shapes
+    uint32_t pass;       ///< the pass that copied it
+    double touch;        ///< 1e-7 of the largest coordinate of bounds (the pass's touching tolerance)
+    double travel;       ///< scene_shape.travel
+    uint32_t reset_pass; ///< scene_shape.reset_pass
+} scene_broad;
 
 /// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
 typedef struct scene_pair {
     uint64_t key;    ///< slot_a << 32 | slot_b, slot_a < slot_b
     sr_vec3 axis;    ///< the normal of its last query (from a towards b); zero: none yet
     uint32_t answer; ///< 1 + index in scene->answers of its last query's answer; 0: none
+    /// A lower bound of the distance measured in pass checked_pass (0: none), plus both shapes'
+    /// travel then: the bound now is reach minus their travel now (scene_collide.c).
+    double reach;
+    uint32_t checked_pass;
 } scene_pair;
 
 /// A pair's last query, answered again while neither shape moves (scene_collide.c).
@@ -157,6 +184,8 @@ struct sr_scene {
     uint32_t new_pair_count, new_pair_capacity;
     uint32_t *moved;             ///< slots of shapes whose fat box changed in this pass
     uint32_t moved_count, moved_capacity;
+    scene_broad *broad;          ///< by slot: the live shapes' broadphase data (scene_broad)
+    uint32_t broad_capacity;
     uint32_t *candidates;        ///< indices in `pairs` of this pass's candidates
     uint32_t candidate_capacity;
     scene_answer *answers;       ///< the pairs' last answers (scene_pair.answer)

@@ -474,6 +474,7 @@ sr_status sr_scene_attach_shape(sr_scene *scene, uint32_t index, const sr_node_s
         sr_hull_destroy(shape->owned_hull);
     }
     shape->local = local;
+    shape->reshaped = true; // the collision pass's travel bounds start again
     shape->owned_hull = owned;
     shape->draw = draw;
     shape->mesh = mesh;
@@ -503,6 +504,7 @@ void sr_scene_destroy_shapes(sr_scene *scene)
     sr_free(scene->pairs_scratch);
     sr_free(scene->new_pairs);
     sr_free(scene->candidates);
+    sr_free(scene->broad);
     sr_free(scene->answers);
     sr_free(scene->free_answers);
     sr_free(scene->moved);

@@ -7,7 +7,8 @@
  * queries). Medians over the frames after WARMUP frames, of the pass's wall time (broadphase +
  * narrowphase, on one thread) and of each half, and of the pass's thread CPU time (what the pass
  * costs on a machine shared with other work, where wall time also counts the waits for a core),
- * with the pass's counts; sr_scene_update's time beside it. One JSON line on stdout. Not a test.
+ * with the pass's counts (and its contacts and near pairs by the method that answered them);
+ * sr_scene_update's time beside it. One JSON line on stdout. Not a test.
  *
  *   bench_scene_collide [--shapes N] [--frames F] [--margin THOUSANDTHS] [--moving PERCENT] [--still]
  *
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sr_collision_stats sum = {0};
+    double by_method[4] = {0, 0, 0, 0}; // contacts and near pairs by sr_collide_method
     double first_pass_ms = 0.0;
     for (long frame = -WARMUP; frame < frames; frame++) {
         if (!still && frame > -WARMUP) {
@@ -222,6 +224,10 @@ int main(int argc, char **argv)
         sum.proxies_moved += s->proxies_moved;
         sum.pairs_cached += s->pairs_cached;
         sum.iteration_caps += s->iteration_caps;
+        for (size_t k = 0; k < result->contact_count; k++)
+            by_method[result->contacts[k].method & 3]++;
+        for (size_t k = 0; k < result->near_count; k++)
+            by_method[result->near[k].method & 3]++;
     }
     double f = (double)frames;
     printf(
@@ -231,12 +237,14 @@ int main(int argc, char **argv)
         "\"per_frame_mean\": {\"pairs_cached\": %.0f, \"pairs\": %.0f, \"axis_rejects\": %.0f, \"tests\": %.0f, "
         "\"reused\": %.0f, "
         "\"contacts\": %.0f, \"near\": %.0f, \"shapes_moved\": %.0f, \"proxies_moved\": %.0f}, "
+        "\"contacts_and_near_by_method\": {\"gjk\": %.0f, \"epa\": %.0f, \"sat\": %.0f, \"closed_form\": %.0f}, "
         "\"iteration_caps\": %u}\n",
         shapes, frames, still ? 0L : moving_percent, result->margin, median(pass, (int)frames),
         median(broad, (int)frames), median(narrow, (int)frames), median(update, (int)frames),
         median(pass_cpu, (int)frames), first_pass_ms, sum.pairs_cached / f, sum.pairs / f, sum.axis_rejects / f,
         sum.tests / f, sum.reused / f, sum.contacts / f, sum.near / f, sum.shapes_moved / f, sum.proxies_moved / f,
-        sum.iteration_caps);
+        by_method[SR_COLLIDE_BY_GJK] / f, by_method[SR_COLLIDE_BY_EPA] / f, by_method[SR_COLLIDE_BY_SAT] / f,
+        by_method[SR_COLLIDE_BY_CLOSED_FORM] / f, sum.iteration_caps);
     free(pass);
     free(broad);
     free(narrow);

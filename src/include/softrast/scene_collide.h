@@ -109,8 +109,9 @@ typedef struct sr_collision_pair {
     sr_node_id a, b; ///< a.index < b.index
     sr_pair_state state;
     /// The signed distance the query found (<= 0 for contacts), or, when `bounded`, a lower bound
-    /// greater than the margin: the separation along the axis that separated the pair last pass,
-    /// which proved them apart without a query.
+    /// greater than the margin, which proved them apart without a query: the separation along the
+    /// axis that separated the pair last pass, or a bound an earlier pass found less the distance
+    /// both shapes may have travelled since.
     double distance;
     bool bounded;
     uint32_t index; ///< in `contacts` (CONTACT) or `near` (NEAR); UINT32_MAX when apart
@@ -142,7 +143,9 @@ typedef struct sr_collision_stats {
     uint32_t pairs_cached;  ///< pairs whose fat boxes overlap, kept from pass to pass
     uint32_t pairs;         ///< candidate pairs (exact boxes within the margin)
     uint32_t filtered;      ///< candidates the filter callback dropped (not in `pairs`)
-    uint32_t axis_rejects;  ///< candidates proved apart by last pass's separating axis, without a query
+    /// Candidates proved apart without a query: by last pass's separating axis, or by a bound of
+    /// an earlier pass less both shapes' travel since (sr_collision_pair.bounded).
+    uint32_t axis_rejects;
     uint32_t tests;         ///< convex queries run (sr_collide_signed_distance)
     /// Candidates neither of whose shapes moved (nor the margin or max_iterations changed) since
     /// their last query: that query's answer again, without running it (it would be the same).
