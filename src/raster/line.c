@@ -2,8 +2,8 @@
  * against the view volume in homogeneous space (parametrically, Liang–Barsky style), and drawn
  * 1 to 4 pixels wide by stepping the major axis with pixel-centre sampling. Perspective-correct
  * colour, optional biased LESS_EQUAL depth test without depth writes, blending, polyline joints
- * drawn once. With threads, a first pass clips every segment into window space and the rows
- * are then split into units drawn by one thread each, segments in order.
+ * drawn once. With threads, a first pass clips every segment into window space and sorts them
+ * into units of rows, each then drawn by one thread, its segments in order.
  * Knows nothing of triangles or of the debug-draw lists that feed it. */
 #include "raster_internal.h"
 
@@ -251,16 +251,22 @@ static bool same_position(sr_vec3 p, sr_vec3 q)
     return memcmp(&p, &q, sizeof p) == 0;
 }
 
-/* Units of rows claimed by the threads of a multi-threaded line draw. */
+/* Units of rows claimed by the threads of a multi-threaded line draw, each with the indices of
+ * the segments that reach it in draw order (unit u's are entries[offsets[u]] to
+ * entries[offsets[u + 1] - 1]): a thread walks its unit's segments only, not every segment. */
 typedef struct line_job {
     sr_framebuffer *fb;
     const sr_line_desc *desc;
     const line_segment *segments;
-    size_t count;
+    const size_t *offsets;
+    const uint32_t *entries;
     int unit_rows, units;
     _Atomic int next_unit;
     uint64_t written[SR_MAX_THREADS];
 } line_job;
+
+/// Segments ahead of the one drawn that draw_line_units fetches.
+#define LINE_PREFETCH 8
 
 static void draw_line_units(void *data, int worker)
 {
@@ -271,13 +277,78 @@ static void draw_line_units(void *data, int worker)
         if (unit >= job->units)
             break;
         int top = unit * job->unit_rows, bottom = top + job->unit_rows - 1;
-        for (size_t i = 0; i < job->count; i++) {
-            const line_segment *segment = &job->segments[i];
-            if (segment->max_row >= top && segment->min_row <= bottom)
-                rasterize_segment(job->fb, job->desc, segment, top, bottom, &written);
+        size_t end = job->offsets[unit + 1];
+        for (size_t e = job->offsets[unit]; e < end; e++) {
+            // A unit's segments lie scattered over the draw's: fetched a few ahead (both cache
+            // lines of one), or each one's first read waits on memory.
+            if (e + LINE_PREFETCH < end) {
+                const char *ahead = (const char *)&job->segments[job->entries[e + LINE_PREFETCH]];
+                __builtin_prefetch(ahead);
+                __builtin_prefetch(ahead + sizeof(line_segment) - 1);
+            }
+            rasterize_segment(job->fb, job->desc, &job->segments[job->entries[e]], top, bottom, &written);
         }
     }
     job->written[worker] = written;
+}
+
+/* The units of rows [min_row, max_row] (none when the segment reaches no row). */
+static void segment_units(const line_segment *segment, int unit_rows, int *first, int *last)
+{
+    *first = segment->min_row / unit_rows;
+    *last = segment->max_row >= segment->min_row ? segment->max_row / unit_rows : *first - 1;
+}
+
+/* Sorts the `count` segments into the job's units, in the renderer's scratch memory after the
+ * segments (which may move: *segments is updated). False when out of memory. */
+static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t count, line_job *job)
+{
+    size_t entry_count = 0;
+    for (size_t i = 0; i < count; i++) {
+        int first, last;
+        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        entry_count += (size_t)(last - first + 1);
+    }
+    // Segments, then units + 1 offsets, then the entries (each part aligned for its type).
+    size_t offsets_at = (count * sizeof(line_segment) + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
+    size_t entries_at = offsets_at + ((size_t)job->units + 1) * sizeof(size_t);
+    if (entry_count > (SIZE_MAX - entries_at) / sizeof(uint32_t))
+        return false;
+    size_t needed = entries_at + entry_count * sizeof(uint32_t);
+    if (needed > renderer->line_scratch_capacity) {
+        void *grown = sr_realloc(renderer->line_scratch, needed);
+        if (!grown)
+            return false;
+        renderer->line_scratch = grown;
+        renderer->line_scratch_capacity = needed;
+        *segments = grown;
+    }
+    uint8_t *scratch = renderer->line_scratch;
+    size_t *offsets = (size_t *)(void *)(scratch + offsets_at);
+    uint32_t *entries = (uint32_t *)(void *)(scratch + entries_at);
+    memset(offsets, 0, ((size_t)job->units + 1) * sizeof(size_t));
+    for (size_t i = 0; i < count; i++) {
+        int first, last;
+        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        for (int u = first; u <= last; u++)
+            offsets[u + 1]++;
+    }
+    for (int u = 0; u < job->units; u++)
+        offsets[u + 1] += offsets[u];
+    // Filled through offsets[u], which then ends unit u: moved back by one unit afterwards.
+    for (size_t i = 0; i < count; i++) {
+        int first, last;
+        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        for (int u = first; u <= last; u++)
+            entries[offsets[u]++] = (uint32_t)i;
+    }
+    for (int u = job->units; u > 0; u--)
+        offsets[u] = offsets[u - 1];
+    offsets[0] = 0;
+    job->segments = *segments;
+    job->offsets = offsets;
+    job->entries = entries;
+    return true;
 }
 
 /* Segments per draw below which one thread draws them all. */
@@ -353,8 +424,11 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
     int workers = renderer->pool && kept >= PARALLEL_MIN_SEGMENTS ? renderer->threads : 1;
     uint64_t written = 0;
     if (workers > 1) {
-        line_job job = {.fb = fb, .desc = desc, .segments = segments, .count = kept, .unit_rows = SR_BAND_HEIGHT};
+        line_job job = {.fb = fb, .desc = desc, .unit_rows = SR_BAND_HEIGHT};
         job.units = (fb->height + job.unit_rows - 1) / job.unit_rows;
+        if (kept > UINT32_MAX || !bin_segments(renderer, &segments, kept, &job))
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_draw_lines: out of memory sorting %zu segments",
+                                kept);
         atomic_init(&job.next_unit, 0);
         sr_raster_run(renderer, workers, draw_line_units, &job);
         for (int w = 0; w < workers; w++)
