@@ -75,7 +75,9 @@ static bool make_end(const float clip[4], const float color[4], const sr_viewpor
 typedef struct line_segment {
     line_end a, b;
     bool skip_a, skip_b; ///< do not draw the major-axis cell that contains end a (b)
+    bool flat;           ///< every pixel that passes the depth test becomes flat_color (flat_color_of)
     int min_row, max_row;
+    uint32_t flat_color;
 } line_segment;
 
 /* The depth buffer's change over one pixel across a line at `index` (the smaller of the two
@@ -92,8 +94,8 @@ static float depth_slope(const sr_framebuffer *fb, size_t index, int px, int py,
     return slope < INFINITY ? slope : 0.0f;
 }
 
-static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_end *a, const line_end *b, float t, int px,
-                 int py, bool x_major, uint64_t *written)
+static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_segment *segment, const line_end *a,
+                 const line_end *b, float t, int px, int py, bool x_major, uint64_t *written)
 {
     size_t index = (size_t)py * (size_t)fb->width + (size_t)px;
     float z = a->z + (b->z - a->z) * t;
@@ -106,6 +108,11 @@ static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_end *a
             desc->depth_bias > 0.0f ? desc->depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
         if (!(z - bias <= fb->depth[index]))
             return;
+    }
+    if (segment->flat) {
+        fb->color[index] = segment->flat_color;
+        (*written)++;
+        return;
     }
     float inv_w = a->inv_w + (b->inv_w - a->inv_w) * t;
     float w = 1.0f / inv_w, color[4];
@@ -177,9 +184,39 @@ static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, cons
             int px = x_major ? cell : m, py = x_major ? m : cell;
             if (py < top || py > bottom)
                 continue;
-            plot(fb, desc, from, to, t, px, py, x_major, written);
+            plot(fb, desc, segment, from, to, t, px, py, x_major, written);
         }
     }
+}
+
+/* The colour every pixel of a segment gets, when it is the same whatever the pixel: true when
+ * both ends have one opaque colour on the 8-bit grid, blended by SR_BLEND_NONE or _ALPHA, and
+ * their 1 / w differ by at most LINE_FLAT_W_RATIO. A pixel's colour is then the ends' colour up to
+ * the rounding of its perspective interpolation ((c / w_a + (c / w_b - c / w_a) t) w), a relative
+ * error of a few float ulps times the ratio of the 1 / w, under 0.01 of a byte step: blended
+ * (opaque over anything: the colour itself) and rounded half up, it is exactly the bytes of the
+ * colour, as sr_raster_blend makes them at an end. The per-pixel division, interpolation and
+ * blend are then skipped; tests/test_raster_lines.c compares such lines with the same drawn by
+ * the general path. */
+#define LINE_FLAT_W_RATIO 16.0f
+
+static bool flat_color_of(const sr_line_desc *desc, const float a[4], const float b[4], const line_segment *segment,
+                          uint32_t *color)
+{
+    if (desc->blend != SR_BLEND_NONE && desc->blend != SR_BLEND_ALPHA)
+        return false;
+    if (memcmp(a, b, 4 * sizeof(float)) != 0 || a[3] != 1.0f)
+        return false;
+    for (int k = 0; k < 3; k++) {
+        float byte = a[k] * 255.0f;
+        if (!(byte >= 0.0f && byte <= 255.0f && fabsf(byte - nearbyintf(byte)) <= 0.01f))
+            return false;
+    }
+    float near = fmaxf(segment->a.inv_w, segment->b.inv_w), far = fminf(segment->a.inv_w, segment->b.inv_w);
+    if (!(far > 0.0f && near <= far * LINE_FLAT_W_RATIO))
+        return false;
+    *color = sr_raster_blend(desc->blend, a, 0);
+    return true;
 }
 
 /* Transforms and clips segment i (vertices 2i, 2i + 1); false when nothing of it is visible
@@ -237,6 +274,7 @@ static bool prepare_segment(const sr_line_desc *desc, const sr_viewport *viewpor
     *entered = enter > 0.0f;
     *left = leave < 1.0f;
     out->skip_a = out->skip_b = false;
+    out->flat = flat_color_of(desc, color[0], color[1], out, &out->flat_color);
     // Rows the segment can reach, with the width across it (for the split between threads).
     const int width = desc->width > 1 ? desc->width : 1;
     float top = fminf(out->a.y, out->b.y), bottom = fmaxf(out->a.y, out->b.y);
