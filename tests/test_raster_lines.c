@@ -1,7 +1,8 @@
 /* test_raster_lines.c — sr_draw_lines (src/raster/line.c): pixels of segments in every octant
  * against a reference drawn in double, widths, polylines whose joints are written exactly once
  * and without gaps, the relative depth bias against surfaces drawn by the triangle pipeline,
- * and thread counts giving the same image. */
+ * thread counts giving the same image, and one-coloured lines' shortcut giving the general path's
+ * pixels. */
 #include <criterion/criterion.h>
 #include <softrast/raster.h>
 
@@ -308,6 +309,66 @@ Test(lines, any_thread_count_draws_the_same_image)
     }
     free_target(&reference);
     free(v);
+}
+
+/* One-coloured opaque lines (the debug renderer's usual ones) take a shortcut: every pixel that
+ * passes the depth test gets the colour's bytes, without the perspective interpolation and blend
+ * of each pixel. Drawn by the general path instead (SR_BLEND_ADDITIVE over black, which adds the
+ * interpolated colour to zero), each must give the same pixels, across perspective depths that
+ * take the shortcut and beyond (1 / w of the ends apart by up to 100 times), and over a depth
+ * buffer that hides some pixels. */
+Test(lines, one_coloured_opaque_lines_match_the_general_path)
+{
+    enum { segments = 400 };
+    rng_state = 2024;
+    sr_mat4 view_projection = sr_mat4_mul(sr_mat4_perspective(1.0f, (float)W / H, 0.1f, 100.0f),
+                                          sr_mat4_look_at(sr_vec3_make(0, 0, 0), sr_vec3_make(0, 0, -1),
+                                                          sr_vec3_make(0, 1, 0)));
+    target general = make_target(1), shortcut = make_target(1);
+    float *depth = malloc(sizeof(float) * W * H);
+    for (int i = 0; i < W * H; i++)
+        depth[i] = 0.97f + 0.03f * (float)uniform();
+    for (int i = 0; i < segments; i++) {
+        // Ends at distances 0.2 to 20 along -z, inside the view (and some past its sides).
+        sr_vec3 ends[2];
+        for (int e = 0; e < 2; e++) {
+            double distance = 0.2 * pow(100.0, uniform());
+            ends[e] = sr_vec3_make((float)((uniform() * 2.4 - 1.2) * distance),
+                                   (float)((uniform() * 2.0 - 1.0) * distance), (float)-distance);
+        }
+        float color[4] = {(float)(rng_state % 256) / 255.0f, (float)((rng_state >> 8) % 256) / 255.0f,
+                          (float)((rng_state >> 16) % 256) / 255.0f, 1.0f};
+        sr_line_vertex v[2];
+        for (int e = 0; e < 2; e++)
+            v[e] = (sr_line_vertex){ends[e], {color[0], color[1], color[2], color[3]}};
+        int width = 1 + i % 3;
+        const sr_blend_mode modes[2] = {SR_BLEND_ADDITIVE, i % 2 ? SR_BLEND_ALPHA : SR_BLEND_NONE};
+        target *targets[2] = {&general, &shortcut};
+        for (int k = 0; k < 2; k++) {
+            sr_framebuffer_clear(targets[k]->fb, 0xff000000u, 1.0f);
+            memcpy(targets[k]->fb->depth, depth, sizeof(float) * W * H);
+            sr_line_desc desc = {.vertices = v,
+                                 .vertex_count = 2,
+                                 .view_projection = view_projection,
+                                 .blend = modes[k],
+                                 .width = width,
+                                 .depth_test = i % 4 != 0,
+                                 .depth_bias = 1.0f / 256.0f};
+            sr_error err = {0};
+            cr_assert_eq(sr_draw_lines(targets[k]->renderer, targets[k]->fb, &desc, &err), SR_OK, "%s", err.message);
+        }
+        for (int p = 0; p < W * H; p++)
+            cr_assert_eq(shortcut.fb->color[p], general.fb->color[p],
+                         "segment %d, pixel (%d, %d): %08x, the general path %08x", i, p % W, p / W,
+                         shortcut.fb->color[p], general.fb->color[p]);
+    }
+    sr_raster_stats a = sr_renderer_stats(shortcut.renderer), b = sr_renderer_stats(general.renderer);
+    cr_assert_eq(a.fragments_written, b.fragments_written);
+    cr_assert_gt(a.fragments_written, (uint64_t)segments * 4, "the lines drew %llu pixels",
+                 (unsigned long long)a.fragments_written);
+    free(depth);
+    free_target(&general);
+    free_target(&shortcut);
 }
 
 Test(lines, bad_widths_and_biases_are_refused)

@@ -2,8 +2,8 @@
  * against the view volume in homogeneous space (parametrically, Liang–Barsky style), and drawn
  * 1 to 4 pixels wide by stepping the major axis with pixel-centre sampling. Perspective-correct
  * colour, optional biased LESS_EQUAL depth test without depth writes, blending, polyline joints
- * drawn once. With threads, a first pass clips every segment into window space and the rows
- * are then split into units drawn by one thread each, segments in order.
+ * drawn once. With threads, a first pass clips every segment into window space and sorts them
+ * into units of rows, each then drawn by one thread, its segments in order.
  * Knows nothing of triangles or of the debug-draw lists that feed it. */
 #include "raster_internal.h"
 
@@ -75,7 +75,9 @@ static bool make_end(const float clip[4], const float color[4], const sr_viewpor
 typedef struct line_segment {
     line_end a, b;
     bool skip_a, skip_b; ///< do not draw the major-axis cell that contains end a (b)
+    bool flat;           ///< every pixel that passes the depth test becomes flat_color (flat_color_of)
     int min_row, max_row;
+    uint32_t flat_color;
 } line_segment;
 
 /* The depth buffer's change over one pixel across a line at `index` (the smaller of the two
@@ -92,8 +94,8 @@ static float depth_slope(const sr_framebuffer *fb, size_t index, int px, int py,
     return slope < INFINITY ? slope : 0.0f;
 }
 
-static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_end *a, const line_end *b, float t, int px,
-                 int py, bool x_major, uint64_t *written)
+static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_segment *segment, const line_end *a,
+                 const line_end *b, float t, int px, int py, bool x_major, uint64_t *written)
 {
     size_t index = (size_t)py * (size_t)fb->width + (size_t)px;
     float z = a->z + (b->z - a->z) * t;
@@ -106,6 +108,11 @@ static void plot(sr_framebuffer *fb, const sr_line_desc *desc, const line_end *a
             desc->depth_bias > 0.0f ? desc->depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
         if (!(z - bias <= fb->depth[index]))
             return;
+    }
+    if (segment->flat) {
+        fb->color[index] = segment->flat_color;
+        (*written)++;
+        return;
     }
     float inv_w = a->inv_w + (b->inv_w - a->inv_w) * t;
     float w = 1.0f / inv_w, color[4];
@@ -177,9 +184,39 @@ static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, cons
             int px = x_major ? cell : m, py = x_major ? m : cell;
             if (py < top || py > bottom)
                 continue;
-            plot(fb, desc, from, to, t, px, py, x_major, written);
+            plot(fb, desc, segment, from, to, t, px, py, x_major, written);
         }
     }
+}
+
+/* The colour every pixel of a segment gets, when it is the same whatever the pixel: true when
+ * both ends have one opaque colour on the 8-bit grid, blended by SR_BLEND_NONE or _ALPHA, and
+ * their 1 / w differ by at most LINE_FLAT_W_RATIO. A pixel's colour is then the ends' colour up to
+ * the rounding of its perspective interpolation ((c / w_a + (c / w_b - c / w_a) t) w), a relative
+ * error of a few float ulps times the ratio of the 1 / w, under 0.01 of a byte step: blended
+ * (opaque over anything: the colour itself) and rounded half up, it is exactly the bytes of the
+ * colour, as sr_raster_blend makes them at an end. The per-pixel division, interpolation and
+ * blend are then skipped; tests/test_raster_lines.c compares such lines with the same drawn by
+ * the general path. */
+#define LINE_FLAT_W_RATIO 16.0f
+
+static bool flat_color_of(const sr_line_desc *desc, const float a[4], const float b[4], const line_segment *segment,
+                          uint32_t *color)
+{
+    if (desc->blend != SR_BLEND_NONE && desc->blend != SR_BLEND_ALPHA)
+        return false;
+    if (memcmp(a, b, 4 * sizeof(float)) != 0 || a[3] != 1.0f)
+        return false;
+    for (int k = 0; k < 3; k++) {
+        float byte = a[k] * 255.0f;
+        if (!(byte >= 0.0f && byte <= 255.0f && fabsf(byte - nearbyintf(byte)) <= 0.01f))
+            return false;
+    }
+    float near = fmaxf(segment->a.inv_w, segment->b.inv_w), far = fminf(segment->a.inv_w, segment->b.inv_w);
+    if (!(far > 0.0f && near <= far * LINE_FLAT_W_RATIO))
+        return false;
+    *color = sr_raster_blend(desc->blend, a, 0);
+    return true;
 }
 
 /* Transforms and clips segment i (vertices 2i, 2i + 1); false when nothing of it is visible
@@ -237,6 +274,7 @@ static bool prepare_segment(const sr_line_desc *desc, const sr_viewport *viewpor
     *entered = enter > 0.0f;
     *left = leave < 1.0f;
     out->skip_a = out->skip_b = false;
+    out->flat = flat_color_of(desc, color[0], color[1], out, &out->flat_color);
     // Rows the segment can reach, with the width across it (for the split between threads).
     const int width = desc->width > 1 ? desc->width : 1;
     float top = fminf(out->a.y, out->b.y), bottom = fmaxf(out->a.y, out->b.y);
@@ -251,16 +289,22 @@ static bool same_position(sr_vec3 p, sr_vec3 q)
     return memcmp(&p, &q, sizeof p) == 0;
 }
 
-/* Units of rows claimed by the threads of a multi-threaded line draw. */
+/* Units of rows claimed by the threads of a multi-threaded line draw, each with the indices of
+ * the segments that reach it in draw order (unit u's are entries[offsets[u]] to
+ * entries[offsets[u + 1] - 1]): a thread walks its unit's segments only, not every segment. */
 typedef struct line_job {
     sr_framebuffer *fb;
     const sr_line_desc *desc;
     const line_segment *segments;
-    size_t count;
+    const size_t *offsets;
+    const uint32_t *entries;
     int unit_rows, units;
     _Atomic int next_unit;
     uint64_t written[SR_MAX_THREADS];
 } line_job;
+
+/// Segments ahead of the one drawn that draw_line_units fetches.
+#define LINE_PREFETCH 8
 
 static void draw_line_units(void *data, int worker)
 {
@@ -271,13 +315,78 @@ static void draw_line_units(void *data, int worker)
         if (unit >= job->units)
             break;
         int top = unit * job->unit_rows, bottom = top + job->unit_rows - 1;
-        for (size_t i = 0; i < job->count; i++) {
-            const line_segment *segment = &job->segments[i];
-            if (segment->max_row >= top && segment->min_row <= bottom)
-                rasterize_segment(job->fb, job->desc, segment, top, bottom, &written);
+        size_t end = job->offsets[unit + 1];
+        for (size_t e = job->offsets[unit]; e < end; e++) {
+            // A unit's segments lie scattered over the draw's: fetched a few ahead (both cache
+            // lines of one), or each one's first read waits on memory.
+            if (e + LINE_PREFETCH < end) {
+                const char *ahead = (const char *)&job->segments[job->entries[e + LINE_PREFETCH]];
+                __builtin_prefetch(ahead);
+                __builtin_prefetch(ahead + sizeof(line_segment) - 1);
+            }
+            rasterize_segment(job->fb, job->desc, &job->segments[job->entries[e]], top, bottom, &written);
         }
     }
     job->written[worker] = written;
+}
+
+/* The units of rows [min_row, max_row] (none when the segment reaches no row). */
+static void segment_units(const line_segment *segment, int unit_rows, int *first, int *last)
+{
+    *first = segment->min_row / unit_rows;
+    *last = segment->max_row >= segment->min_row ? segment->max_row / unit_rows : *first - 1;
+}
+
+/* Sorts the `count` segments into the job's units, in the renderer's scratch memory after the
+ * segments (which may move: *segments is updated). False when out of memory. */
+static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t count, line_job *job)
+{
+    size_t entry_count = 0;
+    for (size_t i = 0; i < count; i++) {
+        int first, last;
+        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        entry_count += (size_t)(last - first + 1);
+    }
+    // Segments, then units + 1 offsets, then the entries (each part aligned for its type).
+    size_t offsets_at = (count * sizeof(line_segment) + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
+    size_t entries_at = offsets_at + ((size_t)job->units + 1) * sizeof(size_t);
+    if (entry_count > (SIZE_MAX - entries_at) / sizeof(uint32_t))
+        return false;
+    size_t needed = entries_at + entry_count * sizeof(uint32_t);
+    if (needed > renderer->line_scratch_capacity) {
+        void *grown = sr_realloc(renderer->line_scratch, needed);
+        if (!grown)
+            return false;
+        renderer->line_scratch = grown;
+        renderer->line_scratch_capacity = needed;
+        *segments = grown;
+    }
+    uint8_t *scratch = renderer->line_scratch;
+    size_t *offsets = (size_t *)(void *)(scratch + offsets_at);
+    uint32_t *entries = (uint32_t *)(void *)(scratch + entries_at);
+    memset(offsets, 0, ((size_t)job->units + 1) * sizeof(size_t));
+    for (size_t i = 0; i < count; i++) {
+        int first, last;
+        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        for (int u = first; u <= last; u++)
+            offsets[u + 1]++;
+    }
+    for (int u = 0; u < job->units; u++)
+        offsets[u + 1] += offsets[u];
+    // Filled through offsets[u], which then ends unit u: moved back by one unit afterwards.
+    for (size_t i = 0; i < count; i++) {
+        int first, last;
+        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        for (int u = first; u <= last; u++)
+            entries[offsets[u]++] = (uint32_t)i;
+    }
+    for (int u = job->units; u > 0; u--)
+        offsets[u] = offsets[u - 1];
+    offsets[0] = 0;
+    job->segments = *segments;
+    job->offsets = offsets;
+    job->entries = entries;
+    return true;
 }
 
 /* Segments per draw below which one thread draws them all. */
@@ -354,8 +463,11 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
     int workers = renderer->pool && kept >= PARALLEL_MIN_SEGMENTS ? renderer->threads : 1;
     uint64_t written = 0;
     if (workers > 1) {
-        line_job job = {.fb = fb, .desc = desc, .segments = segments, .count = kept, .unit_rows = SR_BAND_HEIGHT};
+        line_job job = {.fb = fb, .desc = desc, .unit_rows = SR_BAND_HEIGHT};
         job.units = (fb->height + job.unit_rows - 1) / job.unit_rows;
+        if (kept > UINT32_MAX || !bin_segments(renderer, &segments, kept, &job))
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_draw_lines: out of memory sorting %zu segments",
+                                kept);
         atomic_init(&job.next_unit, 0);
         sr_raster_run(renderer, workers, draw_line_units, &job);
         for (int w = 0; w < workers; w++)

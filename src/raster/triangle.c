@@ -1,6 +1,7 @@
 /* src/raster/triangle.c — triangle setup (fixed-point edge functions, fill rule, facing and
- * culling, plane equations of depth, 1/w and attributes / w) and the blending of one pixel. The
- * rasterisation of a set-up triangle is fill.c's. Knows nothing of vertex processing or
+ * culling, plane equations of depth, 1/w and attributes / w) and sr_blend_rgba8 (the blending of
+ * one pixel is raster_internal.h's sr_raster_blend). The rasterisation of a set-up triangle is
+ * fill.c's. Knows nothing of vertex processing or
  * clipping. */
 #include "raster_internal.h"
 
@@ -234,40 +235,6 @@ void sr_raster_setup_screened(const sr_draw_context *context, const sr_screen_ve
                                   screened->max_y[lane]};
     const unsigned coverage = screened->covered[lane];
     set_up(context, v0, v1, v2, attributes, primitive_id, bounds, screened->area[lane], &coverage, setup);
-}
-
-/* Clamp to [0, 1] with NaN as 0, branch-free (compilers turn the portable form into branches). */
-static inline float clamp_unit(float value)
-{
-#if defined(__SSE2__)
-    // maxss returns its second operand when the first is NaN.
-    return _mm_cvtss_f32(_mm_min_ss(_mm_max_ss(_mm_set_ss(value), _mm_setzero_ps()), _mm_set_ss(1.0f)));
-#else
-    value = value > 0.0f ? value : 0.0f;
-    return value < 1.0f ? value : 1.0f;
-#endif
-}
-
-uint32_t sr_raster_blend(sr_blend_mode mode, const float rgba[4], uint32_t destination)
-{
-    float alpha = clamp_unit(rgba[3]);
-    uint32_t result = 0;
-    for (int c = 0; c < 4; c++) {
-        float source = (c == 3 ? alpha : clamp_unit(rgba[c])) * 255.0f;
-        float stored = (float)((destination >> (8 * c)) & 0xffu);
-        float value;
-        if (mode == SR_BLEND_ALPHA) // alpha itself composes "over": 255 a + d (1 - a)
-            value = (c == 3 ? 255.0f : source) * alpha + stored * (1.0f - alpha);
-        else if (mode == SR_BLEND_ADDITIVE)
-            value = stored + source * alpha;
-        else
-            value = source;
-        // Round half up, saturate.
-        value += 0.5f;
-        uint32_t byte = value >= 255.0f ? 255u : (uint32_t)value;
-        result |= byte << (8 * c);
-    }
-    return result;
 }
 
 uint32_t sr_blend_rgba8(sr_blend_mode mode, const float rgba[4], uint32_t destination)

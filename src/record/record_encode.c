@@ -11,6 +11,8 @@
  * rec_list_bound bytes. */
 #include "record_internal.h"
 
+#include <stddef.h>
+
 /* Tag bits. */
 enum {
     TAG_SAME_STYLE = 1u << 5,
@@ -32,6 +34,8 @@ size_t rec_list_bound(const sr_debug_list_stats *stats)
 
 _Static_assert(1u + 89u <= REC_TRANSFORM_MAX + 4u, "a shape item's fixed part fits the bound");
 _Static_assert(sizeof(sr_vec3) == 12, "sr_vec3 is three floats: stored with one copy");
+_Static_assert(offsetof(sr_debug_item_line, b) == offsetof(sr_debug_item_line, a) + sizeof(sr_vec3),
+               "a line's ends are contiguous: stored with one copy");
 
 static inline bool same_vec3(sr_vec3 a, sr_vec3 b)
 {
@@ -54,7 +58,11 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
         return p;
     memset(styles->packed, 0, sizeof styles->packed);
     // The style an item repeats when it has none of its own; the reader starts from the same.
+    // previous_width and previous_on_top: the last style's own fields (any whose packed_style is
+    // previous_packed), compared as they are by the fast path below.
     uint32_t previous_color = SR_DEBUG_WHITE, previous_packed = 0;
+    int previous_width = 1;
+    bool previous_on_top = false;
     const sr_vec3 *previous_end = NULL; // the last line's or arrow's b, in the list (NULL: none yet)
     uint64_t kind_bytes[SR_DEBUG_ITEM_KIND_COUNT] = {0}, kind_counts[SR_DEBUG_ITEM_KIND_COUNT] = {0};
     uint64_t line_bytes = 0, line_count = 0; // the fast path's, in registers
@@ -65,15 +73,21 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
         // The common case first: a one-coloured line in the previous item's style (an engine's
         // stream of drawLine calls). Same bytes as the general path below, with less to decide.
         if (kind == SR_DEBUG_ITEM_LINE && item->style.color == previous_color && item->line.color_b == previous_color &&
-            packed_style(&item->style) == previous_packed) {
+            item->style.width == previous_width && item->style.on_top == previous_on_top) {
             uint8_t *start = p;
-            if (previous_end && same_vec3(item->line.a, *previous_end)) {
-                *p++ = SR_DEBUG_ITEM_LINE | TAG_SAME_STYLE | TAG_FLAG_2;
-                p = rec_put_vec3(p, item->line.b);
+            // Compared and copied in place (no sr_vec3 copies on the stack): a and b are 24
+            // contiguous bytes of the item, stored as they are on a little-endian host.
+            if (previous_end && memcmp(&item->line.a, previous_end, sizeof(sr_vec3)) == 0) {
+                *p = SR_DEBUG_ITEM_LINE | TAG_SAME_STYLE | TAG_FLAG_2;
+                p = rec_put_vec3(p + 1, item->line.b);
             } else {
-                *p++ = SR_DEBUG_ITEM_LINE | TAG_SAME_STYLE;
-                p = rec_put_vec3(p, item->line.a);
-                p = rec_put_vec3(p, item->line.b);
+                *p = SR_DEBUG_ITEM_LINE | TAG_SAME_STYLE;
+#if REC_LITTLE_ENDIAN
+                memcpy(p + 1, &item->line.a, 2 * sizeof(sr_vec3));
+                p += 1 + 2 * sizeof(sr_vec3);
+#else
+                p = rec_put_vec3(rec_put_vec3(p + 1, item->line.a), item->line.b);
+#endif
             }
             previous_end = &item->line.b;
             line_bytes += (uint64_t)(p - start);
@@ -101,6 +115,8 @@ uint8_t *rec_list_encode(uint8_t *p, const sr_debug_list *list, rec_style_table 
             previous_color = color;
             previous_packed = packed;
         }
+        previous_width = item->style.width;
+        previous_on_top = item->style.on_top;
         switch (item->kind) {
         case SR_DEBUG_ITEM_LINE:
         case SR_DEBUG_ITEM_ARROW:

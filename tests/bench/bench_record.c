@@ -13,6 +13,7 @@
  *   first frame on screen (open, seek to frame 0, render 1280x720) with the index (aim: 50 ms)
  *   and without it (the scan of a crashed writer's file; aim: 1 s);
  *   a seek to a random 100,000-line frame, rendered at 1280x720 (aim: 33 ms), on 1 and N threads;
+ *   a decoded 100,000-line frame rendered again (drawing alone), on 1 and N threads;
  *   a seek to a random frame, and playing forward, per frame.
  * The file's pages are in the page cache (just written): the times are the reader's, not the disk's.
  * Prints a line per measure and one JSON line at the end. */
@@ -147,6 +148,7 @@ typedef struct results {
     double first_frame_ms, first_frame_scan_ms, scan_ms;
     double big_seek_ms[2], big_seek_p90_ms[2], big_seek_max_ms[2], big_decode_ms, big_cold_ms, big_seek_cpu_ms;
     double any_seek_ms, forward_ms;
+    double render_ms[2], render_cpu_ms[2]; ///< a decoded 100,000-line frame rendered, 1 and N threads
 } results;
 
 /* ---- the playback file ---- */
@@ -411,6 +413,31 @@ int main(int argc, char **argv)
                r.big_seek_max_ms[t]);
         printf(t == 0 ? "; CPU time %.1f ms\n" : "\n", r.big_seek_cpu_ms);
     }
+    // Drawing alone: a 100,000-line frame already decoded, rendered again and again (the viewer
+    // redrawing a paused frame as the camera turns), on 1 and N threads.
+    {
+        sr_recording *session = NULL;
+        if (sr_recording_open(path, NULL, &session, &err) || sr_recording_seek(session, 100, NULL, &err))
+            fail("seek", &err);
+        int count = runs * 3 < 64 ? runs * 3 : 64;
+        for (int t = 0; t < 2; t++) {
+            for (int k = 0; k < count + 1; k++) {
+                double start = now_seconds(), cpu_start = cpu_seconds();
+                if (sr_recording_render(session, renderers[t], fb, NULL, &err))
+                    fail("render", &err);
+                if (k > 0) { // the first one tessellates the frame's shapes for the first time
+                    times[k - 1] = (now_seconds() - start) * 1e3;
+                    cpu[k - 1] = (cpu_seconds() - cpu_start) * 1e3;
+                }
+            }
+            r.render_ms[t] = median(times, count);
+            r.render_cpu_ms[t] = median(cpu, count);
+        }
+        sr_recording_destroy(session);
+        printf("render a decoded 100,000-line frame at 1280x720: 1 thread %.1f ms (CPU %.1f), %d threads %.1f ms "
+               "(CPU %.1f, all threads)\n",
+               r.render_ms[0], r.render_cpu_ms[0], threads, r.render_ms[1], r.render_cpu_ms[1]);
+    }
     for (int k = 0; k < 8; k++) {
         sr_recording *fresh = NULL;
         sr_recording_open(path, NULL, &fresh, NULL);
@@ -466,7 +493,7 @@ int main(int argc, char **argv)
            "\"framing\": %.2f}, \"file_mib\": %.1f, "
            "\"first_frame_ms\": %.2f, \"first_frame_scan_ms\": %.2f, \"scan_ms\": %.2f, "
            "\"big_seek_ms\": [%.2f, %.2f], \"big_seek_p90_ms\": [%.2f, %.2f], \"big_seek_cpu_ms\": %.2f, "
-           "\"big_decode_ms\": %.2f, \"big_cold_ms\": %.2f, "
+           "\"big_decode_ms\": %.2f, \"big_cold_ms\": %.2f, \"render_ms\": [%.2f, %.2f], \"render_cpu_ms\": [%.2f, %.2f], "
            "\"any_seek_ms\": %.4f, "
            "\"forward_ms\": %.4f}\n",
            runs, threads, frames, r.warm_ns_per_line, r.warm_ns_per_line_null, r.batch_ns_per_line,
@@ -474,6 +501,7 @@ int main(int argc, char **argv)
            r.batch_ms_null, r.line_bytes, r.box_bytes, r.sphere_bytes, r.capsule_bytes, r.moved_node_bytes,
            r.framing_bytes, r.file_mib, r.first_frame_ms, r.first_frame_scan_ms, r.scan_ms, r.big_seek_ms[0],
            r.big_seek_ms[1], r.big_seek_p90_ms[0], r.big_seek_p90_ms[1], r.big_seek_cpu_ms, r.big_decode_ms,
-           r.big_cold_ms, r.any_seek_ms, r.forward_ms);
+           r.big_cold_ms, r.render_ms[0], r.render_ms[1], r.render_cpu_ms[0], r.render_cpu_ms[1], r.any_seek_ms,
+           r.forward_ms);
     return 0;
 }
