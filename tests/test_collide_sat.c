@@ -70,6 +70,7 @@ static void random_shape(rng *r, int kind, double scale, poly *p)
         make_points_shape(p, SR_SHAPE_SEGMENT, pts, 2);
         break;
     case KIND_POINT:
+        pts[0] = (sr_dvec3){0, 0, 0}; // a point shape sits at its pose's origin
         make_points_shape(p, SR_SHAPE_POINT, pts, 1);
         break;
     case KIND_HULL: {

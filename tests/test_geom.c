@@ -559,7 +559,7 @@ Test(ray_aabb, subnormal_components)
                     sr_vec3 origin = {-1.0f, ys[k], ys[l]};
                     check_ray_aabb(origin, direction, box, 0, INFINITY, "subnormal direction");
                     sr_ray ray = sr_ray_make(origin, direction, 0, INFINITY);
-                    float t_near, t_far;
+                    float t_near = NAN, t_far = NAN;
                     if (fabsf(origin.y) < 1 && fabsf(origin.z) < 1) { /* strictly inside: a hit */
                         cr_assert(sr_ray_aabb(&ray, &box, &t_near, &t_far), "subnormal %d %d %d %d", i, j, k, l);
                         cr_assert(t_near == 1.0f && fabsf(t_far - 3.0f) < 1e-5f);
@@ -698,7 +698,7 @@ Test(ray_aabb, grazing_corners_and_edges_always_hit)
         cr_assert(ref.hit && ref.t_near <= k && ref.t_far >= k, "the reference passes the corner");
         touching += ref.t_near == ref.t_far;
         sr_ray ray = sr_ray_make(origin, direction, 0, INFINITY);
-        float t_near, t_far;
+        float t_near = NAN, t_far = NAN;
         cr_assert(sr_ray_aabb(&ray, &box, &t_near, &t_far), "grazing corner %d pattern %d missed (k %g)", corner,
                   pattern, (double)k);
         cr_assert(close_relative(t_near, ref.t_near, 1e-6, 0) && close_relative(t_far, ref.t_far, 1e-6, 0),
