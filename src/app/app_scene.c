@@ -342,3 +342,28 @@ sr_status sr_app_checker_texture(sr_texture **out, sr_error *err)
     return sr_checker_texture_create(64, 8, sr_rgba8(1.0f, 1.0f, 1.0f, 1.0f), sr_rgba8(0.3f, 0.3f, 0.3f, 1.0f), out,
                                      err);
 }
+
+sr_status sr_app_draw_overlays(const sr_scene *scene, const sr_scene_frame *frame, const sr_camera *view,
+                               sr_overlay_desc *desc, int threads, sr_renderer *renderer, sr_framebuffer *fb,
+                               sr_error *err)
+{
+    sr_status status = SR_OK;
+    if (desc->items & SR_OVERLAY_HEAT)
+        status = sr_overlay_heat(scene, view, fb, threads, NULL, &desc->heat_max, err);
+    sr_debug_list *list = NULL;
+    if (status == SR_OK)
+        status = sr_debug_list_create(NULL, &list, err);
+    for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
+        status = sr_overlay_add(scene, frame, view, fb->width, fb->height, desc, list, err);
+        if (status != SR_OK || sr_debug_list_get_stats(list).items_dropped == 0)
+            break;
+        status = sr_debug_list_clear(list, err); // grows to what the overlays asked for
+    }
+    if (status == SR_OK) {
+        sr_mat4 view_matrix, projection;
+        sr_camera_matrices(view, fb->width, fb->height, &view_matrix, &projection);
+        status = sr_debug_draw(list, renderer, fb, sr_mat4_mul(projection, view_matrix), err);
+    }
+    sr_debug_list_destroy(list);
+    return status;
+}

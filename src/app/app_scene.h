@@ -4,6 +4,7 @@
 #ifndef SR_APP_SCENE_H
 #define SR_APP_SCENE_H
 
+#include <softrast/debug.h>
 #include <softrast/scene.h>
 #include <softrast/shaders.h>
 
@@ -109,5 +110,12 @@ double sr_app_now_ms(void);
 /// The checker texture the mesh form of the commands maps with the textured shader (8 x 8
 /// squares, white and 0.3 grey). Free with sr_texture_destroy.
 sr_status sr_app_checker_texture(sr_texture **out, sr_error *err);
+
+/// The overlays `desc` asks for over a rendered frame, as render and replay draw them: the heat
+/// map replaces the colours first (with `threads` threads), then a debug list is filled (grown
+/// and refilled once if it overflowed) and drawn with `view`, the camera the frame was drawn with.
+sr_status sr_app_draw_overlays(const sr_scene *scene, const sr_scene_frame *frame, const sr_camera *view,
+                               sr_overlay_desc *desc, int threads, sr_renderer *renderer, sr_framebuffer *fb,
+                               sr_error *err);
 
 #endif

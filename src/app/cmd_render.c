@@ -395,9 +395,8 @@ static sr_status run_collision(const render_options *o, sr_scene *scene, sr_coll
     return status;
 }
 
-/* The overlays of --overlay (and --debug-camera's frustum) over the rendered frame: the heat map
- * replaces the colours first, then the list is filled, grown and refilled if it overflowed,
- * and drawn with the view camera. */
+/* The overlays of --overlay (and --debug-camera's frustum) over the rendered frame, drawn with the
+ * view camera. */
 static sr_status draw_overlays(const render_options *o, const sr_scene *scene, const sr_scene_frame *frame,
                                const sr_camera *view, const sr_camera *cull, double frame_ms,
                                const sr_collision *collision, sr_renderer *renderer, sr_framebuffer *fb, sr_error *err)
@@ -406,24 +405,8 @@ static sr_status draw_overlays(const render_options *o, const sr_scene *scene, c
     sr_status status = o->overlay ? sr_overlay_parse(o->overlay, &desc, err) : SR_OK;
     if (o->debug_camera)
         desc.items |= SR_OVERLAY_FRUSTUM;
-    if (status == SR_OK && (desc.items & SR_OVERLAY_HEAT))
-        status = sr_overlay_heat(scene, view, fb, (int)o->threads, NULL, &desc.heat_max, err);
-    sr_debug_list *list = NULL;
     if (status == SR_OK)
-        status = sr_debug_list_create(NULL, &list, err);
-    for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
-        status = sr_overlay_add(scene, frame, view, fb->width, fb->height, &desc, list, err);
-        sr_debug_list_stats stats = sr_debug_list_get_stats(list);
-        if (status != SR_OK || stats.items_dropped == 0)
-            break;
-        status = sr_debug_list_clear(list, err); // grows to what the overlays asked for
-    }
-    if (status == SR_OK) {
-        sr_mat4 view_matrix, projection;
-        sr_camera_matrices(view, fb->width, fb->height, &view_matrix, &projection);
-        status = sr_debug_draw(list, renderer, fb, sr_mat4_mul(projection, view_matrix), err);
-    }
-    sr_debug_list_destroy(list);
+        status = sr_app_draw_overlays(scene, frame, view, &desc, (int)o->threads, renderer, fb, err);
     return status;
 }
 

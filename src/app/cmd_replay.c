@@ -384,23 +384,8 @@ static sr_status draw_overlays(sr_recording *rec, const replay_options *o, const
                                   collision, err);
         desc.collision = collision;
     }
-    if (status == SR_OK && (desc.items & SR_OVERLAY_HEAT))
-        status = sr_overlay_heat(frame->scene, camera, fb, (int)o->threads, NULL, &desc.heat_max, err);
-    sr_debug_list *list = NULL;
     if (status == SR_OK)
-        status = sr_debug_list_create(NULL, &list, err);
-    for (int attempt = 0; attempt < 2 && status == SR_OK; attempt++) {
-        status = sr_overlay_add(frame->scene, scene_frame, camera, fb->width, fb->height, &desc, list, err);
-        if (status != SR_OK || sr_debug_list_get_stats(list).items_dropped == 0)
-            break;
-        status = sr_debug_list_clear(list, err); // grows to what the overlays asked for
-    }
-    if (status == SR_OK) {
-        sr_mat4 view, projection;
-        sr_camera_matrices(camera, fb->width, fb->height, &view, &projection);
-        status = sr_debug_draw(list, renderer, fb, sr_mat4_mul(projection, view), err);
-    }
-    sr_debug_list_destroy(list);
+        status = sr_app_draw_overlays(frame->scene, scene_frame, camera, &desc, (int)o->threads, renderer, fb, err);
     return status;
 }
 
