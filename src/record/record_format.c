@@ -5,6 +5,23 @@
 
 #include <stdio.h>
 
+bool rec_grow(void **array, size_t *capacity, size_t needed, size_t size, size_t first)
+{
+    if (needed <= *capacity)
+        return true;
+    size_t wanted = *capacity ? *capacity * 2 : first;
+    if (wanted < needed)
+        wanted = needed;
+    if (wanted > SIZE_MAX / size)
+        return false;
+    void *grown = sr_realloc(*array, wanted * size);
+    if (!grown)
+        return false;
+    *array = grown;
+    *capacity = wanted;
+    return true;
+}
+
 bool rec_buffer_reserve(rec_buffer *buffer, size_t extra)
 {
     if (extra <= buffer->capacity - buffer->size)

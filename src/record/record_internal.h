@@ -127,6 +127,10 @@ typedef struct rec_buffer {
 
 /// Makes room for `extra` more bytes (doubling). False when out of memory (unchanged).
 bool rec_buffer_reserve(rec_buffer *buffer, size_t extra);
+
+/// Grows `*array` (of `size`-byte elements) to hold at least `needed`: `first` elements at first,
+/// then doubling; false (the array unchanged) when the size overflows or memory runs out.
+bool rec_grow(void **array, size_t *capacity, size_t needed, size_t size, size_t first);
 void rec_buffer_free(rec_buffer *buffer);
 
 static inline uint8_t *rec_put_u8(uint8_t *p, uint32_t value)

@@ -15,19 +15,7 @@
 
 static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
 {
-    if (needed <= *capacity)
-        return true;
-    size_t wanted = *capacity ? *capacity * 2 : 64;
-    if (wanted < needed)
-        wanted = needed;
-    if (wanted > SIZE_MAX / size)
-        return false;
-    void *grown = sr_realloc(*array, wanted * size);
-    if (!grown)
-        return false;
-    *array = grown;
-    *capacity = wanted;
-    return true;
+    return rec_grow(array, capacity, needed, size, 64);
 }
 
 void rec_scene_reader_clear_state(rec_scene_reader *r)

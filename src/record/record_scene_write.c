@@ -109,19 +109,7 @@ static bool grow_map(uint32_t **map, uint32_t *capacity, uint32_t id)
 
 static bool grow_array(void **array, size_t *capacity, size_t needed, size_t size)
 {
-    if (needed <= *capacity)
-        return true;
-    size_t wanted = *capacity ? *capacity * 2 : 64;
-    if (wanted < needed)
-        wanted = needed;
-    if (wanted > SIZE_MAX / size)
-        return false;
-    void *grown = sr_realloc(*array, wanted * size);
-    if (!grown)
-        return false;
-    *array = grown;
-    *capacity = wanted;
-    return true;
+    return rec_grow(array, capacity, needed, size, 64);
 }
 
 static sr_status out_of_memory(sr_error *err, const char *what)

@@ -38,19 +38,7 @@ bool sr_recording_probe(const char *path)
 
 static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
 {
-    if (needed <= *capacity)
-        return true;
-    size_t wanted = *capacity ? *capacity * 2 : 256;
-    if (wanted < needed)
-        wanted = needed;
-    if (wanted > SIZE_MAX / size)
-        return false;
-    void *grown = sr_realloc(*array, wanted * size);
-    if (!grown)
-        return false;
-    *array = grown;
-    *capacity = wanted;
-    return true;
+    return rec_grow(array, capacity, needed, size, 256);
 }
 
 sr_status rec_read_at(sr_recording *rec, uint64_t offset, size_t size, uint8_t **buffer, size_t *capacity,
