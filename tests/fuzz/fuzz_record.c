@@ -33,8 +33,6 @@ static bool write_file(const uint8_t *data, size_t size)
         if (file_fd < 0)
             return false;
     }
-    if (ftruncate(file_fd, 0) != 0)
-        return false;
     size_t done = 0;
     while (done < size) {
         ssize_t n = pwrite(file_fd, data + done, size - done, (off_t)done);
@@ -42,7 +40,10 @@ static bool write_file(const uint8_t *data, size_t size)
             return false;
         done += (size_t)n;
     }
-    return true;
+    // Cut to the new size after writing, never to zero before: on ext4, a file truncated to zero
+    // is written back when any descriptor of it closes (its auto_da_alloc rule), and the next
+    // truncation then waits for that write: 20 ms an input, 78 s of the target's 80.
+    return ftruncate(file_fd, (off_t)size) == 0;
 }
 
 /* ---- checksum repair ---- */
