@@ -111,8 +111,8 @@ sr_status sr_recorder_create(const char *path, const sr_recorder_desc *desc, sr_
 /// visibility and material where their bits changed since the previous frame (nothing for a
 /// node that did not change), each node's collision shape when it was given, replaced or
 /// removed (its sr_node_info.shape_version changed: an unchanged shape is not even looked at),
-/// plus the scene's camera, light and background when they changed
-/// (the camera of sr_recorder_set_camera wins over the scene's). The frame is encoded into the
+/// plus the scene's camera, light and background when they changed (the camera of
+/// sr_recorder_set_camera wins over the scene's). The frame is encoded into the
 /// recorder's buffers (grown to the largest frame so far, so a warm recorder allocates nothing)
 /// and written with one write call; when it returns SR_OK the frame is in the kernel's hands and
 /// survives the program being killed. Lists and scene are only read, during the call.
