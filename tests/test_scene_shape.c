@@ -368,3 +368,88 @@ Test(scene_shape, the_api_refuses_bad_shapes_and_keeps_the_old_one)
     cr_assert_eq(sr_scene_node_shape(scene, ball, &kept, &err), SR_ERROR_INVALID_ARGUMENT);
     sr_scene_destroy(scene);
 }
+
+/* sr_node_info.shape_version against a model of the calls: over a random sequence of shape
+ * changes (given, replaced, removed, refused) and other edits (poses, materials, updates, nodes
+ * removed and added into freed slots), a node's number changes exactly when its shape was given,
+ * replaced or removed, is 0 until then, and no number is ever given twice. */
+Test(scene_shape, shape_version_changes_exactly_when_a_shape_is_set_or_removed)
+{
+    enum { NODES = 6, STEPS = 600, MAX_VERSIONS = STEPS + NODES + 1 };
+    sr_scene *scene = NULL;
+    sr_error err = {0};
+    cr_assert_eq(sr_scene_create(NULL, &scene, &err), SR_OK);
+    sr_node_id nodes[NODES];
+    uint64_t expected[NODES];  // the model: the number each node should show
+    bool expect_change[NODES]; // the model: a shape call since the last look
+    bool shaped[NODES];
+    uint64_t given[MAX_VERSIONS]; // every non-zero number seen, to check none repeats
+    int given_count = 0;
+    for (int i = 0; i < NODES; i++) {
+        cr_assert_eq(sr_scene_add_node(scene, &(sr_node_desc){.transform = sr_transform_identity()}, &nodes[i], &err),
+                     SR_OK);
+        expected[i] = 0;
+        expect_change[i] = false;
+        shaped[i] = false;
+    }
+    static const sr_dvec3 points[] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    unsigned seed = 12345;
+    for (int step = 0; step < STEPS; step++) {
+        seed = seed * 1103515245u + 12345u;
+        int i = (int)(seed >> 16) % NODES;
+        int what = (int)(seed >> 8) % 7;
+        sr_node_shape_desc desc = {.shape = sr_shape_sphere(0.5 + 0.25 * (step % 3))};
+        if (what == 0) { // a shape given or replaced (sometimes the same sphere again: still a change)
+            cr_assert_eq(sr_scene_set_node_shape(scene, nodes[i], &desc, &err), SR_OK, "%s", err.message);
+            expect_change[i] = shaped[i] = true;
+        } else if (what == 1) { // a hull
+            desc = (sr_node_shape_desc){.shape = {.type = SR_SHAPE_HULL}, .hull_points = points, .hull_point_count = 4};
+            cr_assert_eq(sr_scene_set_node_shape(scene, nodes[i], &desc, &err), SR_OK, "%s", err.message);
+            expect_change[i] = shaped[i] = true;
+        } else if (what == 2) { // removed: a change only when there was one
+            cr_assert_eq(sr_scene_set_node_shape(scene, nodes[i], NULL, &err), SR_OK);
+            expect_change[i] = expect_change[i] || shaped[i];
+            shaped[i] = false;
+        } else if (what == 3) { // refused: no change
+            desc.shape = sr_shape_sphere(-1);
+            cr_assert_eq(sr_scene_set_node_shape(scene, nodes[i], &desc, &err), SR_ERROR_INVALID_ARGUMENT);
+        } else if (what == 4) { // a pose and an update: no change
+            sr_transform t = sr_transform_identity();
+            t.translation = sr_vec3_make((float)step, 0, 0);
+            cr_assert_eq(sr_scene_set_transform(scene, nodes[i], t, &err), SR_OK, "%s", err.message);
+            cr_assert_eq(sr_scene_update(scene, NULL, &err), SR_OK, "%s", err.message);
+        } else if (what == 5) { // the node removed and another added, with a shape half the time
+            cr_assert_eq(sr_scene_remove_node(scene, nodes[i], &err), SR_OK, "%s", err.message);
+            bool with_shape = step % 2 == 0;
+            cr_assert_eq(sr_scene_add_node(scene,
+                                           &(sr_node_desc){.transform = sr_transform_identity(),
+                                                           .shape = with_shape ? &desc : NULL},
+                                           &nodes[i], &err),
+                         SR_OK, "%s", err.message);
+            expected[i] = 0;
+            expect_change[i] = shaped[i] = with_shape;
+        } else { // the hidden flag: no change
+            cr_assert_eq(sr_scene_set_hidden(scene, nodes[i], step % 2 == 0, &err), SR_OK);
+        }
+        for (int k = 0; k < NODES; k++) {
+            sr_node_info info;
+            cr_assert_eq(sr_scene_node(scene, nodes[k], &info, &err), SR_OK, "%s", err.message);
+            cr_assert_eq(info.has_shape, shaped[k]);
+            if (!expect_change[k]) {
+                cr_assert_eq(info.shape_version, expected[k], "step %d node %d: %llu, expected %llu", step, k,
+                             (unsigned long long)info.shape_version, (unsigned long long)expected[k]);
+                continue;
+            }
+            cr_assert_neq(info.shape_version, 0, "step %d node %d", step, k);
+            for (int g = 0; g < given_count; g++)
+                cr_assert_neq(given[g], info.shape_version, "step %d node %d: %llu given before", step, k,
+                              (unsigned long long)info.shape_version);
+            cr_assert_lt(given_count, MAX_VERSIONS);
+            given[given_count++] = info.shape_version;
+            expected[k] = info.shape_version;
+            expect_change[k] = false;
+        }
+    }
+    cr_assert_gt(given_count, STEPS / 4, "the sequence changed shapes often (%d)", given_count);
+    sr_scene_destroy(scene);
+}

@@ -26,6 +26,9 @@ typedef struct rec_node {
     /// not hashed against every hull written).
     const sr_hull *hull;
     uint64_t hull_hash;
+    /// The writer's: the source node's sr_node_info.shape_version when `shape` was taken (the
+    /// shape is looked at again only when that number changes).
+    uint64_t shape_version;
 } rec_node;
 
 /// The retained view: camera, light, background, scene name.
@@ -188,7 +191,8 @@ size_t rec_scene_reader_bytes(const rec_scene_reader *r);
 
 /// The writer's side of a node: its shape now as bytes in n->shape (hulls it names written to `out`
 /// the first time), and whether its recorded mesh is the one its scene made for the shape. Sets
-/// *changed when either differs from what n held. Errors: out of memory.
+/// *changed when either differs from what n held. Looks at the shape only when the node's
+/// sr_node_info.shape_version differs from n's (a new node: n zeroed). Errors: out of memory.
 sr_status rec_shape_note(rec_scene_writer *w, const sr_scene *scene, sr_node_id id, const sr_node_info *info,
                          rec_node *n, rec_buffer *out, sr_record_sizes *sizes, bool *changed, sr_error *err);
 /// The node's own mesh: info->mesh unless that is the mesh the scene made to draw its shape.

@@ -173,6 +173,10 @@ sr_status rec_shape_note(rec_scene_writer *w, const sr_scene *scene, sr_node_id 
                          rec_node *n, rec_buffer *out, sr_record_sizes *sizes, bool *changed, sr_error *err)
 {
     *changed = false;
+    // The scene's number for the node's shape: the same number (on the same node: `n` is
+    // forgotten when the node or the scene changes) is the same shape, already in `n->shape`.
+    if (n->generation && n->shape_version == info->shape_version && (n->shape_size != 0) == info->has_shape)
+        return SR_OK;
     uint8_t bytes[REC_SHAPE_MAX];
     size_t size = 0;
     sr_node_shape shape;
@@ -218,6 +222,7 @@ sr_status rec_shape_note(rec_scene_writer *w, const sr_scene *scene, sr_node_id 
         n->shape_size = (uint8_t)size;
         *changed = true;
     }
+    n->shape_version = info->shape_version;
     return SR_OK;
 }
 

@@ -73,6 +73,7 @@ typedef struct scene_node {
     sr_pose world_pose;     ///< the rigid part of `world` in double (meaningful where no scale is)
     uint32_t shape;         ///< index + 1 in scene->shapes; 0: no shape
     uint32_t shapes_below;  ///< nodes with a shape in its subtree, itself included
+    uint64_t shape_version; ///< sr_node_info.shape_version: 0 until a shape is set or removed
 } scene_node;
 
 /// A node's collision shape (scene_shape.c) and its broadphase state (scene_collide.c).
@@ -166,6 +167,7 @@ struct sr_scene {
     /* Collision shapes (scene_shape.c) and the collision pass (scene_collide.c). */
     scene_shape *shapes;
     uint32_t shape_count, shape_capacity;
+    uint64_t shape_versions;    ///< the last shape_version given to a node (never given twice)
     uint32_t *shape_mesh_table; ///< open addressing: shape mesh ids by their shape (0 empty, UINT32_MAX deleted)
     uint32_t shape_mesh_table_capacity, shape_mesh_table_used;
     uint32_t shape_mesh_count;  ///< meshes made for shapes

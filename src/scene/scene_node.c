@@ -340,6 +340,7 @@ sr_status sr_scene_node(const sr_scene *scene, sr_node_id node, sr_node_info *ou
         .material = {n->material},
         .hidden = (n->flags & NODE_HIDDEN) != 0,
         .has_shape = n->shape != 0,
+        .shape_version = n->shape_version,
         .depth = n->depth,
     };
     return SR_OK;

@@ -427,6 +427,7 @@ sr_status sr_scene_attach_shape(sr_scene *scene, uint32_t index, const sr_node_s
         remove_shape(scene, index);
         for (uint32_t a = index; a != SCENE_NONE; a = scene->nodes[a].parent)
             scene->nodes[a].shapes_below--;
+        scene->nodes[index].shape_version = ++scene->shape_versions;
         return SR_OK;
     }
     if ((unsigned)desc->draw > SR_SHAPE_DRAW_NONE)
@@ -482,6 +483,7 @@ sr_status sr_scene_attach_shape(sr_scene *scene, uint32_t index, const sr_node_s
     shape->world.pose = n->world_pose;
     list_dirty(scene, shape); // cannot fail: room was made above
     set_drawing(n, draw, mesh);
+    n->shape_version = ++scene->shape_versions;
     return SR_OK;
 }
 

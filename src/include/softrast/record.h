@@ -109,8 +109,10 @@ sr_status sr_recorder_create(const char *path, const sr_recorder_desc *desc, sr_
 /// (written once, the first time they are used; a mesh identical to one already written is
 /// written as a reference to it), nodes added and removed, and each node's transform,
 /// visibility and material where their bits changed since the previous frame (nothing for a
-/// node that did not change), plus the scene's camera, light and background when they changed
-/// (the camera of sr_recorder_set_camera wins over the scene's). The frame is encoded into the
+/// node that did not change), each node's collision shape when it was given, replaced or
+/// removed (its sr_node_info.shape_version changed: an unchanged shape is not even looked at),
+/// plus the scene's camera, light and background when they changed (the camera of
+/// sr_recorder_set_camera wins over the scene's). The frame is encoded into the
 /// recorder's buffers (grown to the largest frame so far, so a warm recorder allocates nothing)
 /// and written with one write call; when it returns SR_OK the frame is in the kernel's hands and
 /// survives the program being killed. Lists and scene are only read, during the call.

@@ -571,6 +571,12 @@ typedef struct sr_node_info {
     bool hidden;
     bool has_shape; ///< the node carries a collision shape (sr_scene_node_shape)
     int depth;      ///< 0 for top-level nodes
+    /// Which shape the node carries, as a number that changes whenever its shape is given,
+    /// replaced or removed (sr_scene_set_node_shape, sr_node_desc.shape) and only then: 0 for a
+    /// node never given one; otherwise a value this scene never gave before (to this node or any
+    /// other). The same node handle with the same value has the same shape, sizes, hull and draw
+    /// mode, so a program that mirrors shapes (the recorder) compares this number, not the shape.
+    uint64_t shape_version;
 } sr_node_info;
 
 sr_status sr_scene_node(const sr_scene *scene, sr_node_id node, sr_node_info *out, sr_error *err);
