@@ -385,7 +385,9 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
 }
 
 /* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
- * lists the candidates. */
+ * lists the candidates. A pair neither of whose shapes was synced this pass keeps its fat boxes'
+ * overlap: it was kept by the last pass's test on the same boxes (a new pair always has a moved
+ * shape, and a pass that fails after syncing forgets every pair: forget_pairs). */
 static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
                                  uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
 {
@@ -393,17 +395,19 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
                        sizeof *scene->candidates))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     const double margin = scene->collide_margin;
+    const uint32_t pass = scene->collide_pass;
     uint32_t kept = 0, candidates = 0, unanswered = 0;
     for (uint32_t i = 0; i < scene->pair_count; i++) {
         scene_pair pair = scene->pairs[i];
         uint32_t slot_a = (uint32_t)(pair.key >> 32), slot_b = (uint32_t)pair.key;
         const scene_broad *a = broad_of_slot(scene, slot_a), *b = broad_of_slot(scene, slot_b);
-        if (!a || !b || !fat_overlap(a->fat, b->fat)) {
+        if (!a || !b || ((a->moved_pass == pass || b->moved_pass == pass) && !fat_overlap(a->fat, b->fat))) {
             if (pair.answer) // room: free_answers has answer_capacity entries
                 scene->free_answers[scene->free_answer_count++] = pair.answer - 1;
             continue;
         }
-        scene->pairs[kept] = pair;
+        if (kept != i) // most pairs stay where they are
+            scene->pairs[kept] = pair;
         if (boxes_within(a->bounds, b->bounds, margin)) {
             if (desc->filter &&
                 !desc->filter(desc->user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
@@ -553,6 +557,22 @@ static bool reserve_answers(sr_scene *scene, uint32_t unanswered)
 
 /* ---- the pass ---- */
 
+/* After a pass that failed once shapes were synced: some moved shapes may have new pairs that were
+ * never looked for, and kept pairs whose boxes were never tested again. Everything the passes
+ * keep is dropped (the tree, the pairs and their answers), so that the next pass starts as the
+ * first one did: every shape inserted anew queries the tree. */
+static void forget_pairs(sr_scene *scene)
+{
+    sr_dynamic_tree_destroy(scene->shape_tree);
+    scene->shape_tree = NULL;
+    for (uint32_t i = 0; i < scene->shape_count; i++)
+        scene->shapes[i].proxy = SR_DYNAMIC_PROXY_NULL;
+    scene->pair_count = 0;
+    scene->answer_count = 0;
+    scene->free_answer_count = 0;
+    scene->collide_margin = NAN; // every shape is synced again (as for a new margin)
+}
+
 static void clear_result(sr_collision *result)
 {
     result->pairs = result->storage->pairs;
@@ -618,6 +638,7 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
     double middle = now_ms();
     stats.broadphase_ms = middle - start;
     if (status != SR_OK) {
+        forget_pairs(scene);
         clear_result(result);
         return status;
     }
