@@ -418,12 +418,15 @@ Test(collide_epa, trace_records_the_polytope_and_ends_at_the_answer)
             cr_assert(trace.epa_count >= 1 && trace.epa_vertex_count >= 4 && trace.dropped == 0);
             const sr_epa_step *last = &steps[trace.epa_count - 1];
             cr_assert(last->chosen_face >= last->face_first && last->chosen_face < last->face_first + last->face_count);
-            cr_assert(fabs(last->upper_bound - (-traced.distance)) < 1e-9, "the last upper bound %g, depth %g",
-                      last->upper_bound, -traced.distance);
+            /* the depth is the support value along the last face's normal; the upper bound, the
+             * smallest support value seen, is within EPA's tolerance of it */
+            cr_assert(fabs(last->upper_bound - (-traced.distance)) <= 1e-7 * last->upper_bound + 1e-9,
+                      "the last upper bound %.17g, depth %.17g", last->upper_bound, -traced.distance);
             cr_assert(last->lower_bound <= last->upper_bound + 1e-12);
             /* EPA converged by itself: its bounds (the closest face's distance, the support value
-             * along its normal) met at the answer */
-            cr_assert(last->upper_bound - last->lower_bound <= 1e-9 * (1 + last->upper_bound),
+             * along its normal) met at the answer, within its tolerance (1e-7 of the depth, 1e-10
+             * of the scale, about 1 here) */
+            cr_assert(last->upper_bound - last->lower_bound <= 1e-7 * last->upper_bound + 1e-9,
                       "EPA's bounds did not meet: %.17g and %.17g", last->lower_bound, last->upper_bound);
             for (size_t s = 0; s < trace.epa_count; s++) {
                 cr_assert(steps[s].vertex_count <= trace.epa_vertex_count);

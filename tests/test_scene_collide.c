@@ -166,7 +166,24 @@ static bool drop_odd_sums(void *user, sr_node_id a, sr_node_id b)
     return (a.index + b.index) % 2 == 0;
 }
 
-/* Checks the last pass against every pair tested alone. */
+/* The shape tree's leaves (fat boxes), for the count of pairs whose fat boxes overlap. */
+typedef struct leaves {
+    sr_aabb boxes[1024];
+    uint32_t count;
+} leaves;
+
+static bool collect_leaf(void *user, const sr_dynamic_tree_node_info *node)
+{
+    leaves *l = user;
+    if (node->is_leaf) {
+        cr_assert(l->count < 1024);
+        l->boxes[l->count++] = node->box;
+    }
+    return true;
+}
+
+/* Checks the last pass against every pair tested alone, and its kept pairs against every pair of
+ * fat boxes. */
 static void check_pass(world *w, const sr_collision_desc *desc)
 {
     const sr_collision *c = w->result;
@@ -258,6 +275,22 @@ static void check_pass(world *w, const sr_collision_desc *desc)
     cr_assert_eq(c->stats.axis_rejects, rejects);
     cr_assert_eq(c->stats.contacts, contacts);
     cr_assert_eq(c->stats.near, near);
+    // The kept pairs are exactly those whose fat boxes overlap now (a pair whose shapes moved apart
+    // is dropped, whichever of them moved, in this pass or in one before).
+    static leaves tree_leaves;
+    tree_leaves.count = 0;
+    cr_assert_eq(sr_dynamic_tree_visit_nodes(sr_scene_shape_tree(w->scene), collect_leaf, &tree_leaves, NULL).status,
+                 SR_OK);
+    cr_assert_eq(tree_leaves.count, count);
+    uint32_t overlapping = 0;
+    for (uint32_t i = 0; i < tree_leaves.count; i++)
+        for (uint32_t j = i + 1; j < tree_leaves.count; j++) {
+            sr_aabb a = tree_leaves.boxes[i], b = tree_leaves.boxes[j];
+            overlapping += a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y &&
+                           a.min.z <= b.max.z && b.min.z <= a.max.z;
+        }
+    cr_assert_eq(c->stats.pairs_cached, overlapping, "%u pairs kept, %u pairs of fat boxes overlap",
+                 c->stats.pairs_cached, overlapping);
     free(nodes);
     free(shapes);
 }
@@ -528,4 +561,73 @@ Test(scene_collide, a_pass_over_shapes_moving_a_little_allocates_nothing)
     }
     world_free(&w);
     sr_set_allocator(NULL);
+}
+
+/* ---- a pass that runs out of memory ---- */
+
+typedef struct budget {
+    int left; ///< allocations that succeed; below 0: every one does
+} budget;
+
+static void *budget_allocate(size_t size, void *user)
+{
+    budget *b = user;
+    if (b->left == 0)
+        return NULL;
+    if (b->left > 0)
+        b->left--;
+    return malloc(size);
+}
+
+static void *budget_reallocate(void *pointer, size_t size, void *user)
+{
+    budget *b = user;
+    if (b->left == 0)
+        return NULL;
+    if (b->left > 0)
+        b->left--;
+    return realloc(pointer, size);
+}
+
+/* Shapes jump and shapes are added, and the pass's allocations fail after 0, 1, 2... successes:
+ * whichever stage fails, once the scene is updated again (nothing new), the next pass equals the
+ * brute force, and keeps exactly the pairs whose fat boxes overlap (the shapes synced by the failed
+ * pass included). */
+Test(scene_collide, the_pass_after_one_that_ran_out_of_memory_equals_the_brute_force)
+{
+    budget allowed = {-1};
+    sr_set_allocator(&(sr_allocator){budget_allocate, budget_reallocate, count_release, &allowed});
+    bool passed = false;
+    int failures = 0;
+    for (int successes = 0; successes < 64 && !passed; successes++) {
+        world w;
+        world_init(&w, 21);
+        for (int i = 0; i < 120; i++)
+            add_shape(&w, i, 2.0);
+        update_and_collide(&w, NULL);
+        for (uint32_t i = 0; i < sr_scene_shape_count(w.scene); i += 3) {
+            sr_node_id node = sr_scene_shape_node(w.scene, i);
+            cr_assert_eq(sr_scene_set_transform(w.scene, node, random_place(&w, 2.0), NULL), SR_OK);
+        }
+        for (int i = 0; i < 120; i++)
+            add_shape(&w, 200 + i, 2.0);
+        sr_error err = {0};
+        cr_assert_eq(sr_scene_update(w.scene, NULL, &err), SR_OK, "%s", err.message);
+        allowed.left = successes;
+        sr_status status = sr_scene_collide(w.scene, NULL, w.result, &err);
+        allowed.left = -1;
+        if (status == SR_OK) {
+            passed = true;
+        } else {
+            cr_assert_eq(status, SR_ERROR_OUT_OF_MEMORY, "%s", err.message);
+            cr_assert_eq(w.result->pair_count, 0);
+            failures++;
+            update_and_collide(&w, NULL);
+        }
+        check_pass(&w, NULL);
+        world_free(&w);
+    }
+    sr_set_allocator(NULL);
+    cr_assert(passed, "the pass never got enough memory");
+    cr_assert_gt(failures, 2);
 }

@@ -385,7 +385,10 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
 }
 
 /* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
- * lists the candidates. */
+ * lists the candidates. A pair neither of whose shapes was synced this pass keeps its fat boxes'
+ * overlap and whether its exact boxes are within the margin: the last pass tested (or kept) both
+ * on the same boxes (a new pair always has a moved shape, a new margin syncs every shape, and a
+ * pass that fails after syncing forgets every pair: forget_pairs). */
 static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
                                  uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
 {
@@ -393,24 +396,31 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
                        sizeof *scene->candidates))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     const double margin = scene->collide_margin;
+    const uint32_t pass = scene->collide_pass;
     uint32_t kept = 0, candidates = 0, unanswered = 0;
     for (uint32_t i = 0; i < scene->pair_count; i++) {
-        scene_pair pair = scene->pairs[i];
-        uint32_t slot_a = (uint32_t)(pair.key >> 32), slot_b = (uint32_t)pair.key;
+        scene_pair *pair = &scene->pairs[i];
+        uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
         const scene_broad *a = broad_of_slot(scene, slot_a), *b = broad_of_slot(scene, slot_b);
-        if (!a || !b || !fat_overlap(a->fat, b->fat)) {
-            if (pair.answer) // room: free_answers has answer_capacity entries
-                scene->free_answers[scene->free_answer_count++] = pair.answer - 1;
+        bool moved = a && b && (a->moved_pass == pass || b->moved_pass == pass);
+        if (!a || !b || (moved && !fat_overlap(a->fat, b->fat))) {
+            if (pair->answer) // room: free_answers has answer_capacity entries
+                scene->free_answers[scene->free_answer_count++] = pair->answer - 1;
             continue;
         }
-        scene->pairs[kept] = pair;
-        if (boxes_within(a->bounds, b->bounds, margin)) {
+        if (moved)
+            pair->within = boxes_within(a->bounds, b->bounds, margin);
+        if (kept != i) { // most pairs stay where they are
+            scene->pairs[kept] = *pair;
+            pair = &scene->pairs[kept];
+        }
+        if (pair->within) {
             if (desc->filter &&
                 !desc->filter(desc->user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
                 stats->filtered++;
             } else {
                 scene->candidates[candidates++] = kept;
-                unanswered += pair.answer == 0;
+                unanswered += pair->answer == 0;
             }
         }
         kept++;
@@ -455,11 +465,12 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
         sr_collision_pair *out = &storage->pairs[c];
         *out = (sr_collision_pair){
             .a = {slot_a, a->generation}, .b = {slot_b, b->generation}, .state = SR_PAIR_APART, .index = UINT32_MAX};
-        sr_collide_result r;
+        sr_collide_result fresh;
+        const sr_collide_result *r = &fresh; // the kept answer is read in place, not copied
         sr_collide_status status;
         const scene_answer *kept = pair->answer ? &scene->answers[pair->answer - 1] : NULL;
         if (kept && kept->pass >= a->moved_pass && kept->pass >= b->moved_pass) {
-            r = kept->result;
+            r = &kept->result;
             status = kept->status;
             stats->reused++;
         } else {
@@ -488,35 +499,35 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
                     continue;
                 }
             }
-            status = sr_collide_signed_distance(world_a, world_b, &options, &r);
+            status = sr_collide_signed_distance(world_a, world_b, &options, &fresh);
             stats->tests++;
-            pair->axis = sr_dvec3_to_vec3(r.normal);
+            pair->axis = sr_dvec3_to_vec3(r->normal);
             // A distance the query found exactly (not at its cap) bounds the next passes' too.
-            pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? scene->collide_pass : 0;
-            pair->reach = r.distance + a->travel + b->travel;
+            pair->checked_pass = status == SR_COLLIDE_OK && !r->hit && r->distance > 0.0 ? scene->collide_pass : 0;
+            pair->reach = r->distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
             if (!pair->answer)
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
                                                              : scene->answer_count++);
-            scene->answers[pair->answer - 1] = (scene_answer){r, status, scene->collide_pass};
+            scene->answers[pair->answer - 1] = (scene_answer){fresh, status, scene->collide_pass};
         }
         stats->iteration_caps += status == SR_COLLIDE_ITERATION_CAP;
-        out->distance = r.distance;
+        out->distance = r->distance;
         // Touching: apart by no more than the rounding of the shapes' coordinates.
-        bool contact = r.hit || r.distance <= touch_tolerance(a, b);
-        if (!contact && !(r.distance <= margin))
+        bool contact = r->hit || r->distance <= touch_tolerance(a, b);
+        if (!contact && !(r->distance <= margin))
             continue;
         sr_contact *answer = contact ? &storage->contacts[contacts] : &storage->near[near];
         *answer = (sr_contact){.a = out->a,
                                .b = out->b,
-                               .point = sr_dvec3_scale(sr_dvec3_add(r.point_a, r.point_b), 0.5),
-                               .normal = r.normal,
-                               .distance = contact ? fmin(r.distance, 0.0) : r.distance,
-                               .point_a = r.point_a,
-                               .point_b = r.point_b,
-                               .method = r.method,
+                               .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
+                               .normal = r->normal,
+                               .distance = contact ? fmin(r->distance, 0.0) : r->distance,
+                               .point_a = r->point_a,
+                               .point_b = r->point_b,
+                               .method = r->method,
                                .status = status,
-                               .iterations = r.iterations};
+                               .iterations = r->iterations};
         out->state = contact ? SR_PAIR_CONTACT : SR_PAIR_NEAR;
         out->distance = answer->distance;
         out->index = (uint32_t)(contact ? contacts++ : near++);
@@ -552,6 +563,22 @@ static bool reserve_answers(sr_scene *scene, uint32_t unanswered)
 }
 
 /* ---- the pass ---- */
+
+/* After a pass that failed once shapes were synced: some moved shapes may have new pairs that were
+ * never looked for, and kept pairs whose boxes were never tested again. Everything the passes
+ * keep is dropped (the tree, the pairs and their answers), so that the next pass starts as the
+ * first one did: every shape inserted anew queries the tree. */
+static void forget_pairs(sr_scene *scene)
+{
+    sr_dynamic_tree_destroy(scene->shape_tree);
+    scene->shape_tree = NULL;
+    for (uint32_t i = 0; i < scene->shape_count; i++)
+        scene->shapes[i].proxy = SR_DYNAMIC_PROXY_NULL;
+    scene->pair_count = 0;
+    scene->answer_count = 0;
+    scene->free_answer_count = 0;
+    scene->collide_margin = NAN; // every shape is synced again (as for a new margin)
+}
 
 static void clear_result(sr_collision *result)
 {
@@ -618,6 +645,7 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
     double middle = now_ms();
     stats.broadphase_ms = middle - start;
     if (status != SR_OK) {
+        forget_pairs(scene);
         clear_result(result);
         return status;
     }

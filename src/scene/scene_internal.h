@@ -123,6 +123,9 @@ typedef struct scene_pair {
     /// travel then: the bound now is reach minus their travel now (scene_collide.c).
     double reach;
     uint32_t checked_pass;
+    /// The shapes' exact boxes came within the margin when last tested (the pair was a candidate,
+    /// filter aside); still true while neither shape moves (scene_collide.c: find_candidates).
+    bool within;
 } scene_pair;
 
 /// A pair's last query, answered again while neither shape moves (scene_collide.c).
