@@ -11,6 +11,8 @@
  *   ./build/tests/bench/bench_collide_core */
 #include <softrast/collide.h>
 
+#include "bench_random.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,40 +21,11 @@
 
 enum { PAIRS = 4096, ROUNDS = 15 };
 
-static uint64_t state = 0x9e3779b97f4a7c15ull;
-static double uniform(double low, double high)
-{
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return low + (high - low) * (double)(state >> 11) * 0x1p-53;
-}
-
-static sr_dvec3 random_vector(double low, double high)
-{
-    double x = uniform(low, high), y = uniform(low, high), z = uniform(low, high);
-    return sr_dvec3_make(x, y, z);
-}
-
-static sr_dquat random_rotation(void)
-{
-    double u1 = uniform(0, 1), u2 = uniform(0, 2 * M_PI), u3 = uniform(0, 2 * M_PI);
-    double a = sqrt(1 - u1), b = sqrt(u1);
-    sr_dquat q = {a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
-    return q;
-}
-
 static double cpu_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 typedef struct pair_set {
@@ -211,7 +184,7 @@ static double median_per_query(const pair_set *set, int query)
         }
         times[k] = best * 1e9;
     }
-    qsort(times, (size_t)set->count, sizeof *times, compare);
+    qsort(times, (size_t)set->count, sizeof *times, compare_doubles);
     return times[set->count / 2];
 }
 
@@ -256,12 +229,13 @@ static double run(const pair_set *set, int query)
         if (round >= 0)
             samples[round] = (cpu_now() - start) / set->count * 1e9;
     }
-    qsort(samples, ROUNDS, sizeof *samples, compare);
+    qsort(samples, ROUNDS, sizeof *samples, compare_doubles);
     return samples[ROUNDS / 2];
 }
 
 int main(void)
 {
+    bench_random_state = 0x9e3779b97f4a7c15ull;
     static pair_set mix, polytopes, curved;
     generate(&mix);
     subset(&mix, false, &polytopes);

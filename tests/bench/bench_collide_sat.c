@@ -12,6 +12,8 @@
  *   ./build/tests/bench/bench_collide_sat */
 #include <softrast/collide.h>
 
+#include "bench_random.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,40 +22,11 @@
 
 enum { PAIRS = 4096, ROUNDS = 15 };
 
-static uint64_t state = 0x2545f4914f6cdd1dull;
-static double uniform(double low, double high)
-{
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return low + (high - low) * (double)(state >> 11) * 0x1p-53;
-}
-
-static sr_dvec3 random_vector(double low, double high)
-{
-    double x = uniform(low, high), y = uniform(low, high), z = uniform(low, high);
-    return sr_dvec3_make(x, y, z);
-}
-
-static sr_dquat random_rotation(void)
-{
-    double u1 = uniform(0, 1), u2 = uniform(0, 2 * M_PI), u3 = uniform(0, 2 * M_PI);
-    double a = sqrt(1 - u1), b = sqrt(u1);
-    sr_dquat q = {a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
-    return q;
-}
-
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 #ifdef SR_BENCH_BULLET
@@ -111,8 +84,8 @@ static void compare_bullet(const sr_shape *a, const sr_shape *b)
         }
     }
     bench_collide_sat_bullet_end();
-    qsort(ours, ROUNDS, sizeof ours[0], compare);
-    qsort(theirs, ROUNDS, sizeof theirs[0], compare);
+    qsort(ours, ROUNDS, sizeof ours[0], compare_doubles);
+    qsort(theirs, ROUNDS, sizeof theirs[0], compare_doubles);
     double ours_ns = ours[ROUNDS / 2], bullet_ns = theirs[ROUNDS / 2];
     int verdicts = 0, depths = 0;
     double worst = 0.0;
@@ -163,7 +136,7 @@ static double time_workload(const workload *w, int *hits)
         *hits = overlapping;
     }
     (void)sink;
-    qsort(samples, ROUNDS, sizeof samples[0], compare);
+    qsort(samples, ROUNDS, sizeof samples[0], compare_doubles);
     return samples[ROUNDS / 2];
 }
 
@@ -214,6 +187,7 @@ static double edge_pairs_kept(const workload *w)
 
 int main(void)
 {
+    bench_random_state = 0x2545f4914f6cdd1dull;
     static workload w;
     int hits;
     printf("{\"bench\":\"collide_sat\",\"pairs\":%d,\"rounds\":%d", PAIRS, ROUNDS);
