@@ -492,11 +492,14 @@ static void draw_line_units(void *data, int worker)
     job->written[worker] = written;
 }
 
-/* The units of rows [min_row, max_row] (none when the segment reaches no row). */
-static void segment_units(const line_segment *segment, int unit_rows, int *first, int *last)
+/* The units of rows [min_row, max_row] (none when the segment reaches no row). The rows of a unit
+ * are the constant SR_BAND_HEIGHT, the rows unsigned: a shift, not the integer division by the
+ * job's unit_rows that the binning made three times per segment. */
+static void segment_units(const line_segment *segment, int *first, int *last)
 {
-    *first = segment->min_row / unit_rows;
-    *last = segment->max_row >= segment->min_row ? segment->max_row / unit_rows : *first - 1;
+    unsigned min_row = (unsigned)segment->min_row, max_row = (unsigned)segment->max_row;
+    *first = (int)(min_row / SR_BAND_HEIGHT);
+    *last = segment->max_row >= segment->min_row ? (int)(max_row / SR_BAND_HEIGHT) : *first - 1;
 }
 
 /* Sorts the `count` segments into the job's units, in the renderer's scratch memory after the
@@ -506,7 +509,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     size_t entry_count = 0;
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        segment_units(&(*segments)[i], &first, &last);
         entry_count += (size_t)(last - first + 1);
     }
     // Segments, then units + 1 offsets, then the entries (each part aligned for its type).
@@ -529,7 +532,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     memset(offsets, 0, ((size_t)job->units + 1) * sizeof(size_t));
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        segment_units(&(*segments)[i], &first, &last);
         for (int u = first; u <= last; u++)
             offsets[u + 1]++;
     }
@@ -538,7 +541,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     // Filled through offsets[u], which then ends unit u: moved back by one unit afterwards.
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        segment_units(&(*segments)[i], &first, &last);
         for (int u = first; u <= last; u++)
             entries[offsets[u]++] = (uint32_t)i;
     }
