@@ -1,8 +1,8 @@
 /* test_raster_lines.c — sr_draw_lines (src/raster/line.c): pixels of segments in every octant
  * against a reference drawn in double, widths, polylines whose joints are written exactly once
  * and without gaps, the relative depth bias against surfaces drawn by the triangle pipeline,
- * thread counts giving the same image, and one-coloured lines' shortcut giving the general path's
- * pixels. */
+ * thread counts giving the same image, one-coloured lines' shortcut giving the general path's
+ * pixels, and the specialised per-case loops giving the general loop's pixels. */
 #include <criterion/criterion.h>
 #include <softrast/raster.h>
 
@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../src/raster/raster_internal.h" /* sr_renderer.general_lines */
 
 #define W 96
 #define H 80
@@ -396,4 +398,100 @@ Test(lines, bad_widths_and_biases_are_refused)
     for (int p = 0; p < W * H; p++)
         cr_assert_eq(t.fb->color[p], 0u, "a refused draw drew nothing");
     free_target(&t);
+}
+
+/* line.c draws each segment through a loop specialised for its case (axis, depth test, bias, one
+ * colour) that clamps the pixels across the line and, x-major, the cells to the rows drawn before
+ * looping. Random draws of every kind (widths 0 to 4, ends inside, on and past the frame's edges
+ * and behind the near plane, perspective depths, depth test on and off with and without bias over
+ * a sloped and noisy depth buffer, each blend mode, one opaque colour or gradients, polylines with
+ * their joints and closed loops), 1 and 3 threads (units of rows), drawn once through the
+ * specialised loops and once through the general loop (sr_renderer.general_lines): the same
+ * pixels and the same count of pixels written. */
+Test(lines, specialised_loops_match_the_general_loop)
+{
+    enum { FW = 203, FH = 151, draws = 120, segments = 90 };
+    rng_state = 777;
+    sr_mat4 view_projection =
+        sr_mat4_mul(sr_mat4_perspective(1.1f, (float)FW / FH, 0.1f, 100.0f),
+                    sr_mat4_look_at(sr_vec3_make(0, 0, 0), sr_vec3_make(0, 0, -1), sr_vec3_make(0, 1, 0)));
+    float *depth = malloc(sizeof(float) * FW * FH);
+    uint32_t *color = malloc(sizeof(uint32_t) * FW * FH);
+    for (int y = 0; y < FH; y++)
+        for (int x = 0; x < FW; x++) {
+            // A slope with noise: the bias's slope term sees both; some pixels left at the clear depth.
+            double d = 0.9 + 0.08 * x / FW + 0.01 * y / FH + 0.01 * uniform();
+            depth[y * FW + x] = uniform() < 0.1 ? 1.0f : (float)d;
+            color[y * FW + x] = (uint32_t)(uniform() * 4294967295.0);
+        }
+    sr_line_vertex *v = malloc(2 * segments * sizeof *v);
+    uint64_t written[2] = {0, 0};
+    for (int d = 0; d < draws; d++) {
+        bool one_colour = d % 3 != 0;
+        float base[4] = {(float)(rng_state % 256) / 255.0f, (float)((rng_state >> 8) % 256) / 255.0f,
+                         (float)((rng_state >> 16) % 256) / 255.0f, 1.0f};
+        for (int i = 0; i < segments; i++) {
+            for (int e = 0; e < 2; e++) {
+                // Distances 0.05 (in front of the near plane) to 30, up to 40% past the sides.
+                double distance = 0.05 * pow(600.0, uniform());
+                sr_vec3 p = sr_vec3_make((float)((uniform() * 2.8 - 1.4) * distance),
+                                         (float)((uniform() * 2.8 - 1.4) * distance), (float)-distance);
+                float c[4] = {(float)uniform(), (float)uniform(), (float)uniform(), (float)uniform()};
+                if (one_colour)
+                    memcpy(c, base, sizeof c);
+                v[2 * i + e] = (sr_line_vertex){p, {c[0], c[1], c[2], c[3]}};
+            }
+            if (i % 4 != 0 && uniform() < 0.6) // polylines, some of them closed
+                v[2 * i].position = v[2 * i - 1].position;
+            if (i % 4 == 3 && uniform() < 0.3)
+                v[2 * i + 1].position = v[2 * i - 6].position;
+            if (uniform() < 0.25) { // short ones too, axis-aligned some
+                v[2 * i + 1].position = sr_vec3_add(
+                    v[2 * i].position, sr_vec3_make((float)(0.02 * uniform()), (float)(0.02 * uniform()), 0.0f));
+                if (uniform() < 0.3)
+                    v[2 * i + 1].position.y = v[2 * i].position.y;
+            }
+        }
+        sr_line_desc desc = {.vertices = v,
+                             .vertex_count = 2 * segments,
+                             .view_projection = view_projection,
+                             .blend = (sr_blend_mode)(d % 3 == 2 ? SR_BLEND_ADDITIVE
+                                                      : d % 2    ? SR_BLEND_ALPHA
+                                                                 : SR_BLEND_NONE),
+                             .width = d % 5,
+                             .depth_test = d % 4 != 0,
+                             .depth_bias = d % 8 < 4 ? 1.0f / 256.0f : 0.0f};
+        uint32_t *images[2];
+        for (int k = 0; k < 2; k++) {
+            sr_framebuffer *fb;
+            sr_renderer *renderer;
+            cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = FW, .height = FH}, &fb, NULL), SR_OK);
+            cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = d % 2 ? 3 : 1}, &renderer, NULL), SR_OK);
+            renderer->general_lines = k == 0;
+            memcpy(fb->depth, depth, sizeof(float) * FW * FH);
+            memcpy(fb->color, color, sizeof(uint32_t) * FW * FH);
+            sr_error err = {0};
+            cr_assert_eq(sr_draw_lines(renderer, fb, &desc, &err), SR_OK, "%s", err.message);
+            written[k] += sr_renderer_stats(renderer).fragments_written;
+            images[k] = malloc(sizeof(uint32_t) * FW * FH);
+            memcpy(images[k], fb->color, sizeof(uint32_t) * FW * FH);
+            sr_renderer_destroy(renderer);
+            sr_framebuffer_destroy(fb);
+        }
+        for (int p = 0; p < FW * FH; p++)
+            cr_assert_eq(images[1][p], images[0][p],
+                         "draw %d (width %d, depth test %d, bias %g, blend %d, one colour %d), pixel (%d, %d): "
+                         "%08x, the general loop %08x",
+                         d, desc.width, desc.depth_test, (double)desc.depth_bias, (int)desc.blend, one_colour, p % FW,
+                         p / FW, images[1][p], images[0][p]);
+        cr_assert_eq(written[1], written[0], "draw %d: %llu pixels written, the general loop %llu", d,
+                     (unsigned long long)written[1], (unsigned long long)written[0]);
+        free(images[0]);
+        free(images[1]);
+    }
+    cr_assert_gt(written[0], (uint64_t)draws * segments * 10, "the lines drew %llu pixels",
+                 (unsigned long long)written[0]);
+    free(v);
+    free(color);
+    free(depth);
 }

@@ -3,7 +3,9 @@
  * 1 to 4 pixels wide by stepping the major axis with pixel-centre sampling. Perspective-correct
  * colour, optional biased LESS_EQUAL depth test without depth writes, blending, polyline joints
  * drawn once. With threads, a first pass clips every segment into window space and sorts them
- * into units of rows, each then drawn by one thread, its segments in order.
+ * into units of rows, each then drawn by one thread, its segments in order. Each segment is
+ * drawn by a loop specialised for its case (axis, depth test, bias, one colour), which gives the
+ * pixels of the general per-pixel loop kept beside it.
  * Knows nothing of triangles or of the debug-draw lists that feed it. */
 #include "raster_internal.h"
 
@@ -130,10 +132,20 @@ static int cell_of(float coordinate)
     return f < -2.0f ? -2 : f > (float)SR_MAX_IMAGE_SIDE + 1.0f ? SR_MAX_IMAGE_SIDE + 1 : (int)f;
 }
 
-/* Draws a segment restricted to rows [top, bottom]. Every pixel depends only on the segment and
- * its own position, so any split into row ranges draws the same pixels. */
-static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, const line_segment *segment, int top,
-                              int bottom, uint64_t *written)
+/* How rasterize_segment walks a segment: the major axis stepped from `from` to `to`, one cell
+ * (column or row) at a time, each cell sampled at its centre clamped to [major_a, major_b]. */
+typedef struct line_walk {
+    const line_end *from, *to;
+    bool x_major;
+    float major_a, major_b, inv_delta, minor_from, minor_delta;
+    int first, last;        ///< the cells to walk, inside the framebuffer (and the rows drawn)
+    int skip_one, skip_two; ///< cells a polyline neighbour draws (INT32_MIN: none)
+    int low, high;          ///< the pixels across the line: minor + low .. minor + high
+    int minor_size;
+} line_walk;
+
+static void walk_of(const sr_framebuffer *fb, const sr_line_desc *desc, const line_segment *segment, int top,
+                    int bottom, line_walk *w)
 {
     const line_end *a = &segment->a, *b = &segment->b;
     float dx = b->x - a->x, dy = b->y - a->y;
@@ -148,12 +160,19 @@ static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, cons
         major_a = major_b;
         major_b = swap;
     }
+    w->from = from;
+    w->to = to;
+    w->x_major = x_major;
     // Cells a polyline neighbour draws: the ones holding the skipped ends.
-    int skip_one = segment->skip_a ? cell_of(x_major ? a->x : a->y) : INT32_MIN;
-    int skip_two = segment->skip_b ? cell_of(x_major ? b->x : b->y) : INT32_MIN;
+    w->skip_one = segment->skip_a ? cell_of(x_major ? a->x : a->y) : INT32_MIN;
+    w->skip_two = segment->skip_b ? cell_of(x_major ? b->x : b->y) : INT32_MIN;
     float major_delta = major_b - major_a;
-    float minor_from = x_major ? from->y : from->x, minor_delta = x_major ? to->y - from->y : to->x - from->x;
-    int major_size = x_major ? fb->width : fb->height, minor_size = x_major ? fb->height : fb->width;
+    w->major_a = major_a;
+    w->major_b = major_b;
+    w->minor_from = x_major ? from->y : from->x;
+    w->minor_delta = x_major ? to->y - from->y : to->x - from->x;
+    int major_size = x_major ? fb->width : fb->height;
+    w->minor_size = x_major ? fb->height : fb->width;
     float first_f = floorf(major_a), last_f = floorf(major_b);
     /* clamped in float before the conversion, which is undefined outside int's range */
     int first = first_f < 0.0f ? 0 : first_f > (float)major_size ? major_size : (int)first_f;
@@ -162,30 +181,172 @@ static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, cons
         first = first < top ? top : first;
         last = last > bottom ? bottom : last;
     }
+    w->first = first;
+    w->last = last;
     const int width = desc->width > 1 ? desc->width : 1;
-    const int low = -(width - 1) / 2, high = width / 2;
-    float inv_delta = major_delta > 0.0f ? 1.0f / major_delta : 0.0f;
-    for (int cell = first; cell <= last; cell++) {
-        if (cell == skip_one || cell == skip_two)
+    w->low = -(width - 1) / 2;
+    w->high = width / 2;
+    w->inv_delta = major_delta > 0.0f ? 1.0f / major_delta : 0.0f;
+}
+
+/* The line's minor coordinate at `cell` (floored; NaN when the walk is degenerate) and its
+ * parameter t from `from` to `to`. Both loops below sample through this one expression, so that
+ * they draw the same pixels. */
+static inline float walk_minor(const line_walk *w, int cell, float *t)
+{
+    // Sample at the column's (row's) centre, clamped to the segment so that both ends' own pixels
+    // are included.
+    float at = (float)cell + 0.5f;
+    at = at < w->major_a ? w->major_a : at > w->major_b ? w->major_b : at;
+    *t = (at - w->major_a) * w->inv_delta;
+    return floorf(w->minor_from + w->minor_delta * *t);
+}
+
+/* The general loop: any segment, every case decided per pixel (plot). The reference that
+ * draw_cells must match pixel for pixel (tests/test_raster_lines.c draws through both). */
+static void rasterize_general(sr_framebuffer *fb, const sr_line_desc *desc, const line_segment *segment,
+                              const line_walk *w, int top, int bottom, uint64_t *written)
+{
+    const bool x_major = w->x_major;
+    for (int cell = w->first; cell <= w->last; cell++) {
+        if (cell == w->skip_one || cell == w->skip_two)
             continue;
-        // Sample at the column's (row's) centre, clamped to the segment so that both ends' own
-        // pixels are included.
-        float at = (float)cell + 0.5f;
-        at = at < major_a ? major_a : at > major_b ? major_b : at;
-        float t = (at - major_a) * inv_delta;
-        float minor_f = floorf(minor_from + minor_delta * t);
-        if (!(minor_f >= -8.0f && minor_f < (float)minor_size + 8.0f))
+        float t;
+        float minor_f = walk_minor(w, cell, &t);
+        if (!(minor_f >= -8.0f && minor_f < (float)w->minor_size + 8.0f))
             continue;
         int minor = (int)minor_f;
-        for (int offset = low; offset <= high; offset++) {
+        for (int offset = w->low; offset <= w->high; offset++) {
             int m = minor + offset;
-            if (m < 0 || m >= minor_size)
+            if (m < 0 || m >= w->minor_size)
                 continue;
             int px = x_major ? cell : m, py = x_major ? m : cell;
             if (py < top || py > bottom)
                 continue;
-            plot(fb, desc, segment, from, to, t, px, py, x_major, written);
+            plot(fb, desc, segment, w->from, w->to, t, px, py, x_major, written);
         }
+    }
+}
+
+/* True when the pixels across the line at `cell` reach the minor range [m_lo, m_hi] or have
+ * passed it, the minor coordinate growing (`rising`) or shrinking along the walk. */
+static inline bool walk_reached(const line_walk *w, int cell, int m_lo, int m_hi, bool rising)
+{
+    float t;
+    float minor_f = walk_minor(w, cell, &t);
+    return rising ? minor_f + (float)w->high >= (float)m_lo : minor_f + (float)w->low <= (float)m_hi;
+}
+
+/* The specialised loop: one case of the walk's axis, depth test, bias and flat colour fixed at
+ * compile time (always inlined with constants), the pixels across the line clamped to the rows
+ * and columns drawn before the loop, and the cells restricted to those whose pixels reach the rows
+ * [m_lo, m_hi] of an x-major walk: the minor coordinate is monotonic along the walk (a clamp, a
+ * subtraction, products by constants and a floor, each monotonic), so those cells are contiguous;
+ * the first found by bisection, the loop left after the last. Same pixels as rasterize_general:
+ * the same expressions in the same order, only the tests that cannot fail removed. */
+static inline __attribute__((always_inline)) void draw_cells(sr_framebuffer *fb, const sr_line_desc *desc,
+                                                             const line_segment *segment, const line_walk *w, int m_lo,
+                                                             int m_hi, uint64_t *written, const bool x_major,
+                                                             const bool depth_test, const bool biased, const bool flat)
+{
+    const line_end *a = w->from, *b = w->to;
+    const float z_from = a->z, z_delta = b->z - a->z, depth_bias = desc->depth_bias;
+    const size_t stride = (size_t)fb->width;
+    const float guard_high = (float)w->minor_size + 8.0f;
+    const bool rising = w->minor_delta >= 0.0f;
+    int first = w->first, last = w->last;
+    if (x_major && first <= last && !walk_reached(w, first, m_lo, m_hi, rising)) {
+        // Bisection for the first cell that reaches the rows: reached(last + 1) stands for true.
+        int lo = first, hi = last + 1; // reached(lo) false, reached(hi) true
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            if (walk_reached(w, mid, m_lo, m_hi, rising))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        first = hi;
+    }
+    uint64_t count = 0;
+    for (int cell = first; cell <= last; cell++) {
+        if (cell == w->skip_one || cell == w->skip_two)
+            continue;
+        float t;
+        float minor_f = walk_minor(w, cell, &t);
+        if (!(minor_f >= -8.0f && minor_f < guard_high))
+            continue;
+        int minor = (int)minor_f;
+        int m_first = minor + w->low, m_last = minor + w->high;
+        if (x_major && (rising ? m_first > m_hi : m_last < m_lo))
+            break; // past the rows, as is every cell after it
+        m_first = m_first < m_lo ? m_lo : m_first;
+        m_last = m_last > m_hi ? m_hi : m_last;
+        for (int m = m_first; m <= m_last; m++) {
+            int px = x_major ? cell : m, py = x_major ? m : cell;
+            size_t index = (size_t)py * stride + (size_t)px;
+            if (depth_test) {
+                float z = z_from + z_delta * t;
+                // As plot: the relative bias and the surface's slope (see there).
+                float bias = biased ? depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
+                if (!(z - bias <= fb->depth[index]))
+                    continue;
+            }
+            if (flat) {
+                fb->color[index] = segment->flat_color;
+            } else {
+                float inv_w = a->inv_w + (b->inv_w - a->inv_w) * t;
+                float w_pixel = 1.0f / inv_w, color[4];
+                for (int k = 0; k < 4; k++)
+                    color[k] = (a->color[k] + (b->color[k] - a->color[k]) * t) * w_pixel;
+                fb->color[index] = sr_raster_blend(desc->blend, color, fb->color[index]);
+            }
+            count++;
+        }
+    }
+    *written += count;
+}
+
+#define DRAW_CELLS_CASE(x_major, depth_test, biased, flat)                                                             \
+    case (x_major) | (depth_test) << 1 | (biased) << 2 | (flat) << 3:                                                  \
+        draw_cells(fb, desc, segment, &w, m_lo, m_hi, written, x_major, depth_test, biased, flat);                     \
+        break;
+
+/* Draws a segment restricted to rows [top, bottom]. Every pixel depends only on the segment and
+ * its own position, so any split into row ranges draws the same pixels. `general`: through
+ * rasterize_general only (for tests). */
+static void rasterize_segment(sr_framebuffer *fb, const sr_line_desc *desc, const line_segment *segment, int top,
+                              int bottom, bool general, uint64_t *written)
+{
+    line_walk w;
+    walk_of(fb, desc, segment, top, bottom, &w);
+    /* A degenerate walk (a major extent whose inverse overflows, from window coordinates a
+     * subnormal apart) samples NaN at some cells, which the bisection of draw_cells cannot order. */
+    if (general || !isfinite(w.inv_delta)) {
+        rasterize_general(fb, desc, segment, &w, top, bottom, written);
+        return;
+    }
+    // The pixels across the line that may be drawn: inside the framebuffer and, x-major, the rows.
+    int m_lo = 0, m_hi = w.minor_size - 1;
+    if (w.x_major) {
+        m_lo = top > 0 ? top : 0;
+        m_hi = bottom < m_hi ? bottom : m_hi;
+    }
+    const bool depth_test = desc->depth_test, biased = depth_test && desc->depth_bias > 0.0f;
+    switch ((int)w.x_major | (int)depth_test << 1 | (int)biased << 2 | (int)segment->flat << 3) {
+        DRAW_CELLS_CASE(0, 0, 0, 0)
+        DRAW_CELLS_CASE(1, 0, 0, 0)
+        DRAW_CELLS_CASE(0, 1, 0, 0)
+        DRAW_CELLS_CASE(1, 1, 0, 0)
+        DRAW_CELLS_CASE(0, 1, 1, 0)
+        DRAW_CELLS_CASE(1, 1, 1, 0)
+        DRAW_CELLS_CASE(0, 0, 0, 1)
+        DRAW_CELLS_CASE(1, 0, 0, 1)
+        DRAW_CELLS_CASE(0, 1, 0, 1)
+        DRAW_CELLS_CASE(1, 1, 0, 1)
+        DRAW_CELLS_CASE(0, 1, 1, 1)
+        DRAW_CELLS_CASE(1, 1, 1, 1)
+    default:
+        break; // biased without a depth test: not a combination that occurs
     }
 }
 
@@ -299,6 +460,7 @@ typedef struct line_job {
     const size_t *offsets;
     const uint32_t *entries;
     int unit_rows, units;
+    bool general; ///< sr_renderer.general_lines
     _Atomic int next_unit;
     uint64_t written[SR_MAX_THREADS];
 } line_job;
@@ -324,17 +486,20 @@ static void draw_line_units(void *data, int worker)
                 __builtin_prefetch(ahead);
                 __builtin_prefetch(ahead + sizeof(line_segment) - 1);
             }
-            rasterize_segment(job->fb, job->desc, &job->segments[job->entries[e]], top, bottom, &written);
+            rasterize_segment(job->fb, job->desc, &job->segments[job->entries[e]], top, bottom, job->general, &written);
         }
     }
     job->written[worker] = written;
 }
 
-/* The units of rows [min_row, max_row] (none when the segment reaches no row). */
-static void segment_units(const line_segment *segment, int unit_rows, int *first, int *last)
+/* The units of rows [min_row, max_row] (none when the segment reaches no row). The rows of a unit
+ * are the constant SR_BAND_HEIGHT, the rows unsigned: a shift, not the integer division by the
+ * job's unit_rows that the binning made three times per segment. */
+static void segment_units(const line_segment *segment, int *first, int *last)
 {
-    *first = segment->min_row / unit_rows;
-    *last = segment->max_row >= segment->min_row ? segment->max_row / unit_rows : *first - 1;
+    unsigned min_row = (unsigned)segment->min_row, max_row = (unsigned)segment->max_row;
+    *first = (int)(min_row / SR_BAND_HEIGHT);
+    *last = segment->max_row >= segment->min_row ? (int)(max_row / SR_BAND_HEIGHT) : *first - 1;
 }
 
 /* Sorts the `count` segments into the job's units, in the renderer's scratch memory after the
@@ -344,7 +509,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     size_t entry_count = 0;
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        segment_units(&(*segments)[i], &first, &last);
         entry_count += (size_t)(last - first + 1);
     }
     // Segments, then units + 1 offsets, then the entries (each part aligned for its type).
@@ -367,7 +532,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     memset(offsets, 0, ((size_t)job->units + 1) * sizeof(size_t));
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        segment_units(&(*segments)[i], &first, &last);
         for (int u = first; u <= last; u++)
             offsets[u + 1]++;
     }
@@ -376,7 +541,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     // Filled through offsets[u], which then ends unit u: moved back by one unit afterwards.
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], job->unit_rows, &first, &last);
+        segment_units(&(*segments)[i], &first, &last);
         for (int u = first; u <= last; u++)
             entries[offsets[u]++] = (uint32_t)i;
     }
@@ -463,18 +628,17 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
     int workers = renderer->pool && kept >= PARALLEL_MIN_SEGMENTS ? renderer->threads : 1;
     uint64_t written = 0;
     if (workers > 1) {
-        line_job job = {.fb = fb, .desc = desc, .unit_rows = SR_BAND_HEIGHT};
+        line_job job = {.fb = fb, .desc = desc, .unit_rows = SR_BAND_HEIGHT, .general = renderer->general_lines};
         job.units = (fb->height + job.unit_rows - 1) / job.unit_rows;
         if (kept > UINT32_MAX || !bin_segments(renderer, &segments, kept, &job))
-            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_draw_lines: out of memory sorting %zu segments",
-                                kept);
+            return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_draw_lines: out of memory sorting %zu segments", kept);
         atomic_init(&job.next_unit, 0);
         sr_raster_run(renderer, workers, draw_line_units, &job);
         for (int w = 0; w < workers; w++)
             written += job.written[w];
     } else {
         for (size_t i = 0; i < kept; i++)
-            rasterize_segment(fb, desc, &segments[i], 0, fb->height - 1, &written);
+            rasterize_segment(fb, desc, &segments[i], 0, fb->height - 1, renderer->general_lines, &written);
     }
     renderer->stats.lines_in += desc->vertex_count / 2;
     renderer->stats.lines_skipped += skipped;

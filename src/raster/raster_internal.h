@@ -464,6 +464,9 @@ struct sr_renderer {
     /// The variant of fill.c that draws unless portable_fill is set: sr_raster_fill_for(sr_isa_active())
     /// after sr_renderer_create; tests set others to compare them.
     sr_fill_fn fill;
+    /// Draw lines through line.c's general per-pixel loop instead of its specialised ones (for
+    /// tests that compare the two; false after sr_renderer_create).
+    bool general_lines;
     /// The variant of triangle_batch.c: sr_raster_screen_batch_for(sr_isa_active()) after
     /// sr_renderer_create; tests set others to compare them.
     sr_screen_batch_fn screen_batch;
