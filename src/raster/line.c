@@ -286,10 +286,15 @@ static inline __attribute__((always_inline)) void draw_cells(sr_framebuffer *fb,
             size_t index = (size_t)py * stride + (size_t)px;
             if (depth_test) {
                 float z = z_from + z_delta * t;
-                // As plot: the relative bias and the surface's slope (see there).
-                float bias = biased ? depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
-                if (!(z - bias <= fb->depth[index]))
-                    continue;
+                /* A pixel that passes with the relative bias alone passes with the slope added as
+                 * well (depth_slope is >= 0 and never NaN; a rounded sum and difference are
+                 * monotonic), so its neighbours' depths are read only when it does not. */
+                if (!(biased && z - depth_bias * (1.0f - z) <= fb->depth[index])) {
+                    // As plot: the relative bias and the surface's slope (see there).
+                    float bias = biased ? depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
+                    if (!(z - bias <= fb->depth[index]))
+                        continue;
+                }
             }
             if (flat) {
                 fb->color[index] = segment->flat_color;
