@@ -32,6 +32,13 @@ static float line_guard(int size)
     return 1.0f + 2.0f * LINE_GUARD_PIXELS / (float)size;
 }
 
+/* The viewport of a draw with its guard band's half-extents (two divisions), computed once per
+ * draw rather than for each segment's clipping and each of its ends. */
+typedef struct line_view {
+    sr_viewport viewport;
+    float guard_x, guard_y; ///< line_guard of the width and of the height
+} line_view;
+
 static float line_plane_distance(int plane, const float c[4], float guard_x, float guard_y)
 {
     switch (plane) {
@@ -52,14 +59,15 @@ static float line_plane_distance(int plane, const float c[4], float guard_x, flo
     }
 }
 
-static bool make_end(const float clip[4], const float color[4], const sr_viewport *viewport, line_end *end)
+static bool make_end(const float clip[4], const float color[4], const line_view *view, line_end *end)
 {
+    const sr_viewport *viewport = &view->viewport;
     float inv_w = 1.0f / clip[3];
     /* A clipped end lies in the view volume up to the clipper's rounding, which is unbounded when
      * the clip parameter is subnormal (a segment from a point just behind the eye to one near
      * FLT_MAX): x / w came out as -3.6e14 (found by fuzz_draw). Clamp to the volume. */
     float ndc_x = clip[0] * inv_w, ndc_y = clip[1] * inv_w;
-    const float guard_x = line_guard(viewport->width), guard_y = line_guard(viewport->height);
+    const float guard_x = view->guard_x, guard_y = view->guard_y;
     ndc_x = ndc_x < -guard_x ? -guard_x : ndc_x > guard_x ? guard_x : ndc_x;
     ndc_y = ndc_y < -guard_y ? -guard_y : ndc_y > guard_y ? guard_y : ndc_y;
     end->x = (ndc_x + 1.0f) * 0.5f * (float)viewport->width;
@@ -286,10 +294,15 @@ static inline __attribute__((always_inline)) void draw_cells(sr_framebuffer *fb,
             size_t index = (size_t)py * stride + (size_t)px;
             if (depth_test) {
                 float z = z_from + z_delta * t;
-                // As plot: the relative bias and the surface's slope (see there).
-                float bias = biased ? depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
-                if (!(z - bias <= fb->depth[index]))
-                    continue;
+                /* A pixel that passes with the relative bias alone passes with the slope added as
+                 * well (depth_slope is >= 0 and never NaN; a rounded sum and difference are
+                 * monotonic), so its neighbours' depths are read only when it does not. */
+                if (!(biased && z - depth_bias * (1.0f - z) <= fb->depth[index])) {
+                    // As plot: the relative bias and the surface's slope (see there).
+                    float bias = biased ? depth_bias * (1.0f - z) + depth_slope(fb, index, px, py, x_major) : 0.0f;
+                    if (!(z - bias <= fb->depth[index]))
+                        continue;
+                }
             }
             if (flat) {
                 fb->color[index] = segment->flat_color;
@@ -383,8 +396,8 @@ static bool flat_color_of(const sr_line_desc *desc, const float a[4], const floa
 /* Transforms and clips segment i (vertices 2i, 2i + 1); false when nothing of it is visible
  * (*skipped set when a position is not finite). `entered` / `left` tell whether clipping moved
  * the first / second end. */
-static bool prepare_segment(const sr_line_desc *desc, const sr_viewport *viewport, size_t i, line_segment *out,
-                            bool *entered, bool *left, bool *skipped)
+static bool prepare_segment(const sr_line_desc *desc, const line_view *view, size_t i, line_segment *out, bool *entered,
+                            bool *left, bool *skipped)
 {
     float clip[2][4], color[2][4];
     *skipped = false;
@@ -407,7 +420,8 @@ static bool prepare_segment(const sr_line_desc *desc, const sr_viewport *viewpor
     }
     // Parametric clipping: keep t in [enter, leave] where every plane distance is >= 0.
     float enter = 0.0f, leave = 1.0f;
-    const float guard_x = line_guard(viewport->width), guard_y = line_guard(viewport->height);
+    const sr_viewport *viewport = &view->viewport;
+    const float guard_x = view->guard_x, guard_y = view->guard_y;
     for (int plane = 0; plane < SR_CLIP_PLANE_COUNT; plane++) {
         float d0 = line_plane_distance(plane, clip[0], guard_x, guard_y),
               d1 = line_plane_distance(plane, clip[1], guard_x, guard_y);
@@ -427,8 +441,8 @@ static bool prepare_segment(const sr_line_desc *desc, const sr_viewport *viewpor
         colors[0][k] = color[0][k] + (color[1][k] - color[0][k]) * enter;
         colors[1][k] = color[0][k] + (color[1][k] - color[0][k]) * leave;
     }
-    if (!(clipped[0][3] > 0.0f && clipped[1][3] > 0.0f) || !make_end(clipped[0], colors[0], viewport, &out->a) ||
-        !make_end(clipped[1], colors[1], viewport, &out->b)) {
+    if (!(clipped[0][3] > 0.0f && clipped[1][3] > 0.0f) || !make_end(clipped[0], colors[0], view, &out->a) ||
+        !make_end(clipped[1], colors[1], view, &out->b)) {
         *skipped = true;
         return false;
     }
@@ -582,6 +596,8 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
                             (double)desc->depth_bias);
 
     sr_viewport viewport = sr_raster_viewport(fb->width, fb->height);
+    const line_view view = {
+        .viewport = viewport, .guard_x = line_guard(viewport.width), .guard_y = line_guard(viewport.height)};
     size_t count = desc->vertex_count / 2;
     if (count > SIZE_MAX / sizeof(line_segment))
         return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_draw_lines: %zu segments are too many", count);
@@ -606,7 +622,7 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
         bool continues = i > 0 && same_position(start, previous_end);
         bool entered = false, left = false, is_skipped = false;
         line_segment *segment = &segments[kept];
-        bool visible = prepare_segment(desc, &viewport, i, segment, &entered, &left, &is_skipped);
+        bool visible = prepare_segment(desc, &view, i, segment, &entered, &left, &is_skipped);
         skipped += is_skipped;
         if (!continues) {
             run_start = start;
