@@ -18,7 +18,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-all_targets=(obj draw texture geom bvh dynamic pairs)
+all_targets=(obj draw texture geom bvh dynamic pairs record)
 seconds=${1:-60}
 if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
     echo "usage: ./softrast.sh fuzz [SECONDS] [TARGET...]   (SECONDS per target, default 60; targets: ${all_targets[*]})" >&2
