@@ -700,3 +700,56 @@ Test(record_files, the_cache_stays_within_its_bound, .timeout = 120)
     sr_recording_destroy(recording);
     temp_folder_remove(folder);
 }
+
+Test(record_files, a_full_cache_decodes_a_frame_into_the_memory_of_the_frames_it_drops, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/reuse.srrec", folder);
+    // Frames of 20,000 lines: each decoded frame holds about 3 MB (its items' array 2 MB).
+    enum { FRAMES = 16, LINES = 20000 };
+    sr_debug_list *list = NULL;
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &list, NULL),
+        SR_OK);
+    sr_recorder *rec = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
+    for (int f = 0; f < FRAMES; f++) {
+        sr_debug_list_clear(list, NULL);
+        for (int i = 0; i < LINES; i++)
+            sr_debug_line(list, sr_vec3_make((float)f, (float)i, 0.0f), sr_vec3_make((float)f, (float)i, 1.0f),
+                          sr_debug_style_color(SR_DEBUG_GREEN));
+        cr_assert_eq(sr_recorder_frame(rec, f, &list, 1, NULL, NULL), SR_OK);
+    }
+    sr_recorder_destroy(rec);
+    sr_debug_list_destroy(list);
+    // A bound of about four such frames: the fifth frame onwards finds the cache full.
+    const size_t limit = 12u << 20;
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = limit}, &recording, NULL), SR_OK);
+    sr_recording_frame frame;
+    for (int f = 0; f < FRAMES / 2; f++)
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+    // Every later frame is a first visit: its lists are those of the least recently used frame
+    // dropped for it, not memory asked of the allocator (each new page of it a page fault).
+    watch w = {.limit = SIZE_MAX};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &w});
+    uint64_t misses = sr_recording_get_cache_stats(recording).misses;
+    for (int f = FRAMES / 2; f < FRAMES; f++) {
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+        cr_assert_eq(frame.list_count, 1);
+        size_t count = 0;
+        const sr_debug_item *items = sr_debug_list_items(frame.lists[0], &count);
+        cr_assert_eq(count, LINES, "frame %d: %zu items", f, count);
+        for (int i = 0; i < LINES; i += 997)
+            cr_assert(items[i].line.a.x == (float)f && items[i].line.a.y == (float)i && items[i].line.b.z == 1.0f,
+                      "frame %d, item %d", f, i);
+        cr_assert_leq(sr_recording_get_cache_stats(recording).bytes, limit);
+    }
+    sr_set_allocator(NULL);
+    cr_assert_eq(sr_recording_get_cache_stats(recording).misses, misses + FRAMES / 2, "each seek was a first visit");
+    cr_assert_lt(w.largest, (size_t)LINES * sizeof(sr_debug_item) / 2, "a seek asked the allocator for %zu bytes",
+                 w.largest);
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}
