@@ -753,3 +753,53 @@ Test(record_files, a_full_cache_decodes_a_frame_into_the_memory_of_the_frames_it
     sr_recording_destroy(recording);
     temp_folder_remove(folder);
 }
+
+/* `softrast replay` renders identically for any thread count: a frame of 1280x720 (wide enough
+ * that 2 threads share its lines out in units of 64 rows, 3 threads in units of 32) with lines
+ * of every width and style, drawn by 1, 2 and 3 threads. */
+Test(record_files, a_big_frame_replays_the_same_on_any_thread_count, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/threads.srrec", folder);
+    enum { LINES = 20000, WIDTH = 1280, HEIGHT = 720 };
+    sr_debug_list *list = NULL;
+    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &list,
+                                      NULL),
+                 SR_OK);
+    rng r = {23};
+    for (int i = 0; i < LINES; i++) {
+        sr_vec3 a = rng_in_box(&r, (sr_aabb){{-1, -1, -1}, {1, 1, 1}});
+        sr_vec3 b = sr_vec3_add(a, sr_vec3_scale(rng_direction(&r), rng_range(&r, 0.01f, 0.5f)));
+        sr_debug_line_gradient(list, a, b, random_style(&r), i % 5 ? SR_DEBUG_GREEN : rng_next(&r));
+    }
+    sr_recorder *rec = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
+    sr_camera camera = sr_camera_look_at(sr_vec3_make(0.0f, 0.5f, 3.2f), sr_vec3_make(0.0f, 0.0f, 0.0f));
+    cr_assert_eq(sr_recorder_set_camera(rec, &camera, NULL), SR_OK);
+    cr_assert_eq(sr_recorder_frame(rec, 0.0, &list, 1, NULL, NULL), SR_OK);
+    sr_recorder_destroy(rec);
+    sr_debug_list_destroy(list);
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, NULL, &recording, NULL), SR_OK);
+    cr_assert_eq(sr_recording_seek(recording, 0, NULL, NULL), SR_OK);
+    uint32_t *reference = malloc((size_t)WIDTH * HEIGHT * 4);
+    for (int threads = 1; threads <= 3; threads++) {
+        sr_framebuffer *fb = NULL;
+        sr_renderer *renderer = NULL;
+        cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = WIDTH, .height = HEIGHT}, &fb, NULL), SR_OK);
+        cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = threads}, &renderer, NULL), SR_OK);
+        cr_assert_eq(sr_recording_render(recording, renderer, fb, NULL, NULL), SR_OK);
+        if (threads == 1)
+            memcpy(reference, fb->color, (size_t)WIDTH * HEIGHT * 4);
+        size_t differ = 0;
+        for (size_t p = 0; p < (size_t)WIDTH * HEIGHT; p++)
+            differ += fb->color[p] != reference[p];
+        cr_assert_eq(differ, 0, "%d threads: %zu pixels differ from 1 thread's", threads, differ);
+        sr_renderer_destroy(renderer);
+        sr_framebuffer_destroy(fb);
+    }
+    free(reference);
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}
