@@ -475,7 +475,7 @@ typedef struct line_job {
     const uint32_t *entries;
     int unit_rows, units;
     unsigned unit_shift; ///< unit_rows is 1 << unit_shift
-    bool general; ///< sr_renderer.general_lines
+    bool general;        ///< sr_renderer.general_lines
     _Atomic int next_unit;
     uint64_t written[SR_MAX_THREADS];
 } line_job;
@@ -661,7 +661,9 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
     int workers = renderer->pool && kept >= PARALLEL_MIN_SEGMENTS ? renderer->threads : 1;
     uint64_t written = 0;
     if (workers > 1) {
-        line_job job = {.fb = fb, .desc = desc, .unit_shift = unit_shift_of(fb->height, workers),
+        line_job job = {.fb = fb,
+                        .desc = desc,
+                        .unit_shift = unit_shift_of(fb->height, workers),
                         .general = renderer->general_lines};
         job.unit_rows = 1 << job.unit_shift;
         job.units = (fb->height + job.unit_rows - 1) / job.unit_rows;

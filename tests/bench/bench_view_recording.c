@@ -396,7 +396,8 @@ int main(int argc, char **argv)
            median(big_cpu, big_count), median(again_cpu, again_count), median(small_cpu, small_count),
            median(played_cpu, (int)play), first_cpu_ms, median(new_cpu, new_count), new_count,
            median(reused_cpu, reused_count), reused_count, median(big_faults, big_count),
-           median(again_faults, again_count), median(played_faults, (int)play), (double)peak_kib / 1024.0, (double)rss_kib / 1024.0);
+           median(again_faults, again_count), median(played_faults, (int)play), (double)peak_kib / 1024.0,
+           (double)rss_kib / 1024.0);
     free(big);
     free(big_again);
     free(big_cpu);
