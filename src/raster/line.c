@@ -474,7 +474,8 @@ typedef struct line_job {
     const size_t *offsets;
     const uint32_t *entries;
     int unit_rows, units;
-    bool general; ///< sr_renderer.general_lines
+    unsigned unit_shift; ///< unit_rows is 1 << unit_shift
+    bool general;        ///< sr_renderer.general_lines
     _Atomic int next_unit;
     uint64_t written[SR_MAX_THREADS];
 } line_job;
@@ -507,13 +508,29 @@ static void draw_line_units(void *data, int worker)
 }
 
 /* The units of rows [min_row, max_row] (none when the segment reaches no row). The rows of a unit
- * are the constant SR_BAND_HEIGHT, the rows unsigned: a shift, not the integer division by the
- * job's unit_rows that the binning made three times per segment. */
-static void segment_units(const line_segment *segment, int *first, int *last)
+ * are a power of two, the rows unsigned: a shift, not the integer division by the job's
+ * unit_rows that the binning made three times per segment. */
+static void segment_units(const line_segment *segment, unsigned shift, int *first, int *last)
 {
     unsigned min_row = (unsigned)segment->min_row, max_row = (unsigned)segment->max_row;
-    *first = (int)(min_row / SR_BAND_HEIGHT);
-    *last = segment->max_row >= segment->min_row ? (int)(max_row / SR_BAND_HEIGHT) : *first - 1;
+    *first = (int)(min_row >> shift);
+    *last = segment->max_row >= segment->min_row ? (int)(max_row >> shift) : *first - 1;
+}
+
+_Static_assert(SR_BAND_HEIGHT > 0 && (SR_BAND_HEIGHT & (SR_BAND_HEIGHT - 1)) == 0, "units of rows by a shift");
+
+/// Units of rows per thread that a draw keeps at least when its units are made twice as tall.
+#define LINE_UNITS_PER_WORKER 4
+
+/* The rows of a unit, as a shift: SR_BAND_HEIGHT, or twice that while the frame still has
+ * LINE_UNITS_PER_WORKER units per thread for the balance between them. A segment is set up again
+ * in every unit it reaches (its walk, the bisection to the unit's first cell): with units of 64
+ * rows, a 100,000-line frame at 1280x720 (segments of some 50 pixels) takes about 5% less CPU
+ * time on 2 threads than with 32. */
+static unsigned unit_shift_of(int height, int workers)
+{
+    unsigned shift = (unsigned)__builtin_ctz(SR_BAND_HEIGHT);
+    return (height >> (shift + 1)) >= LINE_UNITS_PER_WORKER * workers ? shift + 1 : shift;
 }
 
 /* Sorts the `count` segments into the job's units, in the renderer's scratch memory after the
@@ -523,7 +540,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     size_t entry_count = 0;
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], &first, &last);
+        segment_units(&(*segments)[i], job->unit_shift, &first, &last);
         entry_count += (size_t)(last - first + 1);
     }
     // Segments, then units + 1 offsets, then the entries (each part aligned for its type).
@@ -546,7 +563,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     memset(offsets, 0, ((size_t)job->units + 1) * sizeof(size_t));
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], &first, &last);
+        segment_units(&(*segments)[i], job->unit_shift, &first, &last);
         for (int u = first; u <= last; u++)
             offsets[u + 1]++;
     }
@@ -555,7 +572,7 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     // Filled through offsets[u], which then ends unit u: moved back by one unit afterwards.
     for (size_t i = 0; i < count; i++) {
         int first, last;
-        segment_units(&(*segments)[i], &first, &last);
+        segment_units(&(*segments)[i], job->unit_shift, &first, &last);
         for (int u = first; u <= last; u++)
             entries[offsets[u]++] = (uint32_t)i;
     }
@@ -644,7 +661,11 @@ sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line
     int workers = renderer->pool && kept >= PARALLEL_MIN_SEGMENTS ? renderer->threads : 1;
     uint64_t written = 0;
     if (workers > 1) {
-        line_job job = {.fb = fb, .desc = desc, .unit_rows = SR_BAND_HEIGHT, .general = renderer->general_lines};
+        line_job job = {.fb = fb,
+                        .desc = desc,
+                        .unit_shift = unit_shift_of(fb->height, workers),
+                        .general = renderer->general_lines};
+        job.unit_rows = 1 << job.unit_shift;
         job.units = (fb->height + job.unit_rows - 1) / job.unit_rows;
         if (kept > UINT32_MAX || !bin_segments(renderer, &segments, kept, &job))
             return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_draw_lines: out of memory sorting %zu segments", kept);

@@ -406,8 +406,9 @@ void sr_raster_clear_rows(sr_framebuffer *fb, uint32_t rgba, float depth, int fi
 /// Checks that `fb` is usable for drawing: non-NULL buffers, sides in [1, SR_MAX_IMAGE_SIDE].
 sr_status sr_raster_check_framebuffer(const sr_framebuffer *fb, const char *function, sr_error *err);
 
-/// Rows per unit of work of a multi-threaded line draw (line.c): each thread takes a unit at a
-/// time and draws every segment that reaches it, in order, restricted to its rows.
+/// Rows per unit of work of a multi-threaded line draw (line.c; twice as many when the frame has
+/// enough units for its threads): each thread takes a unit at a time and draws every segment
+/// that reaches it, in order, restricted to its rows.
 #define SR_BAND_HEIGHT 32
 
 /// Sides of the square screen tiles of multi-threaded triangle draws (tiles.c), in pixels: powers

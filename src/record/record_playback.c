@@ -2,8 +2,8 @@
  * (from the current state when going forward without passing a keyframe, otherwise from the
  * nearest keyframe at or before it; only STATE records are read for the frames in between, never
  * their lists) and the frame's lists from a bounded cache of decoded frames (least recently used
- * first out; evicted lists are kept in a pool for reuse while memory allows, so a warm playback
- * allocates nothing). */
+ * first out; evicted lists are kept in a pool for reuse while memory allows, and a frame decodes
+ * into the pooled lists that fit it best, so a warm playback or seek allocates nothing). */
 #include "record_reader.h"
 
 #include <stdio.h>
@@ -91,16 +91,12 @@ static size_t least_recent(const sr_recording *rec, size_t keep)
     return oldest;
 }
 
-/* Frees memory until the cache is within its bound: pooled lists first, then the least recently
- * used frames (never `keep`, the frame being handed out). */
-static void trim(sr_recording *rec, uint64_t keep_frame)
+/* Drops the least recently used frames (never `keep_frame`, the frame being handed out) until
+ * the frames kept, with `demand` bytes more for a frame about to be decoded, fit the bound: their
+ * lists go to the pool (`to_pool`: for that frame to decode into) or are freed. */
+static void evict(sr_recording *rec, size_t demand, uint64_t keep_frame, bool to_pool)
 {
-    while (rec->pool_count && cache_total(rec) > rec->cache_limit) {
-        sr_debug_list *list = rec->pool[--rec->pool_count];
-        rec->pool_bytes -= rec_list_memory(list);
-        sr_debug_list_destroy(list);
-    }
-    while (cache_total(rec) > rec->cache_limit) {
+    while (cache_total(rec) - rec->pool_bytes + demand > rec->cache_limit) {
         size_t keep = SIZE_MAX;
         for (size_t i = 0; i < rec->cache_count; i++)
             if (rec->cache[i].frame == keep_frame)
@@ -108,17 +104,58 @@ static void trim(sr_recording *rec, uint64_t keep_frame)
         size_t oldest = least_recent(rec, keep);
         if (oldest == SIZE_MAX)
             break;
-        drop_entry(rec, oldest, false);
+        drop_entry(rec, oldest, to_pool);
         rec->stats.evictions++;
     }
 }
 
-/* An empty list for `items` items: from the pool, or new with room for that many items and a
- * segment each (a list of lines fits at once; shapes grow it at a second pass). */
+/* Frees memory until the cache is within its bound: pooled lists first, then the least recently
+ * used frames (never `keep_frame`). */
+static void trim(sr_recording *rec, uint64_t keep_frame)
+{
+    while (rec->pool_count && cache_total(rec) > rec->cache_limit) {
+        sr_debug_list *list = rec->pool[--rec->pool_count];
+        rec->pool_bytes -= rec_list_memory(list);
+        sr_debug_list_destroy(list);
+    }
+    evict(rec, 0, keep_frame, false);
+}
+
+/* The memory a list made for `items` lines holds (take_list's capacities). */
+static size_t list_memory_for(uint32_t items)
+{
+    size_t capacity = items ? items : 16;
+    return capacity * (sizeof(sr_debug_item) + 2 * sizeof(sr_line_vertex)) + 16 * 3 * sizeof(sr_line_vertex) +
+           16 * sizeof(sr_vec3) + 256;
+}
+
+/* Whether a pooled list suits a list of `items` items: room for them and a segment each (a list
+ * of lines decodes in one pass), and not much more (a small frame does not take a big frame's
+ * memory, which the next big frame would then allocate afresh). */
+static bool list_fits(const sr_debug_list *list, uint32_t items)
+{
+    sr_debug_list_stats s = sr_debug_list_get_stats(list);
+    return s.item_capacity >= items && s.segment_capacity >= items && s.item_capacity <= 2 * (size_t)items + 4096;
+}
+
+/* An empty list for `items` items: the pool's best fitting one (memory touched before: no page
+ * faults, one decoding pass), else a new one with room for that many items and a segment each (a
+ * list of lines fits at once; shapes grow it at a second pass). */
 static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err)
 {
-    if (rec->pool_count) {
-        sr_debug_list *list = rec->pool[--rec->pool_count];
+    size_t best = SIZE_MAX, best_capacity = 0;
+    for (size_t i = 0; i < rec->pool_count; i++) {
+        if (!list_fits(rec->pool[i], items))
+            continue;
+        size_t capacity = sr_debug_list_get_stats(rec->pool[i]).item_capacity;
+        if (best == SIZE_MAX || capacity < best_capacity) {
+            best = i;
+            best_capacity = capacity;
+        }
+    }
+    if (best != SIZE_MAX) {
+        sr_debug_list *list = rec->pool[best];
+        rec->pool[best] = rec->pool[--rec->pool_count];
         rec->pool_bytes -= rec_list_memory(list);
         return list;
     }
@@ -132,6 +169,23 @@ static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err
                                                .point_capacity = 16},
                          &list, err);
     return list;
+}
+
+/* What the lists of a FRAME payload will hold once decoded, from their item counts (as lines:
+ * shapes ask for more at their second pass); 0 for a malformed payload (decode_lists says why). */
+static size_t frame_demand(const uint8_t *payload, size_t size)
+{
+    rec_cursor c = rec_cursor_make(payload, size);
+    rec_get_varint(&c);
+    rec_get_f64(&c);
+    size_t count = (size_t)rec_get_count(&c, rec_left(&c) / 8 < REC_MAX_LISTS ? rec_left(&c) / 8 : REC_MAX_LISTS);
+    size_t demand = 0;
+    for (size_t i = 0; i < count && !c.bad; i++) {
+        uint32_t items = rec_get_u32(&c), bytes = rec_get_u32(&c);
+        rec_take(&c, bytes);
+        demand += list_memory_for(items > bytes ? 0 : items);
+    }
+    return c.bad ? 0 : demand;
 }
 
 /* Decodes the FRAME record's lists of `frame` into cache entry `e`. */
@@ -351,12 +405,10 @@ sr_status sr_recording_seek(sr_recording *rec, uint64_t frame, sr_recording_fram
             rec->cache = grown;
             rec->cache_capacity = wanted;
         }
-        // A full cache hands its least recently used frame's lists to the new one (through the
-        // pool), so that a playback in a warm cache reuses memory instead of allocating.
-        if (rec->cache_count && cache_total(rec) >= rec->cache_limit - rec->cache_limit / 8) {
-            drop_entry(rec, least_recent(rec, SIZE_MAX), true);
-            rec->stats.evictions++;
-        }
+        // A full cache hands its least recently used frames' lists to the new one (through the
+        // pool) until the frames kept and the new one fit the bound, so that a seek in a warm cache
+        // reuses memory touched before instead of allocating (each fresh page is a page fault).
+        evict(rec, frame_demand(lists, lists_size), UINT64_MAX, true);
         at = (ptrdiff_t)rec->cache_count;
         rec_cache_entry *e = &rec->cache[rec->cache_count++];
         *e = (rec_cache_entry){.frame = frame, .record_bytes = rec->frames[frame].length};

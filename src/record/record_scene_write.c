@@ -64,6 +64,7 @@ static void forget_definitions(rec_scene_writer *w)
 void rec_scene_writer_free(rec_scene_writer *w)
 {
     forget_nodes(w);
+    rec_shape_writer_forget(w); // the hulls' bytes
     sr_free(w->nodes);
     sr_free(w->mesh_stored);
     sr_free(w->material_stored);

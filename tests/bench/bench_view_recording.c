@@ -18,16 +18,21 @@
  *     crashed writer; the byte is put back afterwards);
  *   - seek_ms: S random seeks (default 100) each until its frame is presented, medians and maxima,
  *     for the big frames (first visits: decoded from the file; again: from the cache) and the
- *     others apart;
+ *     others apart; the first visits' CPU time also split into those that touched new memory (at
+ *     least NEW_MEMORY_FAULTS page faults: the cache still filling) and the others (decoded into
+ *     the memory of the frames the full cache dropped);
  *   - play_ms: P frames one after another (default 3,000: far past the cache's bound), median;
  *   - the process's peak resident memory (VmHWM) and its size at the end (VmRSS);
  *   - each timing's CPU time too (the process's, all threads; "_cpu_ms"): the machine's load
- *     stretches the wall-clock figures, not these.
+ *     stretches the wall-clock figures, not these; and the page faults of the seeks and of play
+ *     (medians, "_faults": memory the process touches for the first time, each a trip to the
+ *     kernel).
  * Prints one JSON line. The file is removed at the end unless --keep (or --file). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +53,17 @@ static double cpu_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/// A seek with this many page faults or more decoded into new memory (a 100,000-line frame's
+/// lists are some 16 MB: 4,000 pages, or 600 with transparent huge pages).
+#define NEW_MEMORY_FAULTS 64
+
+/* The process's minor page faults so far (pages touched for the first time). */
+static double page_faults(void)
+{
+    struct rusage usage;
+    return getrusage(RUSAGE_SELF, &usage) == 0 ? (double)usage.ru_minflt : 0.0;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -275,6 +291,8 @@ int main(int argc, char **argv)
     double *big_cpu = calloc((size_t)seeks + 1, sizeof *big_cpu),
            *small_cpu = calloc((size_t)seeks + 1, sizeof *small_cpu);
     double *again_cpu = calloc((size_t)seeks + 1, sizeof *again_cpu);
+    double *big_faults = calloc((size_t)seeks + 1, sizeof *big_faults),
+           *again_faults = calloc((size_t)seeks + 1, sizeof *again_faults);
     unsigned char *seen = calloc((size_t)frames, 1);
     int big_count = 0, small_count = 0, again_count = 0;
     uint32_t state = 777u;
@@ -284,17 +302,19 @@ int main(int argc, char **argv)
             frame = (frame / (uint64_t)o.big_every) * (uint64_t)o.big_every + (uint64_t)(o.big_every / 2);
         frame = frame >= frames ? frames - 1 : frame;
         bool is_big = o.big_every > 0 && (long)(frame % (uint64_t)o.big_every) == o.big_every / 2;
-        double start = now_ms(), start_cpu = cpu_ms();
+        double start = now_ms(), start_cpu = cpu_ms(), start_faults = page_faults();
         if (sr_viewer_seek(viewer, frame, &err) != SR_OK || !sr_viewer_frame(viewer, NULL, &err)) {
             fprintf(stderr, "bench_view_recording: seek %llu: %s\n", (unsigned long long)frame, err.message);
             return 1;
         }
-        double ms = now_ms() - start, cpu = cpu_ms() - start_cpu;
+        double ms = now_ms() - start, cpu = cpu_ms() - start_cpu, faults = page_faults() - start_faults;
         if (is_big && seen[frame]) {
             again_cpu[again_count] = cpu;
+            again_faults[again_count] = faults;
             big_again[again_count++] = ms;
         } else if (is_big) {
             big_cpu[big_count] = cpu;
+            big_faults[big_count] = faults;
             big[big_count++] = ms;
         } else {
             small_cpu[small_count] = cpu;
@@ -305,15 +325,17 @@ int main(int argc, char **argv)
     // Play, frame after frame, from frame 0 (the cache fills to its bound and drops the oldest).
     long play = o.play < (long)frames ? o.play : (long)frames;
     double *played = calloc((size_t)play + 1, sizeof *played),
-           *played_cpu = calloc((size_t)play + 1, sizeof *played_cpu);
+           *played_cpu = calloc((size_t)play + 1, sizeof *played_cpu),
+           *played_faults = calloc((size_t)play + 1, sizeof *played_faults);
     for (long i = 0; i < play; i++) {
-        double start = now_ms(), start_cpu = cpu_ms();
+        double start = now_ms(), start_cpu = cpu_ms(), start_faults = page_faults();
         if (sr_viewer_seek(viewer, (uint64_t)i, &err) != SR_OK || !sr_viewer_frame(viewer, NULL, &err)) {
             fprintf(stderr, "bench_view_recording: frame %ld: %s\n", i, err.message);
             return 1;
         }
         played[i] = now_ms() - start;
         played_cpu[i] = cpu_ms() - start_cpu;
+        played_faults[i] = page_faults() - start_faults;
     }
     long peak_kib = status_kib("VmHWM:"), rss_kib = status_kib("VmRSS:");
     sr_viewer_destroy(viewer);
@@ -344,6 +366,16 @@ int main(int argc, char **argv)
     if (!o.file && !o.keep)
         remove(path);
 
+    // The first visits apart by the memory they decoded into (before median() sorts big_cpu).
+    double *new_cpu = calloc((size_t)seeks + 1, sizeof *new_cpu),
+           *reused_cpu = calloc((size_t)seeks + 1, sizeof *reused_cpu);
+    int new_count = 0, reused_count = 0;
+    for (int i = 0; i < big_count; i++) {
+        if (big_faults[i] >= NEW_MEMORY_FAULTS)
+            new_cpu[new_count++] = big_cpu[i];
+        else
+            reused_cpu[reused_count++] = big_cpu[i];
+    }
     double again_median = median(big_again, again_count), again_max = maximum(big_again, again_count);
     double big_median = median(big, big_count), big_max = maximum(big, big_count);
     double small_median = median(small, small_count), small_max = maximum(small, small_count);
@@ -354,20 +386,31 @@ int main(int argc, char **argv)
            "\"seek_big_cached_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
            "\"seek_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, \"play_ms\": {\"median\": %.2f, "
            "\"frames\": %ld}, \"seek_big_cpu_ms\": %.2f, \"seek_big_cached_cpu_ms\": %.2f, \"seek_cpu_ms\": %.2f, "
-           "\"play_cpu_ms\": %.2f, \"first_frame_cpu_ms\": %.2f, \"peak_rss_mib\": %.1f, \"rss_mib\": %.1f}\n",
+           "\"play_cpu_ms\": %.2f, \"first_frame_cpu_ms\": %.2f, \"seek_big_new_memory_cpu_ms\": {\"median\": %.2f, "
+           "\"count\": %d}, \"seek_big_reused_memory_cpu_ms\": {\"median\": %.2f, \"count\": %d}, "
+           "\"seek_big_faults\": %.0f, "
+           "\"seek_big_cached_faults\": %.0f, \"play_faults\": %.0f, \"peak_rss_mib\": %.1f, \"rss_mib\": %.1f}\n",
            (unsigned long long)frames, o.lines, o.big_lines, o.big_every, (double)file_bytes / 1048576.0, record_s,
            o.width, o.height, first_ms, warm_first_ms, scan_first_ms, big_median, big_max, big_count, again_median,
            again_max, again_count, small_median, small_max, small_count, median(played, (int)play), play,
            median(big_cpu, big_count), median(again_cpu, again_count), median(small_cpu, small_count),
-           median(played_cpu, (int)play), first_cpu_ms, (double)peak_kib / 1024.0, (double)rss_kib / 1024.0);
+           median(played_cpu, (int)play), first_cpu_ms, median(new_cpu, new_count), new_count,
+           median(reused_cpu, reused_count), reused_count, median(big_faults, big_count),
+           median(again_faults, again_count), median(played_faults, (int)play), (double)peak_kib / 1024.0,
+           (double)rss_kib / 1024.0);
     free(big);
     free(big_again);
     free(big_cpu);
     free(again_cpu);
+    free(big_faults);
+    free(new_cpu);
+    free(reused_cpu);
+    free(again_faults);
     free(small_cpu);
     free(played_cpu);
     free(seen);
     free(small);
     free(played);
+    free(played_faults);
     return 0;
 }
