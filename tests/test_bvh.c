@@ -33,6 +33,7 @@
  * gcc's order, so that the data the tests were tuned on stays the same. */
 
 #include "bvh_test_helpers.h"
+#include "test_budget.h"
 
 /* ================================================================================================ */
 /* Build                                                                                             */
@@ -340,7 +341,7 @@ Test(bvh_build, allocation_failures_are_reported)
 Test(bvh_ray, random_triangles_match_brute_force)
 {
     sr_mesh *mesh = random_triangles(6000, 21);
-    check_random_rays(mesh, "random triangles", 10000, 22, false);
+    check_random_rays(mesh, "random triangles", SR_TEST_COUNT(10000, 2500), 22, false);
     sr_mesh_destroy(mesh);
 }
 
@@ -349,7 +350,7 @@ Test(bvh_ray, tessellated_sphere_matches_brute_force)
     sr_mesh *mesh = NULL;
     cr_assert_eq(sr_mesh_create_sphere(1.0f, 64, 48, &mesh, NULL), SR_OK);
     cr_assert_geq(mesh->triangle_count, 5000);
-    check_random_rays(mesh, "sphere", 10000, 23, false);
+    check_random_rays(mesh, "sphere", SR_TEST_COUNT(10000, 2500), 23, false);
     sr_mesh_destroy(mesh);
 }
 
@@ -359,7 +360,7 @@ Test(bvh_ray, shared_meshes_match_brute_force)
     const char *names[] = {"bunny.obj", "dragon_res3.obj"};
     for (int i = 0; i < 2; i++) {
         sr_mesh *mesh = load_shared_mesh(names[i]);
-        check_random_rays(mesh, names[i], 10000, 24 + (uint64_t)i, true);
+        check_random_rays(mesh, names[i], SR_TEST_COUNT(10000, 2500), 24 + (uint64_t)i, true);
         sr_mesh_destroy(mesh);
     }
 }

@@ -332,8 +332,11 @@ Test(bvh_packet, filter_rejects_only_triangles_that_sr_ray_triangle_misses, .tim
                 }
             }
         }
-        /* at subnormal scales most aimed rays miss through the rounding of ray space */
-        cr_assert_gt(hits, scale > 1e-30f ? SR_TEST_COUNT(20000, 4000) : 10, "scale %g: %ld hits", (double)scale, hits);
+        /* at subnormal scales most aimed rays miss through the rounding of ray space (the sanitized
+         * run's fewer packets: 15 hits built by gcc, 8 by clang, which draws the random points in
+         * another order: C leaves the order of a call's arguments to the compiler) */
+        cr_assert_gt(hits, scale > 1e-30f ? SR_TEST_COUNT(20000, 4000) : SR_TEST_COUNT(10, 4), "scale %g: %ld hits",
+                     (double)scale, hits);
         if (scale == 1.0f) /* (past 2^62 the filter is off; at tiny scales its absolute terms dominate) */
             cr_assert_gt(rejected, misses - misses / 100, "scale %g: the filter rejects only %ld of %ld misses",
                          (double)scale, rejected, misses);

@@ -26,6 +26,7 @@
  * gcc's order, so that the data the tests were tuned on stays the same. */
 
 #include "bvh_test_helpers.h"
+#include "test_budget.h"
 
 /* ================================================================================================ */
 /* Watertightness                                                                                   */
@@ -460,7 +461,7 @@ static void check_overlaps(const sr_mesh *mesh, int count, uint64_t seed)
 Test(bvh_overlap, random_triangles_match_brute_force)
 {
     sr_mesh *mesh = random_triangles(6000, 51);
-    check_overlaps(mesh, 10002, 52);
+    check_overlaps(mesh, SR_TEST_COUNT(10002, 2502), 52);
     sr_mesh_destroy(mesh);
 }
 

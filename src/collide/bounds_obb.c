@@ -112,7 +112,9 @@ static void sort2(point2 *p, size_t n)
 }
 
 /* Andrew's monotone chain: the hull of points[0 .. count) (sorted in place) into hull[], counter-
- * clockwise (hull needs count + 1 entries); returns its vertex count. */
+ * clockwise; returns its vertex count. hull needs 2 * count entries: exactly, the two chains share
+ * only their ends (count + 1 entries), but a turn of nearly collinear points can round to a left
+ * turn in both chains, which then both keep the point. */
 static size_t convex_hull2(point2 *points, size_t count, point2 *hull)
 {
     sort2(points, count);
@@ -299,7 +301,7 @@ typedef struct search {
     const sr_dvec3 *points; /* the hull's vertices */
     size_t count;
     sr_dvec3 mean;
-    point2 *projected, *hull2; /* scratch: count and count + 1 entries */
+    point2 *projected, *hull2; /* scratch: count and 2 * count entries */
     double best_volume;
     frame best;
     frame starts[STARTS]; /* the best candidates, by volume */
@@ -442,7 +444,7 @@ sr_status sr_bounds_obb_of_hull(const sr_hull *hull, sr_dobb *out, sr_error *err
         return SR_OK;
     }
     search s = {.points = view.vertices, .count = view.vertex_count, .mean = mean, .best_volume = INFINITY};
-    size_t scratch = 2 * view.vertex_count + 1;
+    size_t scratch = 3 * view.vertex_count;
     size_t keys = view.face_count > view.edge_count ? view.face_count : view.edge_count;
     s.projected = sr_alloc_array(scratch, sizeof *s.projected);
     double *key = sr_alloc_array(keys, sizeof *key);

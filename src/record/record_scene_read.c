@@ -690,7 +690,8 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
     uint64_t level = 0;
     for (size_t k = 0; k < added; k++) {
         if (r->order[k] >> 32 != level) { // a new level: the previous one's nodes become parents
-            rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
+            if (fresh > 0) // (built is NULL before the first node: no offset to add)
+                rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
             r->built_count += fresh;
             fresh = 0;
             rec_sort(r->built, r->built_count, sizeof *r->built, compare_built);
@@ -727,7 +728,8 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
         if (status != SR_OK) {
             if (id.generation)
                 sr_scene_remove_node(r->scene, id, NULL);
-            rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
+            if (fresh > 0) // (built is NULL before the first node: no offset to add)
+                rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
             r->built_count += fresh;
             rec_sort(r->built, r->built_count, sizeof *r->built, compare_built);
             return status;
@@ -740,7 +742,8 @@ sr_status rec_scene_sync(rec_scene_reader *r, sr_error *err)
                          .material = t->node.material};
         memcpy(b->transform, t->node.transform, sizeof b->transform);
     }
-    rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
+    if (fresh > 0) // (built is NULL before the first node: no offset to add)
+        rec_copy(r->built + r->built_count, r->fresh, fresh * sizeof *r->fresh);
     r->built_count += fresh;
     rec_sort(r->built, r->built_count, sizeof *r->built, compare_built);
     // Shapes last: every node has its transform by now.

@@ -83,7 +83,8 @@ int fuzz_pairs_test_one_input(const uint8_t *data, size_t size)
 {
     fuzz_reader reader = fuzz_reader_make(data, size);
     bool failing = fuzz_allocation_failures_begin(&reader);
-    const char *text = (const char *)data + reader.offset;
+    // (an empty input may come as NULL: no offset is added to it)
+    const char *text = data ? (const char *)data + reader.offset : NULL;
     size_t length = size - reader.offset;
     sr_pair_set *set = NULL;
     sr_error err = {0};
