@@ -167,7 +167,8 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
         scene_shape *shape = &scene->shapes[scene->nodes[slot].shape - 1];
         stats->shapes_moved++;
         sr_dbox previous = shape->bounds;
-        shape->bounds = sr_shape_bounds(&shape->world);
+        sr_shape_place(&shape->world, &shape->placed);
+        shape->bounds = sr_placed_bounds(&shape->placed);
         sr_aabb box = grown_box(shape->bounds, half_margin);
         sr_status status;
         bool changed = true;
@@ -435,10 +436,10 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
 
 /* A lower bound of the distance from the separation of the shapes along `axis` (unit, from a
  * towards b): B's lowest point along it minus A's highest. */
-static double separation_along(const sr_shape *a, const sr_shape *b, sr_dvec3 axis)
+static double separation_along(const sr_placed_shape *a, const sr_placed_shape *b, sr_dvec3 axis)
 {
-    double high_a = sr_dvec3_dot(sr_shape_support(a, axis), axis);
-    double low_b = sr_dvec3_dot(sr_shape_support(b, sr_dvec3_negate(axis)), axis);
+    double high_a = sr_dvec3_dot(sr_placed_support(a, axis), axis);
+    double low_b = sr_dvec3_dot(sr_placed_support(b, sr_dvec3_negate(axis)), axis);
     return low_b - high_a;
 }
 
@@ -486,7 +487,8 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
                     continue;
                 }
             }
-            const sr_shape *world_a = &scene->shapes[a->shape].world, *world_b = &scene->shapes[b->shape].world;
+            const sr_placed_shape *world_a = &scene->shapes[a->shape].placed,
+                                  *world_b = &scene->shapes[b->shape].placed;
             if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
                 double separation =
                     separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
@@ -499,7 +501,7 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
                     continue;
                 }
             }
-            status = sr_collide_signed_distance(world_a, world_b, &options, &fresh);
+            status = sr_collide_placed_signed_distance(world_a, world_b, &options, &fresh);
             stats->tests++;
             pair->axis = sr_dvec3_to_vec3(r->normal);
             // A distance the query found exactly (not at its cap) bounds the next passes' too.

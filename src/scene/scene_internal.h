@@ -97,6 +97,9 @@ typedef struct scene_shape {
     double travel;
     uint32_t reset_pass;
     bool reshaped;
+    /// `world` placed for the queries (sr_shape_place), made when the pass brings its box up to
+    /// date (moved_pass).
+    sr_placed_shape placed;
 } scene_shape;
 
 /// What the collision pass reads of a shape for every kept pair, by node slot, copied from
