@@ -377,6 +377,36 @@ Test(scene_collide, pairs_and_contacts_equal_the_brute_force_over_moving_frames)
     }
 }
 
+/* Shapes taken away while every other shape rests (the node removed, or only its shape; the slot
+ * not given to another node): their pairs leave the pass at once, though the pass looks closely
+ * only at pairs with a shape that moved, and the still pairs keep their answers. */
+Test(scene_collide, a_removed_shape_leaves_the_pairs_of_its_still_partners)
+{
+    world w;
+    world_init(&w, 7);
+    sr_node_id nodes[24];
+    for (int i = 0; i < 24; i++)
+        nodes[i] = add_shape(&w, i, 1.0);
+    update_and_collide(&w, NULL);
+    check_pass(&w, NULL);
+    size_t before = w.result->pair_count;
+    sr_error err = {0};
+    for (int i = 0; i < 24; i += 5) {
+        if (i % 2)
+            cr_assert_eq(sr_scene_remove_node(w.scene, nodes[i], &err), SR_OK, "%s", err.message);
+        else
+            cr_assert_eq(sr_scene_set_node_shape(w.scene, nodes[i], NULL, &err), SR_OK, "%s", err.message);
+        update_and_collide(&w, NULL);
+        check_pass(&w, NULL);
+        cr_assert_eq(w.result->stats.tests, 0, "a pass after a removal asked %u queries", w.result->stats.tests);
+        update_and_collide(&w, NULL);
+        check_pass(&w, NULL);
+    }
+    cr_assert_lt(w.result->pair_count, before, "the removed shapes were in no pair: %zu pairs, then %zu", before,
+                 w.result->pair_count);
+    world_free(&w);
+}
+
 /* A box spinning while it closes in on a ball along a diagonal (their boxes come within the margin
  * long before the shapes do): the pass proves the pair apart from
  * bounds it kept while the shapes moved (each shape's travel, rotation included, taken off), and

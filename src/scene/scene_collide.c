@@ -149,6 +149,18 @@ static double box_reach(sr_dbox box, sr_dvec3 centre)
     return sqrt(x * x + y * y + z * z);
 }
 
+/* The largest magnitude of a box's coordinates (plain comparisons: the coordinates are finite). */
+static double largest_coordinate(sr_dbox box)
+{
+    const double values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+    double largest = 0.0;
+    for (int k = 0; k < 6; k++) {
+        double v = fabs(values[k]);
+        largest = v > largest ? v : largest;
+    }
+    return largest;
+}
+
 /* Brings the dirty shapes' exact boxes and tree proxies up to date; lists those whose fat box
  * changed in scene->moved. Each shape's travel grows by how far it moved (motion_bound; its points
  * are within its box), or starts again when the shape is new or has another geometry. */
@@ -169,6 +181,7 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
         sr_dbox previous = shape->bounds;
         sr_shape_place(&shape->world, &shape->placed);
         shape->bounds = sr_placed_bounds(&shape->placed);
+        shape->touch = 1e-7 * largest_coordinate(shape->bounds);
         sr_aabb box = grown_box(shape->bounds, half_margin);
         sr_status status;
         bool changed = true;
@@ -211,52 +224,47 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     return SR_OK;
 }
 
-/* The largest magnitude of a box's coordinates (plain comparisons: the coordinates are finite). */
-static double largest_coordinate(sr_dbox box)
-{
-    const double values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
-    double largest = 0.0;
-    for (int k = 0; k < 6; k++) {
-        double v = fabs(values[k]);
-        largest = v > largest ? v : largest;
-    }
-    return largest;
-}
-
 /* Copies what the pairs read of each live shape into scene->broad, by slot: the kept pairs look
- * their shapes up there, in an array a fifth the size of the shapes' (which is read in order
- * here, once per shape, rather than at random twice per pair). */
+ * their shapes up there, in an array a eighth the size of the shapes' (which is read in order
+ * here, once per shape, rather than at random twice per pair). A shape the pass did not sync,
+ * copied to the same place at the last pass, only gets this pass's stamp: nothing else of it
+ * changes but when the pass syncs it (a node made anew at a slot has a new shape, which the pass
+ * syncs). Then every slot without a live shape (its shape removed, or none ever) counts as moved
+ * in this pass, so that find_candidates, which looks closer only at pairs with a moved shape,
+ * drops its pairs. */
 static sr_status gather_broad(sr_scene *scene, sr_error *err)
 {
     uint32_t old_capacity = scene->broad_capacity;
     if (!sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+    scene_broad *broad = scene->broad;
     for (uint32_t i = old_capacity; i < scene->broad_capacity; i++)
-        scene->broad[i].pass = 0; // never a pass's number: passes start at 1
+        broad[i].pass = 0; // never a pass's number: passes start at 1
+    const uint32_t pass = scene->collide_pass;
+    const scene_shape *shapes = scene->shapes;
     for (uint32_t i = 0; i < scene->shape_count; i++) {
-        const scene_shape *shape = &scene->shapes[i];
+        const scene_shape *shape = &shapes[i];
         if (!shape->proxy.generation)
             continue; // not in the tree: in no pair
-        scene->broad[shape->node] = (scene_broad){.fat = shape->fat,
-                                                  .moved_pass = shape->moved_pass,
-                                                  .generation = scene->nodes[shape->node].generation,
-                                                  .bounds = shape->bounds,
-                                                  .shape = i,
-                                                  .pass = scene->collide_pass,
-                                                  .touch = 1e-7 * largest_coordinate(shape->bounds),
-                                                  .travel = shape->travel,
-                                                  .reset_pass = shape->reset_pass};
+        scene_broad *b = &broad[shape->node];
+        if (shape->moved_pass != pass && b->pass == pass - 1 && b->shape == i) {
+            b->pass = pass;
+            continue;
+        }
+        *b = (scene_broad){.pass = pass,
+                           .moved_pass = shape->moved_pass,
+                           .generation = scene->nodes[shape->node].generation,
+                           .shape = i,
+                           .reset_pass = shape->reset_pass,
+                           .touch = shape->touch,
+                           .travel = shape->travel,
+                           .fat = shape->fat,
+                           .bounds = shape->bounds};
     }
+    for (uint32_t slot = 0; slot < scene->slot_count; slot++)
+        if (broad[slot].pass != pass)
+            broad[slot].moved_pass = pass;
     return SR_OK;
-}
-
-/* The broadphase data of the shape at `slot`, NULL when the slot has no live shape in the tree. */
-static const scene_broad *broad_of_slot(const sr_scene *scene, uint32_t slot)
-{
-    if (slot >= scene->slot_count)
-        return NULL;
-    const scene_broad *b = &scene->broad[slot];
-    return b->pass == scene->collide_pass ? b : NULL;
 }
 
 typedef struct query_context {
@@ -389,7 +397,10 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
  * lists the candidates. A pair neither of whose shapes was synced this pass keeps its fat boxes'
  * overlap and whether its exact boxes are within the margin: the last pass tested (or kept) both
  * on the same boxes (a new pair always has a moved shape, a new margin syncs every shape, and a
- * pass that fails after syncing forgets every pair: forget_pairs). */
+ * pass that fails after syncing forgets every pair: forget_pairs). Every slot of a kept pair is
+ * below scene->slot_count, which never shrinks, and so within scene->broad (gather_broad). The
+ * arrays and counters are read into locals: the stores through the pairs would make the compiler
+ * load them again for every pair. */
 static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
                                  uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
 {
@@ -397,36 +408,52 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
                        sizeof *scene->candidates))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     const double margin = scene->collide_margin;
-    const uint32_t pass = scene->collide_pass;
-    uint32_t kept = 0, candidates = 0, unanswered = 0;
-    for (uint32_t i = 0; i < scene->pair_count; i++) {
-        scene_pair *pair = &scene->pairs[i];
+    const uint32_t pass = scene->collide_pass, pair_count = scene->pair_count;
+    const scene_broad *broad = scene->broad;
+    scene_pair *pairs = scene->pairs;
+    uint32_t *candidate = scene->candidates, *free_answers = scene->free_answers;
+    uint32_t free_count = scene->free_answer_count;
+    uint32_t kept = 0, candidates = 0, unanswered = 0, filtered = 0;
+    // The pairs come sorted by slot_a: its shape is looked up once for all its pairs.
+    uint32_t last_a = UINT32_MAX;
+    const scene_broad *a = NULL;
+    bool a_moved = false;
+    for (uint32_t i = 0; i < pair_count; i++) {
+        scene_pair *pair = &pairs[i];
         uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
-        const scene_broad *a = broad_of_slot(scene, slot_a), *b = broad_of_slot(scene, slot_b);
-        bool moved = a && b && (a->moved_pass == pass || b->moved_pass == pass);
-        if (!a || !b || (moved && !fat_overlap(a->fat, b->fat))) {
-            if (pair->answer) // room: free_answers has answer_capacity entries
-                scene->free_answers[scene->free_answer_count++] = pair->answer - 1;
-            continue;
+        if (slot_a != last_a) {
+            last_a = slot_a;
+            a = &broad[slot_a];
+            a_moved = a->moved_pass == pass;
         }
-        if (moved)
+        const scene_broad *b = &broad[slot_b];
+        if (a_moved || b->moved_pass == pass) { // (a slot without a live shape counts as moved)
+            if (a->pass != pass || b->pass != pass || !fat_overlap(a->fat, b->fat)) {
+                if (pair->answer) // room: free_answers has answer_capacity entries
+                    free_answers[free_count++] = pair->answer - 1;
+                continue;
+            }
             pair->within = boxes_within(a->bounds, b->bounds, margin);
+            pair->current = false;
+        }
         if (kept != i) { // most pairs stay where they are
-            scene->pairs[kept] = *pair;
-            pair = &scene->pairs[kept];
+            pairs[kept] = *pair;
+            pair = &pairs[kept];
         }
         if (pair->within) {
             if (desc->filter &&
                 !desc->filter(desc->user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
-                stats->filtered++;
+                filtered++;
             } else {
-                scene->candidates[candidates++] = kept;
+                candidate[candidates++] = kept;
                 unanswered += pair->answer == 0;
             }
         }
         kept++;
     }
+    scene->free_answer_count = free_count;
     scene->pair_count = kept;
+    stats->filtered += filtered;
     *candidate_count = candidates;
     *unanswered_count = unanswered;
     return SR_OK;
@@ -452,87 +479,110 @@ static double touch_tolerance(const scene_broad *a, const scene_broad *b)
     return a->touch > b->touch ? a->touch : b->touch;
 }
 
+/* The answer of a query as the pass reports it: contact (hit, or apart by no more than the
+ * rounding of the shapes' coordinates: touch), near (within the margin) or apart. */
+static void make_answer(const sr_collide_result *r, sr_collide_status status, sr_node_id a, sr_node_id b, double touch,
+                        double margin, scene_answer *out)
+{
+    bool contact = r->hit || r->distance <= touch;
+    out->state = contact ? SR_PAIR_CONTACT : r->distance <= margin ? SR_PAIR_NEAR : SR_PAIR_APART;
+    out->contact = (sr_contact){.a = a,
+                                .b = b,
+                                .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
+                                .normal = r->normal,
+                                .distance = contact ? fmin(r->distance, 0.0) : r->distance,
+                                .point_a = r->point_a,
+                                .point_b = r->point_b,
+                                .method = r->method,
+                                .status = status,
+                                .iterations = r->iterations};
+}
+
+/* Each candidate's answer: the kept one while neither shape moved since it was asked, a bound
+ * above the margin (kept or along the last normal), or a new query. The arrays and counters are
+ * read into locals (see find_candidates). */
 static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
                         sr_collision_stats *stats)
 {
     struct sr_collision_storage *storage = result->storage;
     const double margin = scene->collide_margin;
+    const uint32_t pass = scene->collide_pass;
     const sr_collide_options options = {.max_iterations = desc->max_iterations};
-    size_t contacts = 0, near = 0;
+    const scene_broad *broad = scene->broad;
+    const uint32_t *candidate = scene->candidates;
+    scene_pair *pairs = scene->pairs;
+    scene_answer *answers = scene->answers;
+    const scene_shape *shapes = scene->shapes;
+    sr_collision_pair *out_pairs = storage->pairs;
+    sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
+    uint32_t contacts = 0, near = 0, reused = 0, rejects = 0, tests = 0, caps = 0;
     for (uint32_t c = 0; c < candidate_count; c++) {
-        scene_pair *pair = &scene->pairs[scene->candidates[c]];
-        uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
-        const scene_broad *a = &scene->broad[slot_a], *b = &scene->broad[slot_b];
-        sr_collision_pair *out = &storage->pairs[c];
-        *out = (sr_collision_pair){
-            .a = {slot_a, a->generation}, .b = {slot_b, b->generation}, .state = SR_PAIR_APART, .index = UINT32_MAX};
-        sr_collide_result fresh;
-        const sr_collide_result *r = &fresh; // the kept answer is read in place, not copied
-        sr_collide_status status;
-        const scene_answer *kept = pair->answer ? &scene->answers[pair->answer - 1] : NULL;
-        if (kept && kept->pass >= a->moved_pass && kept->pass >= b->moved_pass) {
-            r = &kept->result;
-            status = kept->status;
-            stats->reused++;
+        scene_pair *pair = &pairs[candidate[c]];
+        sr_collision_pair *out = &out_pairs[c];
+        const scene_answer *answer;
+        if (pair->current) { // its answer, node ids included, as it was asked
+            answer = &answers[pair->answer - 1];
+            reused++;
         } else {
+            uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
+            const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
+            const sr_node_id id_a = {slot_a, a->generation}, id_b = {slot_b, b->generation};
             // The bound kept from an earlier pass, less how far both shapes have travelled since
             // (and their rounding's tolerance), when neither was remade since it was measured.
             if (pair->checked_pass && pair->checked_pass >= a->reset_pass && pair->checked_pass >= b->reset_pass) {
                 double bound =
                     pair->reach - a->travel - b->travel - a->touch - b->touch - 1e-15 * (a->travel + b->travel);
                 if (bound > margin) {
-                    out->distance = bound;
-                    out->bounded = true;
-                    stats->axis_rejects++;
+                    *out = (sr_collision_pair){
+                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = bound, .bounded = true,
+                        .index = UINT32_MAX};
+                    rejects++;
                     continue;
                 }
             }
-            const sr_placed_shape *world_a = &scene->shapes[a->shape].placed,
-                                  *world_b = &scene->shapes[b->shape].placed;
+            const sr_placed_shape *world_a = &shapes[a->shape].placed, *world_b = &shapes[b->shape].placed;
             if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
                 double separation =
                     separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
                 pair->reach = separation + a->travel + b->travel;
-                pair->checked_pass = scene->collide_pass;
+                pair->checked_pass = pass;
                 if (separation > margin) {
-                    out->distance = separation;
-                    out->bounded = true;
-                    stats->axis_rejects++;
+                    *out = (sr_collision_pair){
+                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = separation, .bounded = true,
+                        .index = UINT32_MAX};
+                    rejects++;
                     continue;
                 }
             }
-            status = sr_collide_placed_signed_distance(world_a, world_b, &options, &fresh);
-            stats->tests++;
-            pair->axis = sr_dvec3_to_vec3(r->normal);
+            sr_collide_result r;
+            sr_collide_status status = sr_collide_placed_signed_distance(world_a, world_b, &options, &r);
+            tests++;
+            pair->axis = sr_dvec3_to_vec3(r.normal);
             // A distance the query found exactly (not at its cap) bounds the next passes' too.
-            pair->checked_pass = status == SR_COLLIDE_OK && !r->hit && r->distance > 0.0 ? scene->collide_pass : 0;
-            pair->reach = r->distance + a->travel + b->travel;
+            pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? pass : 0;
+            pair->reach = r.distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
             if (!pair->answer)
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
                                                              : scene->answer_count++);
-            scene->answers[pair->answer - 1] = (scene_answer){fresh, status, scene->collide_pass};
+            scene_answer *fresh = &answers[pair->answer - 1];
+            make_answer(&r, status, id_a, id_b, touch_tolerance(a, b), margin, fresh);
+            pair->current = true;
+            answer = fresh;
         }
-        stats->iteration_caps += status == SR_COLLIDE_ITERATION_CAP;
-        out->distance = r->distance;
-        // Touching: apart by no more than the rounding of the shapes' coordinates.
-        bool contact = r->hit || r->distance <= touch_tolerance(a, b);
-        if (!contact && !(r->distance <= margin))
-            continue;
-        sr_contact *answer = contact ? &storage->contacts[contacts] : &storage->near[near];
-        *answer = (sr_contact){.a = out->a,
-                               .b = out->b,
-                               .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
-                               .normal = r->normal,
-                               .distance = contact ? fmin(r->distance, 0.0) : r->distance,
-                               .point_a = r->point_a,
-                               .point_b = r->point_b,
-                               .method = r->method,
-                               .status = status,
-                               .iterations = r->iterations};
-        out->state = contact ? SR_PAIR_CONTACT : SR_PAIR_NEAR;
-        out->distance = answer->distance;
-        out->index = (uint32_t)(contact ? contacts++ : near++);
+        caps += answer->contact.status == SR_COLLIDE_ITERATION_CAP;
+        *out = (sr_collision_pair){.a = answer->contact.a,
+                                   .b = answer->contact.b,
+                                   .state = answer->state,
+                                   .distance = answer->contact.distance,
+                                   .index = UINT32_MAX};
+        if (answer->state == SR_PAIR_CONTACT) {
+            out->index = contacts;
+            out_contacts[contacts++] = answer->contact;
+        } else if (answer->state == SR_PAIR_NEAR) {
+            out->index = near;
+            out_near[near++] = answer->contact;
+        }
     }
     result->pairs = storage->pairs;
     result->pair_count = candidate_count;
@@ -540,8 +590,12 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     result->contact_count = contacts;
     result->near = storage->near;
     result->near_count = near;
-    stats->contacts = (uint32_t)contacts;
-    stats->near = (uint32_t)near;
+    stats->reused += reused;
+    stats->axis_rejects += rejects;
+    stats->tests += tests;
+    stats->iteration_caps += caps;
+    stats->contacts = contacts;
+    stats->near = near;
 }
 
 /* Room for an answer for each of the `unanswered` candidates (those without one yet), beyond the
