@@ -256,10 +256,9 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
                            .generation = scene->nodes[shape->node].generation,
                            .shape = i,
                            .reset_pass = shape->reset_pass,
-                           .touch = shape->touch,
-                           .travel = shape->travel,
                            .fat = shape->fat,
-                           .bounds = shape->bounds};
+                           .touch = shape->touch,
+                           .travel = shape->travel};
     }
     for (uint32_t slot = 0; slot < scene->slot_count; slot++)
         if (broad[slot].pass != pass)
@@ -410,10 +409,13 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
     const double margin = scene->collide_margin;
     const uint32_t pass = scene->collide_pass, pair_count = scene->pair_count;
     const scene_broad *broad = scene->broad;
+    const scene_shape *shapes = scene->shapes;
     scene_pair *pairs = scene->pairs;
-    uint32_t *candidate = scene->candidates, *free_answers = scene->free_answers;
+    uint32_t *candidate = scene->candidates, *next = candidate, *free_answers = scene->free_answers;
     uint32_t free_count = scene->free_answer_count;
-    uint32_t kept = 0, candidates = 0, unanswered = 0, filtered = 0;
+    bool (*const filter)(void *, sr_node_id, sr_node_id) = desc->filter;
+    void *const user = desc->user;
+    uint32_t kept = 0, unanswered = 0, filtered = 0;
     // The pairs come sorted by slot_a: its shape is looked up once for all its pairs.
     uint32_t last_a = UINT32_MAX;
     const scene_broad *a = NULL;
@@ -433,7 +435,7 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
                     free_answers[free_count++] = pair->answer - 1;
                 continue;
             }
-            pair->within = boxes_within(a->bounds, b->bounds, margin);
+            pair->within = boxes_within(shapes[a->shape].bounds, shapes[b->shape].bounds, margin);
             pair->current = false;
         }
         if (kept != i) { // most pairs stay where they are
@@ -441,11 +443,10 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
             pair = &pairs[kept];
         }
         if (pair->within) {
-            if (desc->filter &&
-                !desc->filter(desc->user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
+            if (filter && !filter(user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
                 filtered++;
             } else {
-                candidate[candidates++] = kept;
+                *next++ = kept;
                 unanswered += pair->answer == 0;
             }
         }
@@ -454,7 +455,7 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
     scene->free_answer_count = free_count;
     scene->pair_count = kept;
     stats->filtered += filtered;
-    *candidate_count = candidates;
+    *candidate_count = (uint32_t)(next - candidate);
     *unanswered_count = unanswered;
     return SR_OK;
 }

@@ -105,21 +105,21 @@ typedef struct scene_shape {
     sr_placed_shape placed;
 } scene_shape;
 
-/// What the collision pass reads of a shape for every kept pair, by node slot, copied from
-/// scene->shapes at each pass (scene_collide.c): 112 bytes where a scene_shape is near 900, so that
-/// the pairs' lookups stay in cache; what every kept pair reads comes first. Valid only where
-/// `pass` is the current pass.
+/// What the collision pass reads of a shape for the kept pairs, by node slot, copied from
+/// scene->shapes at each pass (scene_collide.c): one 64-byte line where a scene_shape is near 900
+/// bytes, so that the pairs' lookups stay in cache (a pair with a moved shape also reads the
+/// shapes' exact boxes, in scene->shapes). Valid only where `pass` is the current pass.
 typedef struct scene_broad {
     uint32_t pass;       ///< the pass that copied it
     uint32_t moved_pass; ///< scene_shape.moved_pass
     uint32_t generation; ///< of the node
     uint32_t shape;      ///< index in scene->shapes
     uint32_t reset_pass; ///< scene_shape.reset_pass
+    sr_aabb fat;
     double touch;        ///< scene_shape.touch
     double travel;       ///< scene_shape.travel
-    sr_aabb fat;
-    sr_dbox bounds;
 } scene_broad;
+_Static_assert(sizeof(scene_broad) == 64, "scene_broad: one cache line, and slot * 64 a shift");
 
 /// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
 typedef struct scene_pair {
