@@ -245,12 +245,18 @@ sr_status sr_shape_validate(const sr_shape *shape, sr_error *err)
 
 /* ---- placing ---- */
 
-/* What placing a shape sets besides its rotation and points: the core's type, its radius and
- * sizes; `local` receives the core's points in the shape's frame (*points of them). */
+/* What placing a shape sets besides its rotation, position and points: the core's type, its
+ * radius and sizes (every other field of `out` zero, the size too); `local` receives the core's
+ * points in the shape's frame (*points of them). Field by field rather than clearing the whole
+ * struct first: the scene's collision pass places shapes for every query and axis check. */
 static void place_fields(const sr_shape *shape, sr_placed *out, sr_dvec3 local[3], int *points)
 {
-    memset(out, 0, sizeof *out);
     out->radius = shape->rounding;
+    out->size = 0;
+    out->half_extents = dv(0, 0, 0);
+    out->core_radius = 0;
+    out->half_height = 0;
+    out->hull = NULL;
     int n = 0;
     switch (shape->type) {
     case SR_SHAPE_POINT:
@@ -313,8 +319,8 @@ static void place_core(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
     place_fields(shape, out, local, &points);
     out->rotated = rotation_matrix(shape->pose.rotation, out->m);
     out->position = dsub(shape->pose.position, origin);
-    for (int i = 0; i < points; i++)
-        out->p[i] = dadd(out->rotated ? rotate(out->m, local[i]) : local[i], out->position);
+    for (int i = 0; i < 3; i++)
+        out->p[i] = i < points ? dadd(out->rotated ? rotate(out->m, local[i]) : local[i], out->position) : dv(0, 0, 0);
 }
 
 void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
@@ -364,8 +370,8 @@ static void place_placed(const sr_placed_shape *shape, sr_dvec3 origin, sr_place
     out->rotated = shape->rotated;
     memcpy(out->m, shape->rotation, sizeof out->m);
     out->position = dsub(shape->shape.pose.position, origin);
-    for (int i = 0; i < shape->core_point_count; i++)
-        out->p[i] = dadd(shape->core_points[i], out->position);
+    for (int i = 0; i < 3; i++)
+        out->p[i] = i < points ? dadd(shape->core_points[i], out->position) : dv(0, 0, 0);
     out->size = shape->size;
 }
 
