@@ -216,6 +216,7 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
         shape->moved_pass = scene->collide_pass;
         if (changed) {
             sr_dynamic_tree_get(scene->shape_tree, shape->proxy, &shape->fat, NULL, NULL);
+            shape->fat_pass = scene->collide_pass;
             scene->moved[scene->moved_count++] = slot;
         }
     }
@@ -256,6 +257,7 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
                            .generation = scene->nodes[shape->node].generation,
                            .shape = i,
                            .reset_pass = shape->reset_pass,
+                           .fat_pass = shape->fat_pass,
                            .fat = shape->fat,
                            .touch = shape->touch,
                            .travel = shape->travel};
@@ -396,7 +398,9 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
  * lists the candidates. A pair neither of whose shapes was synced this pass keeps its fat boxes'
  * overlap and whether its exact boxes are within the margin: the last pass tested (or kept) both
  * on the same boxes (a new pair always has a moved shape, a new margin syncs every shape, and a
- * pass that fails after syncing forgets every pair: forget_pairs). Every slot of a kept pair is
+ * pass that fails after syncing forgets every pair: forget_pairs); a pair whose shapes were synced
+ * but whose fat boxes both stayed in place (fat_pass; a new pair's moved shape has a new fat box)
+ * keeps their overlap. Every slot of a kept pair is
  * below scene->slot_count, which never shrinks, and so within scene->broad (gather_broad). The
  * arrays and counters are read into locals: the stores through the pairs would make the compiler
  * load them again for every pair. */
@@ -430,7 +434,9 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
         }
         const scene_broad *b = &broad[slot_b];
         if (a_moved || b->moved_pass == pass) { // (a slot without a live shape counts as moved)
-            if (a->pass != pass || b->pass != pass || !fat_overlap(a->fat, b->fat)) {
+            // Fat boxes that kept their place still overlap: only one that changed is tested.
+            if (a->pass != pass || b->pass != pass ||
+                ((a->fat_pass == pass || b->fat_pass == pass) && !fat_overlap(a->fat, b->fat))) {
                 if (pair->answer) // room: free_answers has answer_capacity entries
                     free_answers[free_count++] = pair->answer - 1;
                 continue;

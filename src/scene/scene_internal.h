@@ -81,6 +81,7 @@ typedef struct scene_shape {
     /* What the collision pass reads of every shape at every pass (gather_broad) comes first. */
     uint32_t node;          ///< slot of its node
     uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
+    uint32_t fat_pass;      ///< the pass that last changed its fat box (inserted it, or moved it out)
     sr_dynamic_proxy proxy; ///< in scene->shape_tree; SR_DYNAMIC_PROXY_NULL until the first pass
     bool dirty;             ///< world pose changed since the last pass (listed in shape_dirty)
     bool reshaped;          ///< given another geometry since the last pass (travel starts again)
@@ -115,6 +116,7 @@ typedef struct scene_broad {
     uint32_t generation; ///< of the node
     uint32_t shape;      ///< index in scene->shapes
     uint32_t reset_pass; ///< scene_shape.reset_pass
+    uint32_t fat_pass;   ///< scene_shape.fat_pass
     sr_aabb fat;
     double touch;        ///< scene_shape.touch
     double travel;       ///< scene_shape.travel
