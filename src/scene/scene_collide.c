@@ -492,12 +492,19 @@ static void make_answer(const sr_collide_result *r, sr_collide_status status, sr
                         double margin, scene_answer *out)
 {
     bool contact = r->hit || r->distance <= touch;
-    out->state = contact ? SR_PAIR_CONTACT : r->distance <= margin ? SR_PAIR_NEAR : SR_PAIR_APART;
+    const double distance = contact ? fmin(r->distance, 0.0) : r->distance;
+    out->pair = (sr_collision_pair){.a = a,
+                                    .b = b,
+                                    .state = contact               ? SR_PAIR_CONTACT
+                                             : distance <= margin ? SR_PAIR_NEAR
+                                                                  : SR_PAIR_APART,
+                                    .distance = distance,
+                                    .index = UINT32_MAX};
     out->contact = (sr_contact){.a = a,
                                 .b = b,
                                 .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
                                 .normal = r->normal,
-                                .distance = contact ? fmin(r->distance, 0.0) : r->distance,
+                                .distance = distance,
                                 .point_a = r->point_a,
                                 .point_b = r->point_b,
                                 .method = r->method,
@@ -522,14 +529,13 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     const scene_shape *shapes = scene->shapes;
     sr_collision_pair *out_pairs = storage->pairs;
     sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
-    uint32_t contacts = 0, near = 0, reused = 0, rejects = 0, tests = 0, caps = 0;
+    uint32_t contacts = 0, near = 0, rejects = 0, tests = 0, caps = 0;
     for (uint32_t c = 0; c < candidate_count; c++) {
         scene_pair *pair = &pairs[candidate[c]];
         sr_collision_pair *out = &out_pairs[c];
         const scene_answer *answer;
         if (pair->current) { // its answer, node ids included, as it was asked
             answer = &answers[pair->answer - 1];
-            reused++;
         } else {
             uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
             const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
@@ -578,15 +584,11 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
             answer = fresh;
         }
         caps += answer->contact.status == SR_COLLIDE_ITERATION_CAP;
-        *out = (sr_collision_pair){.a = answer->contact.a,
-                                   .b = answer->contact.b,
-                                   .state = answer->state,
-                                   .distance = answer->contact.distance,
-                                   .index = UINT32_MAX};
-        if (answer->state == SR_PAIR_CONTACT) {
+        *out = answer->pair;
+        if (out->state == SR_PAIR_CONTACT) {
             out->index = contacts;
             out_contacts[contacts++] = answer->contact;
-        } else if (answer->state == SR_PAIR_NEAR) {
+        } else if (out->state == SR_PAIR_NEAR) {
             out->index = near;
             out_near[near++] = answer->contact;
         }
@@ -597,7 +599,7 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     result->contact_count = contacts;
     result->near = storage->near;
     result->near_count = near;
-    stats->reused += reused;
+    stats->reused += candidate_count - rejects - tests;
     stats->axis_rejects += rejects;
     stats->tests += tests;
     stats->iteration_caps += caps;
