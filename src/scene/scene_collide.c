@@ -394,31 +394,24 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
            b.min.y <= a.max.y + margin && a.min.z - margin <= b.max.z && b.min.z <= a.max.z + margin;
 }
 
-/* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
- * lists the candidates. A pair neither of whose shapes was synced this pass keeps its fat boxes'
- * overlap and whether its exact boxes are within the margin: the last pass tested (or kept) both
- * on the same boxes (a new pair always has a moved shape, a new margin syncs every shape, and a
- * pass that fails after syncing forgets every pair: forget_pairs); a pair whose shapes were synced
- * but whose fat boxes both stayed in place (fat_pass; a new pair's moved shape has a new fat box)
- * keeps their overlap. Every slot of a kept pair is
- * below scene->slot_count, which never shrinks, and so within scene->broad (gather_broad). The
- * arrays and counters are read into locals: the stores through the pairs would make the compiler
- * load them again for every pair. */
-static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
-                                 uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
+/* What find_candidates counts. */
+typedef struct pair_walk {
+    uint32_t kept, candidates, unanswered, filtered, free_count;
+} pair_walk;
+
+/* find_candidates' loop over the kept pairs; inlined twice, with the pass's filter and with none
+ * (which leaves the loop without a call, so its counters stay in registers). */
+__attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scene, bool (*filter)(void *, sr_node_id,
+                                                                                                  sr_node_id),
+                                                                  void *user)
 {
-    if (!sr_scene_grow((void **)&scene->candidates, &scene->candidate_capacity, scene->pair_count,
-                       sizeof *scene->candidates))
-        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     const double margin = scene->collide_margin;
     const uint32_t pass = scene->collide_pass, pair_count = scene->pair_count;
     const scene_broad *broad = scene->broad;
     const scene_shape *shapes = scene->shapes;
     scene_pair *pairs = scene->pairs;
-    uint32_t *candidate = scene->candidates, *next = candidate, *free_answers = scene->free_answers;
+    uint32_t *next = scene->candidates, *free_answers = scene->free_answers;
     uint32_t free_count = scene->free_answer_count;
-    bool (*const filter)(void *, sr_node_id, sr_node_id) = desc->filter;
-    void *const user = desc->user;
     uint32_t kept = 0, unanswered = 0, filtered = 0;
     // The pairs come sorted by slot_a: its shape is looked up once for all its pairs.
     uint32_t last_a = UINT32_MAX;
@@ -458,11 +451,31 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
         }
         kept++;
     }
-    scene->free_answer_count = free_count;
-    scene->pair_count = kept;
-    stats->filtered += filtered;
-    *candidate_count = (uint32_t)(next - candidate);
-    *unanswered_count = unanswered;
+    return (pair_walk){kept, (uint32_t)(next - scene->candidates), unanswered, filtered, free_count};
+}
+
+/* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
+ * lists the candidates. A pair neither of whose shapes was synced this pass keeps its fat boxes'
+ * overlap and whether its exact boxes are within the margin: the last pass tested (or kept) both
+ * on the same boxes (a new pair always has a moved shape, a new margin syncs every shape, and a
+ * pass that fails after syncing forgets every pair: forget_pairs); a pair whose shapes were synced
+ * but whose fat boxes both stayed in place (fat_pass; a new pair's moved shape has a new fat box)
+ * keeps their overlap. Every slot of a kept pair is
+ * below scene->slot_count, which never shrinks, and so within scene->broad (gather_broad). The
+ * arrays and counters are read into locals: the stores through the pairs would make the compiler
+ * load them again for every pair. */
+static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
+                                 uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
+{
+    if (!sr_scene_grow((void **)&scene->candidates, &scene->candidate_capacity, scene->pair_count,
+                       sizeof *scene->candidates))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+    pair_walk walk = desc->filter ? walk_pairs(scene, desc->filter, desc->user) : walk_pairs(scene, NULL, NULL);
+    scene->free_answer_count = walk.free_count;
+    scene->pair_count = walk.kept;
+    stats->filtered += walk.filtered;
+    *candidate_count = walk.candidates;
+    *unanswered_count = walk.unanswered;
     return SR_OK;
 }
 
