@@ -397,6 +397,7 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
 /* What find_candidates counts. */
 typedef struct pair_walk {
     uint32_t kept, candidates, unanswered, filtered, free_count;
+    uint32_t capped_freed; ///< the answers freed whose query hit its cap
 } pair_walk;
 
 /* find_candidates' loop over the kept pairs; inlined twice, with the pass's filter and with none
@@ -411,8 +412,9 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
     const scene_shape *shapes = scene->shapes;
     scene_pair *pairs = scene->pairs;
     uint32_t *next = scene->candidates, *free_answers = scene->free_answers;
+    const scene_answer *answers = scene->answers;
     uint32_t free_count = scene->free_answer_count;
-    uint32_t kept = 0, unanswered = 0, filtered = 0;
+    uint32_t kept = 0, unanswered = 0, filtered = 0, capped_freed = 0;
     // The pairs come sorted by slot_a: its shape is looked up once for all its pairs.
     uint32_t last_a = UINT32_MAX;
     const scene_broad *a = NULL;
@@ -430,8 +432,10 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
             // Fat boxes that kept their place still overlap: only one that changed is tested.
             if (a->pass != pass || b->pass != pass ||
                 ((a->fat_pass == pass || b->fat_pass == pass) && !fat_overlap(a->fat, b->fat))) {
-                if (pair->answer) // room: free_answers has answer_capacity entries
+                if (pair->answer) { // room: free_answers has answer_capacity entries
                     free_answers[free_count++] = pair->answer - 1;
+                    capped_freed += answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
+                }
                 continue;
             }
             pair->within = boxes_within(shapes[a->shape].bounds, shapes[b->shape].bounds, margin);
@@ -451,7 +455,7 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
         }
         kept++;
     }
-    return (pair_walk){kept, (uint32_t)(next - scene->candidates), unanswered, filtered, free_count};
+    return (pair_walk){kept, (uint32_t)(next - scene->candidates), unanswered, filtered, free_count, capped_freed};
 }
 
 /* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
@@ -472,6 +476,7 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     pair_walk walk = desc->filter ? walk_pairs(scene, desc->filter, desc->user) : walk_pairs(scene, NULL, NULL);
     scene->free_answer_count = walk.free_count;
+    scene->capped_answers -= walk.capped_freed;
     scene->pair_count = walk.kept;
     stats->filtered += walk.filtered;
     *candidate_count = walk.candidates;
@@ -543,12 +548,17 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     sr_collision_pair *out_pairs = storage->pairs;
     sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
     uint32_t contacts = 0, near = 0, rejects = 0, tests = 0, caps = 0;
+    // A kept answer is read for its status only when some kept answer hit its cap.
+    const bool kept_caps = scene->capped_answers != 0;
+    uint32_t capped_answers = scene->capped_answers;
     for (uint32_t c = 0; c < candidate_count; c++) {
         scene_pair *pair = &pairs[candidate[c]];
         sr_collision_pair *out = &out_pairs[c];
         const scene_answer *answer;
         if (pair->current) { // its answer, node ids included, as it was asked
             answer = &answers[pair->answer - 1];
+            if (kept_caps)
+                caps += answer->contact.status == SR_COLLIDE_ITERATION_CAP;
         } else {
             uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
             const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
@@ -588,15 +598,18 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
             pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? pass : 0;
             pair->reach = r.distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
-            if (!pair->answer)
+            if (pair->answer)
+                capped_answers -= answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
+            else
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
                                                              : scene->answer_count++);
             scene_answer *fresh = &answers[pair->answer - 1];
             make_answer(&r, status, id_a, id_b, touch_tolerance(a, b), margin, fresh);
+            capped_answers += status == SR_COLLIDE_ITERATION_CAP;
+            caps += status == SR_COLLIDE_ITERATION_CAP;
             pair->current = true;
             answer = fresh;
         }
-        caps += answer->contact.status == SR_COLLIDE_ITERATION_CAP;
         *out = answer->pair;
         if (out->state == SR_PAIR_CONTACT) {
             out->index = contacts;
@@ -616,6 +629,7 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     stats->axis_rejects += rejects;
     stats->tests += tests;
     stats->iteration_caps += caps;
+    scene->capped_answers = capped_answers;
     stats->contacts = contacts;
     stats->near = near;
 }
@@ -655,6 +669,7 @@ static void forget_pairs(sr_scene *scene)
     scene->pair_count = 0;
     scene->answer_count = 0;
     scene->free_answer_count = 0;
+    scene->capped_answers = 0;
     scene->collide_margin = NAN; // every shape is synced again (as for a new margin)
 }
 

@@ -211,6 +211,7 @@ struct sr_scene {
     uint32_t answer_count, answer_capacity;
     uint32_t *free_answers;      ///< indices in `answers` no pair uses; capacity: answer_capacity
     uint32_t free_answer_count;
+    uint32_t capped_answers;     ///< answers pairs use whose query hit its iteration cap
     uint32_t collide_pass;       ///< passes run (the first is 1)
     int collide_max_iterations;  ///< the last pass's sr_collision_desc.max_iterations
     double bvh_build_ms;
