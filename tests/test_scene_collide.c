@@ -378,8 +378,9 @@ Test(scene_collide, pairs_and_contacts_equal_the_brute_force_over_moving_frames)
 }
 
 /* Shapes taken away while every other shape rests (the node removed, or only its shape; the slot
- * not given to another node): their pairs leave the pass at once, though the pass looks closely
- * only at pairs with a shape that moved, and the still pairs keep their answers. */
+ * not given to another node; sometimes with a shape added at a new slot, so that the tree holds as
+ * many shapes as before): their pairs leave the pass at once, though the pass looks closely only
+ * at pairs with a shape that moved, and the still pairs keep their answers. */
 Test(scene_collide, a_removed_shape_leaves_the_pairs_of_its_still_partners)
 {
     world w;
@@ -389,21 +390,23 @@ Test(scene_collide, a_removed_shape_leaves_the_pairs_of_its_still_partners)
         nodes[i] = add_shape(&w, i, 1.0);
     update_and_collide(&w, NULL);
     check_pass(&w, NULL);
-    size_t before = w.result->pair_count;
+    size_t left = 0; // the removed shapes' pairs
     sr_error err = {0};
     for (int i = 0; i < 24; i += 5) {
+        for (size_t k = 0; k < w.result->pair_count; k++)
+            left += w.result->pairs[k].a.index == nodes[i].index || w.result->pairs[k].b.index == nodes[i].index;
+        if (i % 3 == 0) // a shape added at a new slot in the same pass: the tree holds as many as before
+            add_shape(&w, i, 1.0);
         if (i % 2)
             cr_assert_eq(sr_scene_remove_node(w.scene, nodes[i], &err), SR_OK, "%s", err.message);
         else
             cr_assert_eq(sr_scene_set_node_shape(w.scene, nodes[i], NULL, &err), SR_OK, "%s", err.message);
         update_and_collide(&w, NULL);
         check_pass(&w, NULL);
-        cr_assert_eq(w.result->stats.tests, 0, "a pass after a removal asked %u queries", w.result->stats.tests);
         update_and_collide(&w, NULL);
         check_pass(&w, NULL);
     }
-    cr_assert_lt(w.result->pair_count, before, "the removed shapes were in no pair: %zu pairs, then %zu", before,
-                 w.result->pair_count);
+    cr_assert_gt(left, 0, "the removed shapes were in no pair");
     world_free(&w);
 }
 

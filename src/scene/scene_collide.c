@@ -169,6 +169,7 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     if (!sr_scene_grow((void **)&scene->moved, &scene->moved_capacity, scene->shape_dirty_count, sizeof *scene->moved))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     scene->moved_count = 0;
+    scene->inserted_shapes = 0;
     const double half_margin = 0.5 * scene->collide_margin;
     uint32_t done = 0;
     for (; done < scene->shape_dirty_count; done++) {
@@ -187,6 +188,7 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
         bool changed = true;
         if (shape->proxy.generation == 0) {
             status = sr_dynamic_tree_insert(scene->shape_tree, box, slot, &shape->proxy, err);
+            scene->inserted_shapes += status == SR_OK;
         } else {
             sr_vec3 displacement = sr_vec3_make(
                 (float)(0.5 * (shape->bounds.min.x + shape->bounds.max.x - previous.min.x - previous.max.x)),
@@ -243,10 +245,12 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
         broad[i].pass = 0; // never a pass's number: passes start at 1
     const uint32_t pass = scene->collide_pass;
     const scene_shape *shapes = scene->shapes;
+    uint32_t gathered = 0;
     for (uint32_t i = 0; i < scene->shape_count; i++) {
         const scene_shape *shape = &shapes[i];
         if (!shape->proxy.generation)
             continue; // not in the tree: in no pair
+        gathered++;
         scene_broad *b = &broad[shape->node];
         if (shape->moved_pass != pass && b->pass == pass - 1 && b->shape == i) {
             b->pass = pass;
@@ -262,9 +266,13 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
                            .touch = shape->touch,
                            .travel = shape->travel};
     }
-    for (uint32_t slot = 0; slot < scene->slot_count; slot++)
-        if (broad[slot].pass != pass)
-            broad[slot].moved_pass = pass;
+    // Shapes left the tree since the last pass (removed, or given another slot) unless the tree
+    // holds those of the last pass and the new ones.
+    if (gathered != scene->gathered_shapes + scene->inserted_shapes)
+        for (uint32_t slot = 0; slot < scene->slot_count; slot++)
+            if (broad[slot].pass != pass)
+                broad[slot].moved_pass = pass;
+    scene->gathered_shapes = gathered;
     return SR_OK;
 }
 
@@ -670,6 +678,7 @@ static void forget_pairs(sr_scene *scene)
     scene->answer_count = 0;
     scene->free_answer_count = 0;
     scene->capped_answers = 0;
+    scene->gathered_shapes = UINT32_MAX; // unknown: gather_broad looks for slots without a shape
     scene->collide_margin = NAN; // every shape is synced again (as for a new margin)
 }
 

@@ -205,6 +205,8 @@ struct sr_scene {
     uint32_t moved_count, moved_capacity;
     scene_broad *broad;          ///< by slot: the live shapes' broadphase data (scene_broad)
     uint32_t broad_capacity;
+    uint32_t inserted_shapes;    ///< shapes the pass put in the tree (sync_shapes)
+    uint32_t gathered_shapes;    ///< shapes in the tree at the last pass (gather_broad); UINT32_MAX: unknown
     uint32_t *candidates;        ///< indices in `pairs` of this pass's candidates
     uint32_t candidate_capacity;
     scene_answer *answers;       ///< the pairs' last answers (scene_pair.answer)
