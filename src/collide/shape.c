@@ -341,21 +341,22 @@ bool sr_pair_place(const sr_shape *a, const sr_shape *b, sr_placed *placed_a, sr
 
 void sr_shape_place(const sr_shape *shape, sr_placed_shape *out)
 {
-    memset(out, 0, sizeof *out);
-    if (!shape)
+    if (!shape || sr_shape_validate(shape, NULL) != SR_OK) {
+        memset(out, 0, sizeof *out);
+        if (shape)
+            out->shape = *shape;
         return;
+    }
     out->shape = *shape;
-    out->valid = sr_shape_validate(shape, NULL) == SR_OK;
-    if (!out->valid)
-        return;
+    out->valid = true;
     /* place_core's rotation and points, the points kept before they are moved */
     sr_placed placed;
     sr_dvec3 local[3];
     int points;
     place_fields(shape, &placed, local, &points);
     out->rotated = rotation_matrix(shape->pose.rotation, out->rotation);
-    for (int i = 0; i < points; i++)
-        out->core_points[i] = out->rotated ? rotate(out->rotation, local[i]) : local[i];
+    for (int i = 0; i < 3; i++)
+        out->core_points[i] = i >= points ? dv(0, 0, 0) : out->rotated ? rotate(out->rotation, local[i]) : local[i];
     out->core_point_count = points;
     out->size = sr_shape_size_of_valid(shape);
 }

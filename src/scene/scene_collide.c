@@ -538,11 +538,12 @@ static void make_answer(const sr_collide_result *r, sr_collide_status status, sr
                                 .iterations = r->iterations};
 }
 
-/* Each candidate's answer: the kept one while neither shape moved since it was asked, a bound
- * above the margin (kept or along the last normal), or a new query. The arrays and counters are
- * read into locals (see find_candidates). */
-static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
-                        sr_collision_stats *stats)
+/* The narrowphase: each candidate's answer, the kept one while neither shape moved since it was
+ * asked, a bound above the margin (kept or along the last normal), or a new query. The arrays and
+ * counters are read into locals (see walk_pairs). */
+__attribute__((always_inline)) static inline void answer_candidates(sr_scene *scene, const sr_collision_desc *desc,
+                                                                     uint32_t candidate_count, sr_collision *result,
+                                                                     sr_collision_stats *stats, const bool kept_caps)
 {
     struct sr_collision_storage *storage = result->storage;
     const double margin = scene->collide_margin;
@@ -556,8 +557,6 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     sr_collision_pair *out_pairs = storage->pairs;
     sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
     uint32_t contacts = 0, near = 0, rejects = 0, tests = 0, caps = 0;
-    // A kept answer is read for its status only when some kept answer hit its cap.
-    const bool kept_caps = scene->capped_answers != 0;
     uint32_t capped_answers = scene->capped_answers;
     for (uint32_t c = 0; c < candidate_count; c++) {
         scene_pair *pair = &pairs[candidate[c]];
@@ -640,6 +639,17 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     scene->capped_answers = capped_answers;
     stats->contacts = contacts;
     stats->near = near;
+}
+
+/* Each candidate's answer (answer_candidates). A kept answer is read for its status only while
+ * some kept answer hit its cap: the loop is inlined twice, with and without that read. */
+static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
+                        sr_collision_stats *stats)
+{
+    if (scene->capped_answers)
+        answer_candidates(scene, desc, candidate_count, result, stats, true);
+    else
+        answer_candidates(scene, desc, candidate_count, result, stats, false);
 }
 
 /* Room for an answer for each of the `unanswered` candidates (those without one yet), beyond the
