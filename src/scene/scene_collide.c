@@ -264,7 +264,8 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
                            .fat_pass = shape->fat_pass,
                            .fat = shape->fat,
                            .touch = shape->touch,
-                           .travel = shape->travel};
+                           .travel = shape->travel,
+                           .bounds = shape->bounds};
     }
     // Shapes left the tree since the last pass (removed, or given another slot) unless the tree
     // holds those of the last pass and the new ones.
@@ -417,7 +418,6 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
     const double margin = scene->collide_margin;
     const uint32_t pass = scene->collide_pass, pair_count = scene->pair_count;
     const scene_broad *broad = scene->broad;
-    const scene_shape *shapes = scene->shapes;
     scene_pair *pairs = scene->pairs;
     uint32_t *next = scene->candidates, *free_answers = scene->free_answers;
     const scene_answer *answers = scene->answers;
@@ -446,7 +446,7 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
                 }
                 continue;
             }
-            pair->within = boxes_within(shapes[a->shape].bounds, shapes[b->shape].bounds, margin);
+            pair->within = boxes_within(a->bounds, b->bounds, margin);
             pair->current = false;
         }
         if (kept != i) { // most pairs stay where they are

@@ -107,9 +107,10 @@ typedef struct scene_shape {
 } scene_shape;
 
 /// What the collision pass reads of a shape for the kept pairs, by node slot, copied from
-/// scene->shapes at each pass (scene_collide.c): one 64-byte line where a scene_shape is near 900
-/// bytes, so that the pairs' lookups stay in cache (a pair with a moved shape also reads the
-/// shapes' exact boxes, in scene->shapes). Valid only where `pass` is the current pass.
+/// scene->shapes at each pass (scene_collide.c): 128 bytes where a scene_shape is near 900, so that
+/// the pairs' lookups stay in cache. What every kept pair reads comes first, in one 64-byte line;
+/// the exact box, which pairs with a moved shape read, after it. Valid only where `pass` is the
+/// current pass.
 typedef struct scene_broad {
     uint32_t pass;       ///< the pass that copied it
     uint32_t moved_pass; ///< scene_shape.moved_pass
@@ -120,8 +121,10 @@ typedef struct scene_broad {
     sr_aabb fat;
     double touch;        ///< scene_shape.touch
     double travel;       ///< scene_shape.travel
+    sr_dbox bounds;      ///< scene_shape.bounds
+    uint8_t unused[16];  ///< to 128 bytes: a slot's entry is at slot * 128, a shift
 } scene_broad;
-_Static_assert(sizeof(scene_broad) == 64, "scene_broad: one cache line, and slot * 64 a shift");
+_Static_assert(sizeof(scene_broad) == 128, "scene_broad: two 64-byte lines");
 
 /// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
 typedef struct scene_pair {
