@@ -519,13 +519,7 @@ static void make_answer(const sr_collide_result *r, sr_collide_status status, sr
 {
     bool contact = r->hit || r->distance <= touch;
     const double distance = contact ? fmin(r->distance, 0.0) : r->distance;
-    out->pair = (sr_collision_pair){.a = a,
-                                    .b = b,
-                                    .state = contact               ? SR_PAIR_CONTACT
-                                             : distance <= margin ? SR_PAIR_NEAR
-                                                                  : SR_PAIR_APART,
-                                    .distance = distance,
-                                    .index = UINT32_MAX};
+    out->state = contact ? SR_PAIR_CONTACT : distance <= margin ? SR_PAIR_NEAR : SR_PAIR_APART;
     out->contact = (sr_contact){.a = a,
                                 .b = b,
                                 .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
@@ -617,11 +611,15 @@ __attribute__((always_inline)) static inline void answer_candidates(sr_scene *sc
             pair->current = true;
             answer = fresh;
         }
-        *out = answer->pair;
-        if (out->state == SR_PAIR_CONTACT) {
+        *out = (sr_collision_pair){.a = answer->contact.a,
+                                   .b = answer->contact.b,
+                                   .state = answer->state,
+                                   .distance = answer->contact.distance,
+                                   .index = UINT32_MAX};
+        if (answer->state == SR_PAIR_CONTACT) {
             out->index = contacts;
             out_contacts[contacts++] = answer->contact;
-        } else if (out->state == SR_PAIR_NEAR) {
+        } else if (answer->state == SR_PAIR_NEAR) {
             out->index = near;
             out_near[near++] = answer->contact;
         }
