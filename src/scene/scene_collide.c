@@ -20,9 +20,10 @@
  * bound, as used for time of impact); a shape made anew starts its sum again. A candidate neither
  * of whose shapes moved since its last query gets that query's answer again (the query is
  * deterministic: it would answer the same), so a pile at rest costs only its broadphase; otherwise
- * sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by at most 1e-7 of
- * the largest coordinate of the pair's boxes, the rounding of float transforms), near (within the
- * margin) or apart.
+ * sr_collide_placed_signed_distance answers (each shape placed once when the pass syncs it: the
+ * same bits as sr_collide_signed_distance): contact (distance <= 0, or touching: apart by at most
+ * 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms), near
+ * (within the margin) or apart.
  *
  * Allocation: the arrays grow between the stages, to what the stage will need, never inside a
  * loop (except the tree queries' new pairs, which double when a query finds more than ever). */
