@@ -66,6 +66,20 @@ Test(collide_bounds, double_box_rounds_outwards_to_the_nearest_floats)
     /* beyond the float range: infinite on the outside */
     sr_aabb f = sr_dbox_to_aabb((sr_dbox){{-1e300, 0, 0}, {1e300, 0, 0}});
     cr_assert(f.min.x == -INFINITY && f.max.x == INFINITY);
+    /* at the ends of the float range: zeros, subnormals, the largest float and just past it, each
+     * the float the C library's nextafterf steps to where the nearest float is on the wrong side */
+    const double edges[] = {0.0, 1e-46, 7e-46, 1e-45, 1e-40, 1.1754942e-38, 3.4028234e38, 3.40282357e38, 3.4028236e38,
+                            1e39};
+    for (size_t e = 0; e < sizeof edges / sizeof *edges; e++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            double x = sign * edges[e];
+            sr_aabb g = sr_dbox_to_aabb((sr_dbox){{x, x, x}, {x, x, x}});
+            float near = (float)x;
+            float down = (double)near > x ? nextafterf(near, -INFINITY) : near;
+            float up = (double)near < x ? nextafterf(near, INFINITY) : near;
+            cr_assert(memcmp(&g.min.x, &down, sizeof down) == 0 && memcmp(&g.max.x, &up, sizeof up) == 0,
+                      "%.9g: [%a, %a], expected [%a, %a]", x, g.min.x, g.max.x, down, up);
+        }
 }
 
 Test(collide_bounds, kdop_axes_and_slots)

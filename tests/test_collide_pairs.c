@@ -368,6 +368,55 @@ Test(pairs, degenerate, .timeout = 600)
               8000 / SCALE, 2);
 }
 
+/* ---- placed shapes ---- */
+
+/* The queries, support points and boxes of placed shapes (sr_shape_place) equal those of the
+ * shapes themselves bit for bit, on generated pairs of every kind (every type, rotated and not,
+ * rounded, flat and needle hulls, far from the origin): a placed shape is only the work a query
+ * would redo, done once. */
+Test(pairs, placed_shapes_answer_as_the_shapes_bit_for_bit, .timeout = 600)
+{
+    static const pair_query plain[3] = {sr_collide_signed_distance, sr_collide_penetration, sr_collide_distance};
+    typedef sr_collide_status (*placed_query)(const sr_placed_shape *, const sr_placed_shape *,
+                                              const sr_collide_options *, sr_collide_result *);
+    static const placed_query placed[3] = {sr_collide_placed_signed_distance, sr_collide_placed_penetration,
+                                           sr_collide_placed_distance};
+    const sr_dvec3 directions[8] = {{1, 0, 0},     {0, -1, 0}, {0, 0, 1},    {0.3, -0.4, 0.5},
+                                    {-2, 1e-9, 3}, {0, 0, 0},  {1e-300, 0, 0}, {-0.6, -0.7, 0.1}};
+    size_t pairs = 6000 / SCALE;
+    for (uint64_t index = 0; index < pairs; index++) {
+        make_live(index);
+        sr_placed_shape pa, pb;
+        sr_shape_place(&live.a, &pa);
+        sr_shape_place(&live.b, &pb);
+        cr_assert(pa.valid && pb.valid, "pair %llu", (unsigned long long)index);
+        for (int q = 0; q < 3; q++) {
+            sr_collide_result expected, got;
+            memset(&expected, 0, sizeof expected);
+            memset(&got, 0, sizeof got);
+            sr_collide_status want = plain[q](&live.a, &live.b, NULL, &expected);
+            sr_collide_status status = placed[q](&pa, &pb, NULL, &got);
+            cr_assert(status == want && memcmp(&expected, &got, sizeof got) == 0,
+                      "pair %llu, query %d: the placed shapes answer distance %.17g, the shapes %.17g",
+                      (unsigned long long)index, q, got.distance, expected.distance);
+        }
+        const sr_placed_shape *both[2] = {&pa, &pb};
+        const sr_shape *shapes[2] = {&live.a, &live.b};
+        for (int k = 0; k < 2; k++) {
+            sr_dbox want = sr_shape_bounds(shapes[k]), box = sr_placed_bounds(both[k]);
+            cr_assert(memcmp(&want, &box, sizeof box) == 0, "pair %llu, shape %d: another box", (unsigned long long)index,
+                      k);
+            cr_assert_eq(both[k]->size, sr_shape_size(shapes[k]));
+            for (int d = 0; d < 8; d++) {
+                sr_dvec3 w = sr_shape_support(shapes[k], directions[d]), p = sr_placed_support(both[k], directions[d]);
+                cr_assert(memcmp(&w, &p, sizeof p) == 0, "pair %llu, shape %d, direction %d: another support point",
+                          (unsigned long long)index, k, d);
+            }
+        }
+    }
+    release_live();
+}
+
 /* ---- the kept failing cases ---- */
 
 /* Every pairs file under tests/collide_cases/ (wrong answers found so far, each with a comment

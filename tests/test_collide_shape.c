@@ -134,6 +134,46 @@ Test(collide_shape, validation_names_the_bad_field)
     sr_hull_destroy(hull);
 }
 
+/* A placed shape (sr_shape_place) of an invalid shape or of NULL is not valid: the queries on it
+ * answer SR_COLLIDE_INVALID_SHAPE with the plain queries' zeroed result, and its support point and
+ * box are the plain ones of the shape it holds. The valid shapes' answers are compared bit for bit
+ * with the plain queries on generated pairs in test_collide_pairs.c. */
+Test(collide_shape, placed_invalid_shapes_answer_as_the_plain_queries)
+{
+    sr_shape bad[4] = {sr_shape_sphere(-1), sr_shape_box(v3(1, 1, NAN)), sr_shape_hull(NULL), sr_shape_cone(1, 1)};
+    bad[3].pose.rotation = (sr_dquat){0, 0, 0, 0.5}; /* usable by the support, refused by the queries */
+    sr_shape good = sr_shape_box(v3(1, 1, 1));
+    sr_placed_shape placed_good;
+    sr_shape_place(&good, &placed_good);
+    cr_assert(placed_good.valid);
+    for (int i = 0; i < 4; i++) {
+        sr_placed_shape placed;
+        memset(&placed, 0xA5, sizeof placed);
+        sr_shape_place(&bad[i], &placed);
+        cr_assert(!placed.valid, "invalid shape %d placed as valid", i);
+        cr_assert(memcmp(&placed.shape, &bad[i], sizeof bad[i]) == 0);
+        sr_collide_result want, got;
+        memset(&got, 0xA5, sizeof got);
+        cr_assert_eq(sr_collide_signed_distance(&bad[i], &good, NULL, &want), SR_COLLIDE_INVALID_SHAPE);
+        cr_assert_eq(sr_collide_placed_signed_distance(&placed, &placed_good, NULL, &got), SR_COLLIDE_INVALID_SHAPE);
+        cr_assert(memcmp(&want, &got, sizeof got) == 0);
+        cr_assert_eq(sr_collide_placed_distance(&placed_good, &placed, NULL, &got), SR_COLLIDE_INVALID_SHAPE);
+        cr_assert_eq(sr_collide_placed_penetration(&placed, &placed, NULL, &got), SR_COLLIDE_INVALID_SHAPE);
+        sr_dvec3 d = v3(0.3, -0.2, 0.9), w = sr_shape_support(&bad[i], d), p = sr_placed_support(&placed, d);
+        cr_assert(memcmp(&w, &p, sizeof p) == 0, "shape %d: another support point", i);
+        sr_dbox want_box = sr_shape_bounds(&bad[i]), box = sr_placed_bounds(&placed);
+        cr_assert(memcmp(&want_box, &box, sizeof box) == 0 && box.min.x == INFINITY);
+    }
+    sr_placed_shape none;
+    sr_shape_place(NULL, &none);
+    cr_assert(!none.valid);
+    sr_collide_result got;
+    cr_assert_eq(sr_collide_placed_signed_distance(NULL, &placed_good, NULL, &got), SR_COLLIDE_INVALID_SHAPE);
+    cr_assert_eq(sr_collide_placed_signed_distance(&none, &placed_good, NULL, &got), SR_COLLIDE_INVALID_SHAPE);
+    cr_assert_eq(sr_placed_bounds(NULL).min.x, INFINITY);
+    cr_assert(vdistance(sr_placed_support(NULL, v3(1, 0, 0)), v3(0, 0, 0)) == 0);
+}
+
 /* ---- sizes ---- */
 
 Test(collide_shape, sizes_are_the_largest_extent_of_the_local_box)

@@ -377,6 +377,80 @@ Test(scene_collide, pairs_and_contacts_equal_the_brute_force_over_moving_frames)
     }
 }
 
+/* Shapes taken away while every other shape rests (the node removed, or only its shape; the slot
+ * not given to another node; sometimes with a shape added at a new slot, so that the tree holds as
+ * many shapes as before): their pairs leave the pass at once, though the pass looks closely only
+ * at pairs with a shape that moved, and the still pairs keep their answers. */
+Test(scene_collide, a_removed_shape_leaves_the_pairs_of_its_still_partners)
+{
+    world w;
+    world_init(&w, 7);
+    sr_node_id nodes[24];
+    for (int i = 0; i < 24; i++)
+        nodes[i] = add_shape(&w, i, 1.0);
+    update_and_collide(&w, NULL);
+    check_pass(&w, NULL);
+    size_t left = 0; // the removed shapes' pairs
+    sr_error err = {0};
+    for (int i = 0; i < 24; i += 5) {
+        for (size_t k = 0; k < w.result->pair_count; k++)
+            left += w.result->pairs[k].a.index == nodes[i].index || w.result->pairs[k].b.index == nodes[i].index;
+        if (i % 3 == 0) // a shape added at a new slot in the same pass: the tree holds as many as before
+            add_shape(&w, i, 1.0);
+        if (i % 2)
+            cr_assert_eq(sr_scene_remove_node(w.scene, nodes[i], &err), SR_OK, "%s", err.message);
+        else
+            cr_assert_eq(sr_scene_set_node_shape(w.scene, nodes[i], NULL, &err), SR_OK, "%s", err.message);
+        update_and_collide(&w, NULL);
+        check_pass(&w, NULL);
+        update_and_collide(&w, NULL);
+        check_pass(&w, NULL);
+    }
+    cr_assert_gt(left, 0, "the removed shapes were in no pair");
+    world_free(&w);
+}
+
+/* With a cap of 2 iterations many queries hit it: each pass counts, among its candidates that got
+ * an answer (not proved apart by a bound), those whose query alone hits the cap, whether the pass
+ * asked it again or reused it; and each contact or near pair carries the cap's status. */
+Test(scene_collide, iteration_caps_are_counted_for_asked_and_reused_answers)
+{
+    world w;
+    world_init(&w, 11);
+    for (int i = 0; i < 60; i++)
+        add_shape(&w, i, 1.2);
+    const sr_collision_desc desc = {.max_iterations = 2};
+    const sr_collide_options options = {.max_iterations = 2};
+    uint32_t seen = 0;
+    for (int frame = 0; frame < 6; frame++) {
+        update_and_collide(&w, &desc);
+        const sr_collision *c = w.result;
+        uint32_t expected = 0;
+        for (size_t k = 0; k < c->pair_count; k++) {
+            const sr_collision_pair *pair = &c->pairs[k];
+            if (pair->bounded)
+                continue;
+            sr_node_shape a, b;
+            cr_assert_eq(sr_scene_node_shape(w.scene, pair->a, &a, NULL), SR_OK);
+            cr_assert_eq(sr_scene_node_shape(w.scene, pair->b, &b, NULL), SR_OK);
+            sr_collide_result r;
+            sr_collide_status status = sr_collide_signed_distance(&a.world, &b.world, &options, &r);
+            expected += status == SR_COLLIDE_ITERATION_CAP;
+            if (pair->state != SR_PAIR_APART) {
+                const sr_contact *contact = pair->state == SR_PAIR_CONTACT ? &c->contacts[pair->index] : &c->near[pair->index];
+                cr_assert_eq(contact->status, status, "frame %d, pair (%u, %u)", frame, pair->a.index, pair->b.index);
+            }
+        }
+        cr_assert_eq(c->stats.iteration_caps, expected, "frame %d: %u capped, the queries alone %u", frame,
+                     c->stats.iteration_caps, expected);
+        seen += expected;
+        if (frame % 2 == 1) // every other pass over a scene that did not move: the answers reused
+            step(&w, frame);
+    }
+    cr_assert_gt(seen, 0, "no query hit the cap of 2 iterations");
+    world_free(&w);
+}
+
 /* A box spinning while it closes in on a ball along a diagonal (their boxes come within the margin
  * long before the shapes do): the pass proves the pair apart from
  * bounds it kept while the shapes moved (each shape's travel, rotation included, taken off), and

@@ -5,6 +5,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 sr_status sr_bounds_check_points(const char *function, const sr_dvec3 *points, size_t count, const void *out,
                                  sr_error *err)
@@ -38,18 +40,39 @@ sr_status sr_bound_box_points(const sr_dvec3 *points, size_t count, sr_dbox *out
     return SR_OK;
 }
 
+/* The float next to f downwards and upwards: nextafterf(f, -INFINITY) and nextafterf(f, INFINITY)
+ * without the library call (a step of the bit pattern; zero steps to the smallest subnormal; an
+ * infinity steps to the largest float, the largest float to an infinity). NaN stays NaN. */
+static float step_down(float f)
+{
+    if (f != f)
+        return f;
+    if (f == 0.0f)
+        return -FLT_TRUE_MIN;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    bits = f > 0.0f ? bits - 1 : bits + 1;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static float step_up(float f)
+{
+    return -step_down(-f);
+}
+
 /* float(x) rounded down and up: the nearest float, moved one step when it landed on the wrong
  * side of x. */
 static float round_down(double x)
 {
     float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+    return (double)f > x ? step_down(f) : f;
 }
 
 static float round_up(double x)
 {
     float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
+    return (double)f < x ? step_up(f) : f;
 }
 
 sr_aabb sr_dbox_to_aabb(sr_dbox box)

@@ -104,6 +104,10 @@ void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out);
 /* Validates a pair of shapes and places both in the query's frame (A's position, returned in
  * *origin). False when either is NULL or invalid. */
 bool sr_pair_place(const sr_shape *a, const sr_shape *b, sr_placed *placed_a, sr_placed *placed_b, sr_dvec3 *origin);
+/* sr_pair_place of two placed shapes (sr_shape_place): the same placed shapes from their kept
+ * rotation matrices and points. False when either is NULL or invalid. */
+bool sr_pair_place_placed(const sr_placed_shape *a, const sr_placed_shape *b, sr_placed *placed_a, sr_placed *placed_b,
+                          sr_dvec3 *origin);
 /* The shape's size (sr_shape_size) of a valid shape. */
 double sr_shape_size_of_valid(const sr_shape *shape);
 /* Support point of a hull's vertices along a local direction (ties: the lowest index for the

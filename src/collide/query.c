@@ -336,44 +336,40 @@ static void result_from_cores(sr_collide_result *r, const core_pair *c, double r
 
 /* ---- the queries ---- */
 
-/* Distance (signed_depth false) or signed distance (true) of a valid pair. */
-static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
-                               bool signed_depth, sr_collide_result *out)
+/* Distance (signed_depth false) or signed distance (true) of a valid pair, placed (pa, pb) in the
+ * query's frame, whose origin is `origin`. */
+static sr_collide_status solve_placed(const sr_shape *a, const sr_shape *b, const sr_placed *pa,
+                                      const sr_placed *pb, sr_dvec3 origin, const sr_collide_options *options,
+                                      bool signed_depth, sr_collide_result *out)
 {
     sr_collide_result result;
     memset(&result, 0, sizeof result);
     sr_collide_trace *trace = options_trace(options);
     sr_trace_clear(trace);
-    sr_placed pa, pb;
-    sr_dvec3 origin;
-    if (!sr_pair_place(a, b, &pa, &pb, &origin)) {
-        result_invalid(out);
-        return SR_COLLIDE_INVALID_SHAPE;
-    }
-    double scale = query_scale(&pa, &pb);
+    double scale = query_scale(pa, pb);
     core_pair cores;
-    if (is_simple_core(&pa) && is_simple_core(&pb)) {
-        simple_cores(&pa, &pb, scale, &cores);
+    if (is_simple_core(pa) && is_simple_core(pb)) {
+        simple_cores(pa, pb, scale, &cores);
         result.method = SR_COLLIDE_BY_CLOSED_FORM;
-        result_from_cores(&result, &cores, pa.radius, pb.radius, signed_depth, origin);
+        result_from_cores(&result, &cores, pa->radius, pb->radius, signed_depth, origin);
         if (out)
             *out = result;
         return SR_COLLIDE_OK;
     }
     int max_iterations = options_iterations(options);
     sr_gjk_output g;
-    sr_gjk_distance(&pa, &pb, max_iterations, trace, origin, &g);
+    sr_gjk_distance(pa, pb, max_iterations, trace, origin, &g);
     result.method = SR_COLLIDE_BY_GJK;
     result.iterations = g.iterations;
     result.status = g.capped ? SR_COLLIDE_ITERATION_CAP : SR_COLLIDE_OK;
-    double radius = pa.radius + pb.radius;
+    double radius = pa->radius + pb->radius;
     bool cores_apart = !g.overlap && g.distance > 0;
     if (cores_apart && (g.distance > radius || g.distance > CORES_CROSSING * scale || !signed_depth)) {
         cores.a = g.point_a;
         cores.b = g.point_b;
         cores.distance = g.distance;
         cores.normal = dscale(g.closest, -1.0 / g.distance);
-        result_from_cores(&result, &cores, pa.radius, pb.radius, signed_depth, origin);
+        result_from_cores(&result, &cores, pa->radius, pb->radius, signed_depth, origin);
     } else if (!signed_depth) {
         result.hit = true;
         result.normal = dv(0, 0, 1);
@@ -383,10 +379,10 @@ static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_co
         sr_epa_output e;
         if (sat_depth(a, b, trace, origin, &e))
             result.method = SR_COLLIDE_BY_SAT;
-        else if (point_in_axial(&pa, &pb, scale, &e) || coaxial_depth(&pa, &pb, scale, &e))
+        else if (point_in_axial(pa, pb, scale, &e) || coaxial_depth(pa, pb, scale, &e))
             result.method = SR_COLLIDE_BY_CLOSED_FORM;
         else {
-            sr_epa_penetration(&pa, &pb, &g.simplex, max_iterations, trace, origin, &e);
+            sr_epa_penetration(pa, pb, &g.simplex, max_iterations, trace, origin, &e);
             result.method = SR_COLLIDE_BY_EPA;
         }
         result.iterations += e.iterations;
@@ -396,14 +392,43 @@ static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_co
         result.hit = true;
         result.distance = depth > 0 ? -depth : 0;
         result.normal = e.normal;
-        result.point_a = dadd(dmadd(e.point_a, pa.radius, e.normal), origin);
-        result.point_b = dadd(dmadd(e.point_b, -pb.radius, e.normal), origin);
+        result.point_a = dadd(dmadd(e.point_a, pa->radius, e.normal), origin);
+        result.point_b = dadd(dmadd(e.point_b, -pb->radius, e.normal), origin);
         if (depth <= 0) /* touching: one point */
             result.point_b = result.point_a;
     }
     if (out)
         *out = result;
     return result.status;
+}
+
+/* solve_placed of two shapes (invalid: SR_COLLIDE_INVALID_SHAPE and a zeroed result). */
+static sr_collide_status solve(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
+                               bool signed_depth, sr_collide_result *out)
+{
+    sr_placed pa, pb;
+    sr_dvec3 origin;
+    if (!sr_pair_place(a, b, &pa, &pb, &origin)) {
+        sr_trace_clear(options_trace(options));
+        result_invalid(out);
+        return SR_COLLIDE_INVALID_SHAPE;
+    }
+    return solve_placed(a, b, &pa, &pb, origin, options, signed_depth, out);
+}
+
+/* solve_placed of two placed shapes: the same placed forms as solve makes of their shapes. */
+static sr_collide_status solve_shapes_placed(const sr_placed_shape *a, const sr_placed_shape *b,
+                                             const sr_collide_options *options, bool signed_depth,
+                                             sr_collide_result *out)
+{
+    sr_placed pa, pb;
+    sr_dvec3 origin;
+    if (!sr_pair_place_placed(a, b, &pa, &pb, &origin)) {
+        sr_trace_clear(options_trace(options));
+        result_invalid(out);
+        return SR_COLLIDE_INVALID_SHAPE;
+    }
+    return solve_placed(&a->shape, &b->shape, &pa, &pb, origin, options, signed_depth, out);
 }
 
 sr_collide_status sr_collide_distance(const sr_shape *a, const sr_shape *b, const sr_collide_options *options,
@@ -422,4 +447,22 @@ sr_collide_status sr_collide_signed_distance(const sr_shape *a, const sr_shape *
                                              sr_collide_result *out)
 {
     return solve(a, b, options, true, out);
+}
+
+sr_collide_status sr_collide_placed_distance(const sr_placed_shape *a, const sr_placed_shape *b,
+                                             const sr_collide_options *options, sr_collide_result *out)
+{
+    return solve_shapes_placed(a, b, options, false, out);
+}
+
+sr_collide_status sr_collide_placed_penetration(const sr_placed_shape *a, const sr_placed_shape *b,
+                                                const sr_collide_options *options, sr_collide_result *out)
+{
+    return solve_shapes_placed(a, b, options, true, out);
+}
+
+sr_collide_status sr_collide_placed_signed_distance(const sr_placed_shape *a, const sr_placed_shape *b,
+                                                    const sr_collide_options *options, sr_collide_result *out)
+{
+    return solve_shapes_placed(a, b, options, true, out);
 }

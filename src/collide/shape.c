@@ -245,40 +245,44 @@ sr_status sr_shape_validate(const sr_shape *shape, sr_error *err)
 
 /* ---- placing ---- */
 
-/* The placed core without its size (which only the pair queries' tolerances read). */
-static void place_core(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
+/* What placing a shape sets besides its rotation, position and points: the core's type, its
+ * radius and sizes (every other field of `out` zero, the size too); `local` receives the core's
+ * points in the shape's frame (*points of them). Field by field rather than clearing the whole
+ * struct first: the scene's collision pass places shapes for every query and axis check. */
+static void place_fields(const sr_shape *shape, sr_placed *out, sr_dvec3 local[3], int *points)
 {
-    memset(out, 0, sizeof *out);
-    out->rotated = rotation_matrix(shape->pose.rotation, out->m);
-    out->position = dsub(shape->pose.position, origin);
     out->radius = shape->rounding;
-    sr_dvec3 local[3];
-    int points = 0;
+    out->size = 0;
+    out->half_extents = dv(0, 0, 0);
+    out->core_radius = 0;
+    out->half_height = 0;
+    out->hull = NULL;
+    int n = 0;
     switch (shape->type) {
     case SR_SHAPE_POINT:
         out->core = CORE_POINT;
-        local[points++] = dv(0, 0, 0);
+        local[n++] = dv(0, 0, 0);
         break;
     case SR_SHAPE_SPHERE:
         out->core = CORE_POINT;
         out->radius += shape->radius;
-        local[points++] = dv(0, 0, 0);
+        local[n++] = dv(0, 0, 0);
         break;
     case SR_SHAPE_SEGMENT:
         out->core = CORE_SEGMENT;
-        local[points++] = shape->points[0];
-        local[points++] = shape->points[1];
+        local[n++] = shape->points[0];
+        local[n++] = shape->points[1];
         break;
     case SR_SHAPE_CAPSULE:
         out->core = CORE_SEGMENT;
         out->radius += shape->radius;
-        local[points++] = dv(0, 0, -shape->half_height);
-        local[points++] = dv(0, 0, shape->half_height);
+        local[n++] = dv(0, 0, -shape->half_height);
+        local[n++] = dv(0, 0, shape->half_height);
         break;
     case SR_SHAPE_TRIANGLE:
         out->core = CORE_TRIANGLE;
         for (int i = 0; i < 3; i++)
-            local[points++] = shape->points[i];
+            local[n++] = shape->points[i];
         break;
     case SR_SHAPE_BOX:
         out->core = CORE_BOX;
@@ -296,7 +300,7 @@ static void place_core(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
             /* a point or a segment: the exact cores of the closed forms */
             out->core = view->dimension == 0 ? CORE_POINT : CORE_SEGMENT;
             for (size_t i = 0; i < view->vertex_count && i < 2; i++)
-                local[points++] = view->vertices[i];
+                local[n++] = view->vertices[i];
         } else {
             out->core = CORE_HULL;
             out->hull = shape->hull;
@@ -304,8 +308,19 @@ static void place_core(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
         break;
     }
     }
-    for (int i = 0; i < points; i++)
-        out->p[i] = dadd(out->rotated ? rotate(out->m, local[i]) : local[i], out->position);
+    *points = n;
+}
+
+/* The placed core without its size (which only the pair queries' tolerances read). */
+static void place_core(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
+{
+    sr_dvec3 local[3];
+    int points;
+    place_fields(shape, out, local, &points);
+    out->rotated = rotation_matrix(shape->pose.rotation, out->m);
+    out->position = dsub(shape->pose.position, origin);
+    for (int i = 0; i < 3; i++)
+        out->p[i] = i < points ? dadd(out->rotated ? rotate(out->m, local[i]) : local[i], out->position) : dv(0, 0, 0);
 }
 
 void sr_placed_make(const sr_shape *shape, sr_dvec3 origin, sr_placed *out)
@@ -321,6 +336,54 @@ bool sr_pair_place(const sr_shape *a, const sr_shape *b, sr_placed *placed_a, sr
     *origin = a->pose.position;
     sr_placed_make(a, *origin, placed_a);
     sr_placed_make(b, *origin, placed_b);
+    return true;
+}
+
+void sr_shape_place(const sr_shape *shape, sr_placed_shape *out)
+{
+    if (!shape || sr_shape_validate(shape, NULL) != SR_OK) {
+        memset(out, 0, sizeof *out);
+        if (shape)
+            out->shape = *shape;
+        return;
+    }
+    out->shape = *shape;
+    out->valid = true;
+    /* place_core's rotation and points, the points kept before they are moved */
+    sr_placed placed;
+    sr_dvec3 local[3];
+    int points;
+    place_fields(shape, &placed, local, &points);
+    out->rotated = rotation_matrix(shape->pose.rotation, out->rotation);
+    for (int i = 0; i < 3; i++)
+        out->core_points[i] = i >= points ? dv(0, 0, 0) : out->rotated ? rotate(out->rotation, local[i]) : local[i];
+    out->core_point_count = points;
+    out->size = sr_shape_size_of_valid(shape);
+}
+
+/* What place_core and sr_placed_make make of a valid placed shape's `shape` (the same matrix, the
+ * same rotated points plus the same position), without placing it again. */
+static void place_placed(const sr_placed_shape *shape, sr_dvec3 origin, sr_placed *out)
+{
+    sr_dvec3 local[3];
+    int points;
+    place_fields(&shape->shape, out, local, &points);
+    out->rotated = shape->rotated;
+    memcpy(out->m, shape->rotation, sizeof out->m);
+    out->position = dsub(shape->shape.pose.position, origin);
+    for (int i = 0; i < 3; i++)
+        out->p[i] = i < points ? dadd(shape->core_points[i], out->position) : dv(0, 0, 0);
+    out->size = shape->size;
+}
+
+bool sr_pair_place_placed(const sr_placed_shape *a, const sr_placed_shape *b, sr_placed *placed_a, sr_placed *placed_b,
+                          sr_dvec3 *origin)
+{
+    if (!a || !b || !a->valid || !b->valid)
+        return false;
+    *origin = a->shape.pose.position;
+    place_placed(a, *origin, placed_a);
+    place_placed(b, *origin, placed_b);
     return true;
 }
 
@@ -384,26 +447,41 @@ static sr_dvec3 shape_core_support(const sr_shape *shape, sr_dvec3 direction, do
     return placed_support(&placed, direction);
 }
 
-sr_dbox sr_shape_bounds(const sr_shape *shape)
+/* The box of a core placed at the world's origin: its support points along the six axes
+ * (sr_shape_support's), grown by its radius. */
+static sr_dbox bounds_of_placed(const sr_placed *placed)
 {
-    sr_dbox box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-    if (!shape || sr_shape_validate(shape, NULL) != SR_OK)
-        return box;
-    /* the support points along the six axes (sr_shape_support's, the shape placed once) */
-    sr_placed placed;
-    place_core(shape, dv(0, 0, 0), &placed);
-    box.max.x = placed_support(&placed, dv(1, 0, 0)).x;
-    box.max.y = placed_support(&placed, dv(0, 1, 0)).y;
-    box.max.z = placed_support(&placed, dv(0, 0, 1)).z;
-    box.min.x = placed_support(&placed, dv(-1, 0, 0)).x;
-    box.min.y = placed_support(&placed, dv(0, -1, 0)).y;
-    box.min.z = placed_support(&placed, dv(0, 0, -1)).z;
-    double r = placed.radius;
+    sr_dbox box;
+    box.max.x = placed_support(placed, dv(1, 0, 0)).x;
+    box.max.y = placed_support(placed, dv(0, 1, 0)).y;
+    box.max.z = placed_support(placed, dv(0, 0, 1)).z;
+    box.min.x = placed_support(placed, dv(-1, 0, 0)).x;
+    box.min.y = placed_support(placed, dv(0, -1, 0)).y;
+    box.min.z = placed_support(placed, dv(0, 0, -1)).z;
+    double r = placed->radius;
     if (r != 0) {
         box.max = dadd(box.max, dv(r, r, r));
         box.min = dsub(box.min, dv(r, r, r));
     }
     return box;
+}
+
+sr_dbox sr_shape_bounds(const sr_shape *shape)
+{
+    if (!shape || sr_shape_validate(shape, NULL) != SR_OK)
+        return (sr_dbox){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    sr_placed placed; /* placed once for the six support points */
+    place_core(shape, dv(0, 0, 0), &placed);
+    return bounds_of_placed(&placed);
+}
+
+sr_dbox sr_placed_bounds(const sr_placed_shape *shape)
+{
+    if (!shape || !shape->valid)
+        return sr_shape_bounds(shape ? &shape->shape : NULL);
+    sr_placed placed;
+    place_placed(shape, dv(0, 0, 0), &placed);
+    return bounds_of_placed(&placed);
 }
 
 sr_dvec3 sr_shape_core_support(const sr_shape *shape, sr_dvec3 direction)
@@ -419,6 +497,18 @@ sr_dvec3 sr_shape_support(const sr_shape *shape, sr_dvec3 direction)
     if (radius == 0)
         return core;
     return dmadd(core, radius, sr_dvec3_normalize(direction));
+}
+
+sr_dvec3 sr_placed_support(const sr_placed_shape *shape, sr_dvec3 direction)
+{
+    if (!shape || !shape->valid)
+        return sr_shape_support(shape ? &shape->shape : NULL, direction);
+    sr_placed placed;
+    place_placed(shape, dv(0, 0, 0), &placed);
+    sr_dvec3 core = placed_support(&placed, direction);
+    if (placed.radius == 0)
+        return core;
+    return dmadd(core, placed.radius, sr_dvec3_normalize(direction));
 }
 
 double sr_shape_core_radius(const sr_shape *shape)

@@ -20,9 +20,10 @@
  * bound, as used for time of impact); a shape made anew starts its sum again. A candidate neither
  * of whose shapes moved since its last query gets that query's answer again (the query is
  * deterministic: it would answer the same), so a pile at rest costs only its broadphase; otherwise
- * sr_collide_signed_distance answers: contact (distance <= 0, or touching: apart by at most 1e-7 of
- * the largest coordinate of the pair's boxes, the rounding of float transforms), near (within the
- * margin) or apart.
+ * sr_collide_placed_signed_distance answers (each shape placed once when the pass syncs it: the
+ * same bits as sr_collide_signed_distance): contact (distance <= 0, or touching: apart by at most
+ * 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms), near
+ * (within the margin) or apart.
  *
  * Allocation: the arrays grow between the stages, to what the stage will need, never inside a
  * loop (except the tree queries' new pairs, which double when a query finds more than ever). */
@@ -149,6 +150,18 @@ static double box_reach(sr_dbox box, sr_dvec3 centre)
     return sqrt(x * x + y * y + z * z);
 }
 
+/* The largest magnitude of a box's coordinates (plain comparisons: the coordinates are finite). */
+static double largest_coordinate(sr_dbox box)
+{
+    const double values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+    double largest = 0.0;
+    for (int k = 0; k < 6; k++) {
+        double v = fabs(values[k]);
+        largest = v > largest ? v : largest;
+    }
+    return largest;
+}
+
 /* Brings the dirty shapes' exact boxes and tree proxies up to date; lists those whose fat box
  * changed in scene->moved. Each shape's travel grows by how far it moved (motion_bound; its points
  * are within its box), or starts again when the shape is new or has another geometry. */
@@ -157,6 +170,7 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     if (!sr_scene_grow((void **)&scene->moved, &scene->moved_capacity, scene->shape_dirty_count, sizeof *scene->moved))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     scene->moved_count = 0;
+    scene->inserted_shapes = 0;
     const double half_margin = 0.5 * scene->collide_margin;
     uint32_t done = 0;
     for (; done < scene->shape_dirty_count; done++) {
@@ -167,12 +181,15 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
         scene_shape *shape = &scene->shapes[scene->nodes[slot].shape - 1];
         stats->shapes_moved++;
         sr_dbox previous = shape->bounds;
-        shape->bounds = sr_shape_bounds(&shape->world);
+        sr_shape_place(&shape->world, &shape->placed);
+        shape->bounds = sr_placed_bounds(&shape->placed);
+        shape->touch = 1e-7 * largest_coordinate(shape->bounds);
         sr_aabb box = grown_box(shape->bounds, half_margin);
         sr_status status;
         bool changed = true;
         if (shape->proxy.generation == 0) {
             status = sr_dynamic_tree_insert(scene->shape_tree, box, slot, &shape->proxy, err);
+            scene->inserted_shapes += status == SR_OK;
         } else {
             sr_vec3 displacement = sr_vec3_make(
                 (float)(0.5 * (shape->bounds.min.x + shape->bounds.max.x - previous.min.x - previous.max.x)),
@@ -202,6 +219,7 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
         shape->moved_pass = scene->collide_pass;
         if (changed) {
             sr_dynamic_tree_get(scene->shape_tree, shape->proxy, &shape->fat, NULL, NULL);
+            shape->fat_pass = scene->collide_pass;
             scene->moved[scene->moved_count++] = slot;
         }
     }
@@ -210,52 +228,54 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     return SR_OK;
 }
 
-/* The largest magnitude of a box's coordinates (plain comparisons: the coordinates are finite). */
-static double largest_coordinate(sr_dbox box)
-{
-    const double values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
-    double largest = 0.0;
-    for (int k = 0; k < 6; k++) {
-        double v = fabs(values[k]);
-        largest = v > largest ? v : largest;
-    }
-    return largest;
-}
-
 /* Copies what the pairs read of each live shape into scene->broad, by slot: the kept pairs look
- * their shapes up there, in an array a fifth the size of the shapes' (which is read in order
- * here, once per shape, rather than at random twice per pair). */
+ * their shapes up there, in an array a eighth the size of the shapes' (which is read in order
+ * here, once per shape, rather than at random twice per pair). A shape the pass did not sync,
+ * copied to the same place at the last pass, only gets this pass's stamp: nothing else of it
+ * changes but when the pass syncs it (a node made anew at a slot has a new shape, which the pass
+ * syncs). Then every slot without a live shape (its shape removed, or none ever) counts as moved
+ * in this pass, so that find_candidates, which looks closer only at pairs with a moved shape,
+ * drops its pairs. */
 static sr_status gather_broad(sr_scene *scene, sr_error *err)
 {
     uint32_t old_capacity = scene->broad_capacity;
     if (!sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
+    scene_broad *broad = scene->broad;
     for (uint32_t i = old_capacity; i < scene->broad_capacity; i++)
-        scene->broad[i].pass = 0; // never a pass's number: passes start at 1
+        broad[i].pass = 0; // never a pass's number: passes start at 1
+    const uint32_t pass = scene->collide_pass;
+    const scene_shape *shapes = scene->shapes;
+    uint32_t gathered = 0;
     for (uint32_t i = 0; i < scene->shape_count; i++) {
-        const scene_shape *shape = &scene->shapes[i];
+        const scene_shape *shape = &shapes[i];
         if (!shape->proxy.generation)
             continue; // not in the tree: in no pair
-        scene->broad[shape->node] = (scene_broad){.fat = shape->fat,
-                                                  .moved_pass = shape->moved_pass,
-                                                  .generation = scene->nodes[shape->node].generation,
-                                                  .bounds = shape->bounds,
-                                                  .shape = i,
-                                                  .pass = scene->collide_pass,
-                                                  .touch = 1e-7 * largest_coordinate(shape->bounds),
-                                                  .travel = shape->travel,
-                                                  .reset_pass = shape->reset_pass};
+        gathered++;
+        scene_broad *b = &broad[shape->node];
+        if (shape->moved_pass != pass && b->pass == pass - 1 && b->shape == i) {
+            b->pass = pass;
+            continue;
+        }
+        *b = (scene_broad){.pass = pass,
+                           .moved_pass = shape->moved_pass,
+                           .generation = scene->nodes[shape->node].generation,
+                           .shape = i,
+                           .reset_pass = shape->reset_pass,
+                           .fat_pass = shape->fat_pass,
+                           .fat = shape->fat,
+                           .touch = shape->touch,
+                           .travel = shape->travel,
+                           .bounds = shape->bounds};
     }
+    // Shapes left the tree since the last pass (removed, or given another slot) unless the tree
+    // holds those of the last pass and the new ones.
+    if (gathered != scene->gathered_shapes + scene->inserted_shapes)
+        for (uint32_t slot = 0; slot < scene->slot_count; slot++)
+            if (broad[slot].pass != pass)
+                broad[slot].moved_pass = pass;
+    scene->gathered_shapes = gathered;
     return SR_OK;
-}
-
-/* The broadphase data of the shape at `slot`, NULL when the slot has no live shape in the tree. */
-static const scene_broad *broad_of_slot(const sr_scene *scene, uint32_t slot)
-{
-    if (slot >= scene->slot_count)
-        return NULL;
-    const scene_broad *b = &scene->broad[slot];
-    return b->pass == scene->collide_pass ? b : NULL;
 }
 
 typedef struct query_context {
@@ -384,50 +404,92 @@ static bool boxes_within(sr_dbox a, sr_dbox b, double margin)
            b.min.y <= a.max.y + margin && a.min.z - margin <= b.max.z && b.min.z <= a.max.z + margin;
 }
 
+/* What find_candidates counts. */
+typedef struct pair_walk {
+    uint32_t kept, candidates, unanswered, filtered, free_count;
+    uint32_t capped_freed; ///< the answers freed whose query hit its cap
+} pair_walk;
+
+/* find_candidates' loop over the kept pairs; inlined twice, with the pass's filter and with none
+ * (which leaves the loop without a call, so its counters stay in registers). */
+__attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scene, bool (*filter)(void *, sr_node_id,
+                                                                                                  sr_node_id),
+                                                                  void *user)
+{
+    const double margin = scene->collide_margin;
+    const uint32_t pass = scene->collide_pass, pair_count = scene->pair_count;
+    const scene_broad *broad = scene->broad;
+    scene_pair *pairs = scene->pairs;
+    uint32_t *next = scene->candidates, *free_answers = scene->free_answers;
+    const scene_answer *answers = scene->answers;
+    uint32_t free_count = scene->free_answer_count;
+    uint32_t kept = 0, unanswered = 0, filtered = 0, capped_freed = 0;
+    // The pairs come sorted by slot_a: its shape is looked up once for all its pairs.
+    uint32_t last_a = UINT32_MAX;
+    const scene_broad *a = NULL;
+    bool a_moved = false;
+    for (uint32_t i = 0; i < pair_count; i++) {
+        scene_pair *pair = &pairs[i];
+        uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
+        if (slot_a != last_a) {
+            last_a = slot_a;
+            a = &broad[slot_a];
+            a_moved = a->moved_pass == pass;
+        }
+        const scene_broad *b = &broad[slot_b];
+        if (a_moved || b->moved_pass == pass) { // (a slot without a live shape counts as moved)
+            // Fat boxes that kept their place still overlap: only one that changed is tested.
+            if (a->pass != pass || b->pass != pass ||
+                ((a->fat_pass == pass || b->fat_pass == pass) && !fat_overlap(a->fat, b->fat))) {
+                if (pair->answer) { // room: free_answers has answer_capacity entries
+                    free_answers[free_count++] = pair->answer - 1;
+                    capped_freed += answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
+                }
+                continue;
+            }
+            pair->within = boxes_within(a->bounds, b->bounds, margin);
+            pair->current = false;
+        }
+        if (kept != i) { // most pairs stay where they are
+            pairs[kept] = *pair;
+            pair = &pairs[kept];
+        }
+        if (pair->within) {
+            if (filter && !filter(user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
+                filtered++;
+            } else {
+                *next++ = kept;
+                unanswered += pair->answer == 0;
+            }
+        }
+        kept++;
+    }
+    return (pair_walk){kept, (uint32_t)(next - scene->candidates), unanswered, filtered, free_count, capped_freed};
+}
+
 /* Drops the kept pairs whose fat boxes no longer overlap (or whose nodes lost their shapes) and
  * lists the candidates. A pair neither of whose shapes was synced this pass keeps its fat boxes'
  * overlap and whether its exact boxes are within the margin: the last pass tested (or kept) both
  * on the same boxes (a new pair always has a moved shape, a new margin syncs every shape, and a
- * pass that fails after syncing forgets every pair: forget_pairs). */
+ * pass that fails after syncing forgets every pair: forget_pairs); a pair whose shapes were synced
+ * but whose fat boxes both stayed in place (fat_pass; a new pair's moved shape has a new fat box)
+ * keeps their overlap. Every slot of a kept pair is
+ * below scene->slot_count, which never shrinks, and so within scene->broad (gather_broad). The
+ * arrays and counters are read into locals: the stores through the pairs would make the compiler
+ * load them again for every pair. */
 static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc, sr_collision_stats *stats,
                                  uint32_t *candidate_count, uint32_t *unanswered_count, sr_error *err)
 {
     if (!sr_scene_grow((void **)&scene->candidates, &scene->candidate_capacity, scene->pair_count,
                        sizeof *scene->candidates))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
-    const double margin = scene->collide_margin;
-    const uint32_t pass = scene->collide_pass;
-    uint32_t kept = 0, candidates = 0, unanswered = 0;
-    for (uint32_t i = 0; i < scene->pair_count; i++) {
-        scene_pair *pair = &scene->pairs[i];
-        uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
-        const scene_broad *a = broad_of_slot(scene, slot_a), *b = broad_of_slot(scene, slot_b);
-        bool moved = a && b && (a->moved_pass == pass || b->moved_pass == pass);
-        if (!a || !b || (moved && !fat_overlap(a->fat, b->fat))) {
-            if (pair->answer) // room: free_answers has answer_capacity entries
-                scene->free_answers[scene->free_answer_count++] = pair->answer - 1;
-            continue;
-        }
-        if (moved)
-            pair->within = boxes_within(a->bounds, b->bounds, margin);
-        if (kept != i) { // most pairs stay where they are
-            scene->pairs[kept] = *pair;
-            pair = &scene->pairs[kept];
-        }
-        if (pair->within) {
-            if (desc->filter &&
-                !desc->filter(desc->user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
-                stats->filtered++;
-            } else {
-                scene->candidates[candidates++] = kept;
-                unanswered += pair->answer == 0;
-            }
-        }
-        kept++;
-    }
-    scene->pair_count = kept;
-    *candidate_count = candidates;
-    *unanswered_count = unanswered;
+    pair_walk walk = desc->filter ? walk_pairs(scene, desc->filter, desc->user) : walk_pairs(scene, NULL, NULL);
+    scene->free_answer_count = walk.free_count;
+    scene->capped_answers -= walk.capped_freed;
+    scene->pair_count = walk.kept;
+    stats->filtered += walk.filtered;
+    *candidate_count = walk.candidates;
+    *unanswered_count = walk.unanswered;
     return SR_OK;
 }
 
@@ -435,10 +497,10 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
 
 /* A lower bound of the distance from the separation of the shapes along `axis` (unit, from a
  * towards b): B's lowest point along it minus A's highest. */
-static double separation_along(const sr_shape *a, const sr_shape *b, sr_dvec3 axis)
+static double separation_along(const sr_placed_shape *a, const sr_placed_shape *b, sr_dvec3 axis)
 {
-    double high_a = sr_dvec3_dot(sr_shape_support(a, axis), axis);
-    double low_b = sr_dvec3_dot(sr_shape_support(b, sr_dvec3_negate(axis)), axis);
+    double high_a = sr_dvec3_dot(sr_placed_support(a, axis), axis);
+    double low_b = sr_dvec3_dot(sr_placed_support(b, sr_dvec3_negate(axis)), axis);
     return low_b - high_a;
 }
 
@@ -451,86 +513,117 @@ static double touch_tolerance(const scene_broad *a, const scene_broad *b)
     return a->touch > b->touch ? a->touch : b->touch;
 }
 
-static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
-                        sr_collision_stats *stats)
+/* The answer of a query as the pass reports it: contact (hit, or apart by no more than the
+ * rounding of the shapes' coordinates: touch), near (within the margin) or apart. */
+static void make_answer(const sr_collide_result *r, sr_collide_status status, sr_node_id a, sr_node_id b, double touch,
+                        double margin, scene_answer *out)
+{
+    bool contact = r->hit || r->distance <= touch;
+    const double distance = contact ? fmin(r->distance, 0.0) : r->distance;
+    out->state = contact ? SR_PAIR_CONTACT : distance <= margin ? SR_PAIR_NEAR : SR_PAIR_APART;
+    out->contact = (sr_contact){.a = a,
+                                .b = b,
+                                .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
+                                .normal = r->normal,
+                                .distance = distance,
+                                .point_a = r->point_a,
+                                .point_b = r->point_b,
+                                .method = r->method,
+                                .status = status,
+                                .iterations = r->iterations};
+}
+
+/* The narrowphase: each candidate's answer, the kept one while neither shape moved since it was
+ * asked, a bound above the margin (kept or along the last normal), or a new query. The arrays and
+ * counters are read into locals (see walk_pairs). */
+__attribute__((always_inline)) static inline void answer_candidates(sr_scene *scene, const sr_collision_desc *desc,
+                                                                     uint32_t candidate_count, sr_collision *result,
+                                                                     sr_collision_stats *stats, const bool kept_caps)
 {
     struct sr_collision_storage *storage = result->storage;
     const double margin = scene->collide_margin;
+    const uint32_t pass = scene->collide_pass;
     const sr_collide_options options = {.max_iterations = desc->max_iterations};
-    size_t contacts = 0, near = 0;
+    const scene_broad *broad = scene->broad;
+    const uint32_t *candidate = scene->candidates;
+    scene_pair *pairs = scene->pairs;
+    scene_answer *answers = scene->answers;
+    const scene_shape *shapes = scene->shapes;
+    sr_collision_pair *out_pairs = storage->pairs;
+    sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
+    uint32_t contacts = 0, near = 0, rejects = 0, tests = 0, caps = 0;
+    uint32_t capped_answers = scene->capped_answers;
     for (uint32_t c = 0; c < candidate_count; c++) {
-        scene_pair *pair = &scene->pairs[scene->candidates[c]];
-        uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
-        const scene_broad *a = &scene->broad[slot_a], *b = &scene->broad[slot_b];
-        sr_collision_pair *out = &storage->pairs[c];
-        *out = (sr_collision_pair){
-            .a = {slot_a, a->generation}, .b = {slot_b, b->generation}, .state = SR_PAIR_APART, .index = UINT32_MAX};
-        sr_collide_result fresh;
-        const sr_collide_result *r = &fresh; // the kept answer is read in place, not copied
-        sr_collide_status status;
-        const scene_answer *kept = pair->answer ? &scene->answers[pair->answer - 1] : NULL;
-        if (kept && kept->pass >= a->moved_pass && kept->pass >= b->moved_pass) {
-            r = &kept->result;
-            status = kept->status;
-            stats->reused++;
+        scene_pair *pair = &pairs[candidate[c]];
+        sr_collision_pair *out = &out_pairs[c];
+        const scene_answer *answer;
+        if (pair->current) { // its answer, node ids included, as it was asked
+            answer = &answers[pair->answer - 1];
+            if (kept_caps)
+                caps += answer->contact.status == SR_COLLIDE_ITERATION_CAP;
         } else {
+            uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
+            const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
+            const sr_node_id id_a = {slot_a, a->generation}, id_b = {slot_b, b->generation};
             // The bound kept from an earlier pass, less how far both shapes have travelled since
             // (and their rounding's tolerance), when neither was remade since it was measured.
             if (pair->checked_pass && pair->checked_pass >= a->reset_pass && pair->checked_pass >= b->reset_pass) {
                 double bound =
                     pair->reach - a->travel - b->travel - a->touch - b->touch - 1e-15 * (a->travel + b->travel);
                 if (bound > margin) {
-                    out->distance = bound;
-                    out->bounded = true;
-                    stats->axis_rejects++;
+                    *out = (sr_collision_pair){
+                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = bound, .bounded = true,
+                        .index = UINT32_MAX};
+                    rejects++;
                     continue;
                 }
             }
-            const sr_shape *world_a = &scene->shapes[a->shape].world, *world_b = &scene->shapes[b->shape].world;
+            const sr_placed_shape *world_a = &shapes[a->shape].placed, *world_b = &shapes[b->shape].placed;
             if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
                 double separation =
                     separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
                 pair->reach = separation + a->travel + b->travel;
-                pair->checked_pass = scene->collide_pass;
+                pair->checked_pass = pass;
                 if (separation > margin) {
-                    out->distance = separation;
-                    out->bounded = true;
-                    stats->axis_rejects++;
+                    *out = (sr_collision_pair){
+                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = separation, .bounded = true,
+                        .index = UINT32_MAX};
+                    rejects++;
                     continue;
                 }
             }
-            status = sr_collide_signed_distance(world_a, world_b, &options, &fresh);
-            stats->tests++;
-            pair->axis = sr_dvec3_to_vec3(r->normal);
+            sr_collide_result r;
+            sr_collide_status status = sr_collide_placed_signed_distance(world_a, world_b, &options, &r);
+            tests++;
+            pair->axis = sr_dvec3_to_vec3(r.normal);
             // A distance the query found exactly (not at its cap) bounds the next passes' too.
-            pair->checked_pass = status == SR_COLLIDE_OK && !r->hit && r->distance > 0.0 ? scene->collide_pass : 0;
-            pair->reach = r->distance + a->travel + b->travel;
+            pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? pass : 0;
+            pair->reach = r.distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
-            if (!pair->answer)
+            if (pair->answer)
+                capped_answers -= answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
+            else
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
                                                              : scene->answer_count++);
-            scene->answers[pair->answer - 1] = (scene_answer){fresh, status, scene->collide_pass};
+            scene_answer *fresh = &answers[pair->answer - 1];
+            make_answer(&r, status, id_a, id_b, touch_tolerance(a, b), margin, fresh);
+            capped_answers += status == SR_COLLIDE_ITERATION_CAP;
+            caps += status == SR_COLLIDE_ITERATION_CAP;
+            pair->current = true;
+            answer = fresh;
         }
-        stats->iteration_caps += status == SR_COLLIDE_ITERATION_CAP;
-        out->distance = r->distance;
-        // Touching: apart by no more than the rounding of the shapes' coordinates.
-        bool contact = r->hit || r->distance <= touch_tolerance(a, b);
-        if (!contact && !(r->distance <= margin))
-            continue;
-        sr_contact *answer = contact ? &storage->contacts[contacts] : &storage->near[near];
-        *answer = (sr_contact){.a = out->a,
-                               .b = out->b,
-                               .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
-                               .normal = r->normal,
-                               .distance = contact ? fmin(r->distance, 0.0) : r->distance,
-                               .point_a = r->point_a,
-                               .point_b = r->point_b,
-                               .method = r->method,
-                               .status = status,
-                               .iterations = r->iterations};
-        out->state = contact ? SR_PAIR_CONTACT : SR_PAIR_NEAR;
-        out->distance = answer->distance;
-        out->index = (uint32_t)(contact ? contacts++ : near++);
+        *out = (sr_collision_pair){.a = answer->contact.a,
+                                   .b = answer->contact.b,
+                                   .state = answer->state,
+                                   .distance = answer->contact.distance,
+                                   .index = UINT32_MAX};
+        if (answer->state == SR_PAIR_CONTACT) {
+            out->index = contacts;
+            out_contacts[contacts++] = answer->contact;
+        } else if (answer->state == SR_PAIR_NEAR) {
+            out->index = near;
+            out_near[near++] = answer->contact;
+        }
     }
     result->pairs = storage->pairs;
     result->pair_count = candidate_count;
@@ -538,8 +631,24 @@ static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t
     result->contact_count = contacts;
     result->near = storage->near;
     result->near_count = near;
-    stats->contacts = (uint32_t)contacts;
-    stats->near = (uint32_t)near;
+    stats->reused += candidate_count - rejects - tests;
+    stats->axis_rejects += rejects;
+    stats->tests += tests;
+    stats->iteration_caps += caps;
+    scene->capped_answers = capped_answers;
+    stats->contacts = contacts;
+    stats->near = near;
+}
+
+/* Each candidate's answer (answer_candidates). A kept answer is read for its status only while
+ * some kept answer hit its cap: the loop is inlined twice, with and without that read. */
+static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
+                        sr_collision_stats *stats)
+{
+    if (scene->capped_answers)
+        answer_candidates(scene, desc, candidate_count, result, stats, true);
+    else
+        answer_candidates(scene, desc, candidate_count, result, stats, false);
 }
 
 /* Room for an answer for each of the `unanswered` candidates (those without one yet), beyond the
@@ -577,6 +686,8 @@ static void forget_pairs(sr_scene *scene)
     scene->pair_count = 0;
     scene->answer_count = 0;
     scene->free_answer_count = 0;
+    scene->capped_answers = 0;
+    scene->gathered_shapes = UINT32_MAX; // unknown: gather_broad looks for slots without a shape
     scene->collide_margin = NAN; // every shape is synced again (as for a new margin)
 }
 

@@ -78,17 +78,20 @@ typedef struct scene_node {
 
 /// A node's collision shape (scene_shape.c) and its broadphase state (scene_collide.c).
 typedef struct scene_shape {
+    /* What the collision pass reads of every shape at every pass (gather_broad) comes first. */
     uint32_t node;          ///< slot of its node
+    uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
+    uint32_t fat_pass;      ///< the pass that last changed its fat box (inserted it, or moved it out)
+    sr_dynamic_proxy proxy; ///< in scene->shape_tree; SR_DYNAMIC_PROXY_NULL until the first pass
+    bool dirty;             ///< world pose changed since the last pass (listed in shape_dirty)
+    bool reshaped;          ///< given another geometry since the last pass (travel starts again)
     sr_shape local;         ///< identity pose
     sr_hull *owned_hull;    ///< made from hull_points (freed with the shape); NULL otherwise
     sr_shape world;         ///< at the node's world pose (sr_scene_update)
     sr_shape_draw draw;     ///< resolved
     uint32_t mesh;          ///< the shape mesh drawing it, 0: none
-    sr_dynamic_proxy proxy; ///< in scene->shape_tree; SR_DYNAMIC_PROXY_NULL until the first pass
     sr_dbox bounds;         ///< exact world box at the last pass
     sr_aabb fat;            ///< its fat box in the tree
-    bool dirty;             ///< world pose changed since the last pass (listed in shape_dirty)
-    uint32_t moved_pass;    ///< the pass (scene->collide_pass) that last brought its world box up to date
     /* How far the shape has travelled (scene_collide.c): a bound of how much any support value
      * of it has changed, summed over the passes since reset_pass, in which it was new or given
      * another geometry (sr_scene_attach_shape sets `reshaped`); synced_pose the world pose at the
@@ -96,23 +99,32 @@ typedef struct scene_shape {
     sr_pose synced_pose;
     double travel;
     uint32_t reset_pass;
-    bool reshaped;
+    /// 1e-7 of the largest coordinate of bounds (scene_collide.c: touch_tolerance), found with it.
+    double touch;
+    /// `world` placed for the queries (sr_shape_place), made when the pass brings its box up to
+    /// date (moved_pass).
+    sr_placed_shape placed;
 } scene_shape;
 
-/// What the collision pass reads of a shape for every kept pair, by node slot, copied from
-/// scene->shapes at each pass (scene_collide.c): 112 bytes where a scene_shape is over 500, so that
-/// the pairs' lookups stay in cache. Valid only where `pass` is the current pass.
+/// What the collision pass reads of a shape for the kept pairs, by node slot, copied from
+/// scene->shapes at each pass (scene_collide.c): 128 bytes where a scene_shape is near 900, so that
+/// the pairs' lookups stay in cache. What every kept pair reads comes first, in one 64-byte line;
+/// the exact box, which pairs with a moved shape read, after it. Valid only where `pass` is the
+/// current pass.
 typedef struct scene_broad {
-    sr_aabb fat;
+    uint32_t pass;       ///< the pass that copied it
     uint32_t moved_pass; ///< scene_shape.moved_pass
     uint32_t generation; ///< of the node
-    sr_dbox bounds;
     uint32_t shape;      ///< index in scene->shapes
-    uint32_t pass;       ///< the pass that copied it
-    double touch;        ///< 1e-7 of the largest coordinate of bounds (the pass's touching tolerance)
-    double travel;       ///< scene_shape.travel
     uint32_t reset_pass; ///< scene_shape.reset_pass
+    uint32_t fat_pass;   ///< scene_shape.fat_pass
+    sr_aabb fat;
+    double touch;        ///< scene_shape.touch
+    double travel;       ///< scene_shape.travel
+    sr_dbox bounds;      ///< scene_shape.bounds
+    uint8_t unused[16];  ///< to 128 bytes: a slot's entry is at slot * 128, a shift
 } scene_broad;
+_Static_assert(sizeof(scene_broad) == 128, "scene_broad: two 64-byte lines");
 
 /// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
 typedef struct scene_pair {
@@ -126,13 +138,18 @@ typedef struct scene_pair {
     /// The shapes' exact boxes came within the margin when last tested (the pair was a candidate,
     /// filter aside); still true while neither shape moves (scene_collide.c: find_candidates).
     bool within;
+    /// `answer` was asked after both shapes' last move: the query would answer it again. Set by
+    /// the query, cleared by every pass that syncs either shape (find_candidates).
+    bool current;
 } scene_pair;
 
-/// A pair's last query, answered again while neither shape moves (scene_collide.c).
+/// A pair's last query as the pass reports it, reported again while neither shape moves
+/// (scene_pair.current; scene_collide.c): the state it gave and the contact or near pair (for a
+/// pair apart, only the node ids, `distance` and `status` are read: the query's distance and
+/// status). 144 bytes: every reused candidate reads its answer, at random.
 typedef struct scene_answer {
-    sr_collide_result result;
-    sr_collide_status status;
-    uint32_t pass; ///< the pass that asked it
+    sr_contact contact;
+    sr_pair_state state;
 } scene_answer;
 
 struct sr_scene {
@@ -191,12 +208,15 @@ struct sr_scene {
     uint32_t moved_count, moved_capacity;
     scene_broad *broad;          ///< by slot: the live shapes' broadphase data (scene_broad)
     uint32_t broad_capacity;
+    uint32_t inserted_shapes;    ///< shapes the pass put in the tree (sync_shapes)
+    uint32_t gathered_shapes;    ///< shapes in the tree at the last pass (gather_broad); UINT32_MAX: unknown
     uint32_t *candidates;        ///< indices in `pairs` of this pass's candidates
     uint32_t candidate_capacity;
     scene_answer *answers;       ///< the pairs' last answers (scene_pair.answer)
     uint32_t answer_count, answer_capacity;
     uint32_t *free_answers;      ///< indices in `answers` no pair uses; capacity: answer_capacity
     uint32_t free_answer_count;
+    uint32_t capped_answers;     ///< answers pairs use whose query hit its iteration cap
     uint32_t collide_pass;       ///< passes run (the first is 1)
     int collide_max_iterations;  ///< the last pass's sr_collision_desc.max_iterations
     double bvh_build_ms;

@@ -445,6 +445,48 @@ sr_status sr_bound_obb_points(const sr_dvec3 *points, size_t count, sr_dobb *out
 sr_status sr_bound_sphere_points(const sr_dvec3 *points, size_t count, sr_dsphere *out, sr_error *err);
 sr_status sr_bound_kdop_points(const sr_dvec3 *points, size_t count, int k, sr_kdop *out, sr_error *err);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Placed shapes: a shape prepared once for many queries at one pose (shape.c, query.c)        */
+
+/// A shape with what every query would work out of it again: whether it is valid
+/// (sr_shape_validate), its rotation as a matrix, its size, its core's points turned into the
+/// world. Make it with sr_shape_place when the shape or its pose changes, then ask any number of
+/// queries of it; they answer bit for bit as the same queries on the shape itself. Worth it when
+/// a shape meets several others before it moves again (a scene's pairs, a physics step's
+/// contacts). Read-only: filled by sr_shape_place, it holds a copy of the shape and points to
+/// nothing of its own (a hull shape's hull must outlive it), so it may be copied freely.
+typedef struct sr_placed_shape {
+    sr_shape shape; ///< the shape, as given
+    /// It passed sr_shape_validate. When false nothing below is filled: the queries answer
+    /// SR_COLLIDE_INVALID_SHAPE and the support and box are sr_shape_support's and
+    /// sr_shape_bounds' of `shape`.
+    bool valid;
+    bool rotated;       ///< false: the rotation is the identity (a zero quaternion or vector part)
+    double rotation[9]; ///< the pose's rotation, normalised, row-major: world = rotation * local + position
+    double size;        ///< sr_shape_size(&shape)
+    /// The core's points (point and sphere: the centre; segment and capsule: the two ends;
+    /// triangle: the corners; a hull of dimension 0 or 1: its vertices; none for the others)
+    /// rotated but not moved: the world point is core_points[i] + shape.pose.position.
+    sr_dvec3 core_points[3];
+    int core_point_count;
+} sr_placed_shape;
+
+/// Places `shape` (NULL or invalid: `valid` false).
+void sr_shape_place(const sr_shape *shape, sr_placed_shape *out);
+/// sr_shape_support of the placed shape, bit for bit.
+sr_dvec3 sr_placed_support(const sr_placed_shape *shape, sr_dvec3 direction);
+/// sr_shape_bounds of the placed shape, bit for bit.
+sr_dbox sr_placed_bounds(const sr_placed_shape *shape);
+/// sr_collide_distance, sr_collide_penetration and sr_collide_signed_distance of two placed
+/// shapes: the same answer, bit for bit, as on their `shape`s (NULL or invalid:
+/// SR_COLLIDE_INVALID_SHAPE and a zeroed result).
+sr_collide_status sr_collide_placed_distance(const sr_placed_shape *a, const sr_placed_shape *b,
+                                             const sr_collide_options *options, sr_collide_result *out);
+sr_collide_status sr_collide_placed_penetration(const sr_placed_shape *a, const sr_placed_shape *b,
+                                                const sr_collide_options *options, sr_collide_result *out);
+sr_collide_status sr_collide_placed_signed_distance(const sr_placed_shape *a, const sr_placed_shape *b,
+                                                    const sr_collide_options *options, sr_collide_result *out);
+
 #ifdef __cplusplus
 }
 #endif
