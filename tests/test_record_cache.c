@@ -1,0 +1,159 @@
+/* tests/test_record_cache.c — the recording reader's bounded cache of decoded frames
+ * (src/record/record_playback.c): it stays within its bound over frames of 20,000 lines; once full,
+ * a frame is decoded into the memory of the frames it drops (an allocator hook counts every
+ * request); a big frame replays the same on any thread count. (Seeks and damaged files:
+ * test_record_files.c.) */
+#include "record_test_helpers.h"
+
+Test(record_cache, the_cache_stays_within_its_bound, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/big.srrec", folder);
+    // Frames of 20,000 lines (half a megabyte in the file, a few megabytes decoded).
+    enum { FRAMES = 30, LINES = 20000 };
+    sr_debug_list *list = NULL;
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &list, NULL),
+        SR_OK);
+    sr_recorder *rec = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
+    rng r = {5};
+    for (int f = 0; f < FRAMES; f++) {
+        sr_debug_list_clear(list, NULL);
+        // Frames of different sizes: a big frame after small ones takes the cache past its bound
+        // (what the seek evicts beforehand is sized for a frame like the last one).
+        int lines = f % 4 == 3 ? LINES : LINES / 8;
+        for (int i = 0; i < lines; i++)
+            sr_debug_line(list, rng_in_box(&r, (sr_aabb){{-9, -9, -9}, {9, 9, 9}}), sr_vec3_make((float)f, 0, 0),
+                          sr_debug_style_color(SR_DEBUG_GREEN));
+        cr_assert_eq(sr_recorder_frame(rec, f, &list, 1, NULL, NULL), SR_OK);
+    }
+    sr_recorder_destroy(rec);
+    sr_debug_list_destroy(list);
+    const size_t limit = 16u << 20;
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = limit}, &recording, NULL), SR_OK);
+    size_t largest = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int f = 0; f < FRAMES; f++) {
+            sr_recording_frame frame;
+            cr_assert_eq(sr_recording_seek(recording, (uint64_t)(pass ? FRAMES - 1 - f : f), &frame, NULL), SR_OK);
+            sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
+            cr_assert_leq(stats.bytes, limit, "%zu bytes held, bound %zu", stats.bytes, limit);
+            if (stats.bytes > largest)
+                largest = stats.bytes;
+        }
+    sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
+    cr_assert_gt(stats.evictions, 0);
+    cr_assert_gt(stats.frames, 1, "the cache held only the current frame");
+    // The last frames played are still cached: playing them again reads nothing.
+    uint64_t misses = stats.misses;
+    sr_recording_frame frame;
+    cr_assert_eq(sr_recording_seek(recording, 0, &frame, NULL), SR_OK);
+    cr_assert_eq(frame.frames_decoded, 0);
+    cr_assert_eq(sr_recording_get_cache_stats(recording).misses, misses);
+    cr_log_info("cache: at most %zu bytes of %zu, %zu frames held", largest, limit, stats.frames);
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}
+
+Test(record_cache, a_full_cache_decodes_a_frame_into_the_memory_of_the_frames_it_drops, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/reuse.srrec", folder);
+    // Frames of 20,000 lines: each decoded frame holds about 3 MB (its items' array 2 MB).
+    enum { FRAMES = 16, LINES = 20000 };
+    sr_debug_list *list = NULL;
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &list, NULL),
+        SR_OK);
+    sr_recorder *rec = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
+    for (int f = 0; f < FRAMES; f++) {
+        sr_debug_list_clear(list, NULL);
+        for (int i = 0; i < LINES; i++)
+            sr_debug_line(list, sr_vec3_make((float)f, (float)i, 0.0f), sr_vec3_make((float)f, (float)i, 1.0f),
+                          sr_debug_style_color(SR_DEBUG_GREEN));
+        cr_assert_eq(sr_recorder_frame(rec, f, &list, 1, NULL, NULL), SR_OK);
+    }
+    sr_recorder_destroy(rec);
+    sr_debug_list_destroy(list);
+    // A bound of about four such frames: the fifth frame onwards finds the cache full.
+    const size_t limit = 12u << 20;
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = limit}, &recording, NULL), SR_OK);
+    sr_recording_frame frame;
+    for (int f = 0; f < FRAMES / 2; f++)
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+    // Every later frame is a first visit: its lists are those of the least recently used frame
+    // dropped for it, not memory asked of the allocator (each new page of it a page fault).
+    watch w = {.limit = SIZE_MAX};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &w});
+    uint64_t misses = sr_recording_get_cache_stats(recording).misses;
+    for (int f = FRAMES / 2; f < FRAMES; f++) {
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+        cr_assert_eq(frame.list_count, 1);
+        size_t count = 0;
+        const sr_debug_item *items = sr_debug_list_items(frame.lists[0], &count);
+        cr_assert_eq(count, LINES, "frame %d: %zu items", f, count);
+        for (int i = 0; i < LINES; i += 997)
+            cr_assert(items[i].line.a.x == (float)f && items[i].line.a.y == (float)i && items[i].line.b.z == 1.0f,
+                      "frame %d, item %d", f, i);
+        cr_assert_leq(sr_recording_get_cache_stats(recording).bytes, limit);
+    }
+    sr_set_allocator(NULL);
+    cr_assert_eq(sr_recording_get_cache_stats(recording).misses, misses + FRAMES / 2, "each seek was a first visit");
+    cr_assert_lt(w.largest, (size_t)LINES * sizeof(sr_debug_item) / 2, "a seek asked the allocator for %zu bytes",
+                 w.largest);
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}
+
+/* `softrast replay` renders identically for any thread count: a 1280x720 frame of lines of every
+ * width and style (2 threads share them out in units of 64 rows, 3 threads in units of 32). */
+Test(record_cache, a_big_frame_replays_the_same_on_any_thread_count, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/threads.srrec", folder);
+    enum { LINES = 20000, WIDTH = 1280, HEIGHT = 720 };
+    sr_debug_list *list = NULL;
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &list, NULL),
+        SR_OK);
+    rng r = {23};
+    for (int i = 0; i < LINES; i++) {
+        sr_vec3 a = rng_in_box(&r, (sr_aabb){{-1, -1, -1}, {1, 1, 1}});
+        sr_vec3 b = sr_vec3_add(a, sr_vec3_scale(rng_direction(&r), rng_range(&r, 0.01f, 0.5f)));
+        sr_debug_line_gradient(list, a, b, random_style(&r), i % 5 ? SR_DEBUG_GREEN : rng_next(&r));
+    }
+    sr_recorder *rec = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
+    sr_camera camera = sr_camera_look_at(sr_vec3_make(0.0f, 0.5f, 3.2f), sr_vec3_make(0.0f, 0.0f, 0.0f));
+    cr_assert_eq(sr_recorder_set_camera(rec, &camera, NULL), SR_OK);
+    cr_assert_eq(sr_recorder_frame(rec, 0.0, &list, 1, NULL, NULL), SR_OK);
+    sr_recorder_destroy(rec);
+    sr_debug_list_destroy(list);
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, NULL, &recording, NULL), SR_OK);
+    cr_assert_eq(sr_recording_seek(recording, 0, NULL, NULL), SR_OK);
+    uint32_t *reference = malloc((size_t)WIDTH * HEIGHT * 4);
+    for (int threads = 1; threads <= 3; threads++) {
+        sr_framebuffer *fb = NULL;
+        sr_renderer *renderer = NULL;
+        cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = WIDTH, .height = HEIGHT}, &fb, NULL), SR_OK);
+        cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = threads}, &renderer, NULL), SR_OK);
+        cr_assert_eq(sr_recording_render(recording, renderer, fb, NULL, NULL), SR_OK);
+        if (threads == 1)
+            memcpy(reference, fb->color, (size_t)WIDTH * HEIGHT * 4);
+        cr_assert(memcmp(fb->color, reference, (size_t)WIDTH * HEIGHT * 4) == 0, "%d threads: not 1 thread's frame",
+                  threads);
+        sr_renderer_destroy(renderer);
+        sr_framebuffer_destroy(fb);
+    }
+    free(reference);
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}
