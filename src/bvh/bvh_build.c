@@ -23,9 +23,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 /* Appends the record of primitive `index` with box [min, max] (lane 3 of both 0) and grows the
  * root's box and centroid bounds from registers: reloading the record just written, in pieces,
@@ -248,26 +245,6 @@ static inline bool finite3(const float *v)
     return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
 
-/* Asks the kernel for transparent huge pages over the 2 MiB-aligned interior of a large block
- * (Linux, THP in "madvise" mode). A large tree spans tens of megabytes that every ray walks at
- * random: with 4 KiB pages nearly every deep node costs a TLB miss, and the build page-faults
- * every 4 KiB. Only advice: the block stays the allocator's, nothing changes if it is refused. */
-void sr_bvh_advise_huge_pages(void *block, size_t size)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (size < 2 * huge)
-        return;
-    uintptr_t start = ((uintptr_t)block + huge - 1) & ~(huge - 1);
-    uintptr_t end = ((uintptr_t)block + size) & ~(huge - 1);
-    if (end > start)
-        madvise((void *)start, end - start, MADV_HUGEPAGE);
-#else
-    (void)block;
-    (void)size;
-#endif
-}
-
 static size_t align_up(size_t value, size_t alignment)
 {
     return (value + alignment - 1) / alignment * alignment;
@@ -293,7 +270,7 @@ static sr_status scratch_create(size_t count, int bin_count, scratch *s, sr_erro
         sr_free(s->records);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for %zu primitives", count);
     }
-    sr_bvh_advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
+    sr_advise_huge_pages(s->records, (count > 0 ? count : 1) * sizeof(build_record));
     builder *b = s->builder;
     unsigned char *aligned = (unsigned char *)b + (64 - (uintptr_t)b % 64) % 64;
     b->records = s->records;
@@ -340,7 +317,7 @@ static sr_status tree_allocate(uint32_t primitive_count, size_t per_slot_bytes, 
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for %u primitives",
                             primitive_count);
     }
-    sr_bvh_advise_huge_pages(block, size);
+    sr_advise_huge_pages(block, size);
     bvh->allocation = block;
     bvh->primitive_indices = (uint32_t *)block;
     bvh->primitive_count = primitive_count;

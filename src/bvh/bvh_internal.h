@@ -126,9 +126,6 @@ void sr_bvh_wide_destroy(sr_bvh_wide *wide);
 /// for the memory figures of the benchmarks.
 size_t sr_bvh_wide_bytes(const sr_bvh *bvh);
 
-/// Asks the kernel for transparent huge pages over a large block (advice only; bvh_build.c).
-void sr_bvh_advise_huge_pages(void *block, size_t size);
-
 /* ---- the ray queries' shared rules ---- */
 
 typedef enum sr_bvh_ray_mode {

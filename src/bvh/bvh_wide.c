@@ -329,7 +329,7 @@ sr_status sr_bvh_wide_build(sr_bvh *bvh, sr_error *err)
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_bvh_build: out of memory for the wide tree");
     }
     if (!sized)
-        sr_bvh_advise_huge_pages(wide->block, bytes);
+        sr_advise_huge_pages(wide->block, bytes);
     c = (collapse){.bvh = bvh, .subtrees = subtrees, .units = align_64(wide->block)};
     collapse_all(&c);
     sr_free(subtrees);

@@ -7,6 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 static void *default_allocate(size_t size, void *user)
 {
     (void)user;
@@ -194,4 +198,20 @@ void sr_path_stem(const char *path, char *out, size_t size)
         length = size - 1;
     memcpy(out, start, length);
     out[length] = '\0';
+}
+
+void sr_advise_huge_pages(void *block, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (size < 2 * huge)
+        return;
+    uintptr_t start = ((uintptr_t)block + huge - 1) & ~(huge - 1);
+    uintptr_t end = ((uintptr_t)block + size) & ~(huge - 1);
+    if (end > start)
+        madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+    (void)block;
+    (void)size;
+#endif
 }

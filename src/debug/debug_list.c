@@ -6,10 +6,6 @@
 
 #include <string.h>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #define DEFAULT_ITEMS 16384
 #define DEFAULT_SEGMENTS 16384
 #define DEFAULT_TRIANGLES 4096
@@ -22,27 +18,6 @@ typedef struct capacities {
     size_t items, segments, triangles, points, texts, bytes;
 } capacities;
 
-/* Asks the kernel for transparent huge pages over the 2 MiB-aligned interior of a block of 4 MiB
- * or more (Linux, THP in "madvise" mode): a list of 100,000 lines holds some 16 MB, which a
- * recording's reader fills at its first seek to such a frame, and with 4 KiB pages every one of
- * its 4,000 pages is a trip to the kernel (on a virtual machine, tens of milliseconds in all).
- * Only advice: the block stays the allocator's, nothing changes if it is refused. */
-static void advise_huge_pages(void *block, size_t size)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (size < 2 * huge)
-        return;
-    uintptr_t start = ((uintptr_t)block + huge - 1) & ~(huge - 1);
-    uintptr_t end = ((uintptr_t)block + size) & ~(huge - 1);
-    if (end > start)
-        madvise((void *)start, end - start, MADV_HUGEPAGE);
-#else
-    (void)block;
-    (void)size;
-#endif
-}
-
 /* Grows `*array` of `*capacity` elements of `size` bytes to `wanted` (never shrinks). */
 static bool grow(void **array, size_t *capacity, size_t wanted, size_t size)
 {
@@ -53,7 +28,7 @@ static bool grow(void **array, size_t *capacity, size_t wanted, size_t size)
     void *grown = sr_realloc(*array, wanted * size);
     if (!grown)
         return false;
-    advise_huge_pages(grown, wanted * size);
+    sr_advise_huge_pages(grown, wanted * size); // a 100,000-line list: some 16 MB filled at once
     *array = grown;
     *capacity = wanted;
     return true;

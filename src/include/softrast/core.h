@@ -91,6 +91,11 @@ void *sr_calloc(size_t count, size_t size); ///< zero-filled, count*size checked
 void *sr_realloc(void *pointer, size_t size);
 void *sr_alloc_array(size_t count, size_t size); ///< count*size checked for overflow
 void sr_free(void *pointer);
+/// Asks the kernel for transparent huge pages over the 2 MiB-aligned interior of a block of 4 MiB
+/// or more (Linux, THP in "madvise" mode; elsewhere nothing): for large arrays walked at random
+/// or filled at once, where 4 KiB pages cost a TLB miss or a page fault every 4 KiB. Only advice:
+/// the block stays its allocator's, nothing changes if the kernel refuses.
+void sr_advise_huge_pages(void *block, size_t size);
 
 /// Reads the whole regular file at `path` into a new buffer with a terminating NUL (not counted
 /// in *out_size); free it with sr_free. Refuses what is not a regular file (a folder, a device
