@@ -606,7 +606,8 @@ double oracle_point_distance(const oracle_body *body, sr_dvec3 p, sr_dvec3 *clos
             }
         } else {
             /* The meridian section: the triangle (0,-h), (r,-h), (0,h) of the (rho, z) plane. */
-            bool inside = q.z >= -h && 2.0 * h * rho + r * (q.z + h) <= 2.0 * h * r;
+            /* (rho <= r: implied when h > 0; a cone of height 0 is its base disc, not its plane) */
+            bool inside = q.z >= -h && 2.0 * h * rho + r * (q.z + h) <= 2.0 * h * r && rho <= r;
             double sx, sy;
             closest_2d(rho, q.z, r, -h, 0.0, h, &sx, &sy);
             double d_side = hypot(rho - sx, q.z - sy);

@@ -325,6 +325,18 @@ void sr_epa_penetration(const sr_placed *a, const sr_placed *b, const sr_gjk_sim
  * simplices (repeated, collinear, coplanar points) are handled. */
 sr_dvec3 sr_simplex_closest(const sr_dvec3 *points, int count, double weights[4]);
 
+/* A point against a box, cylinder or cone core (point_core.c). */
+typedef struct sr_point_core {
+    double distance;   /* signed: positive outside, minus the depth inside */
+    sr_dvec3 normal;   /* unit, the core's outward normal at the boundary point */
+    sr_dvec3 boundary; /* the boundary point nearest the point: point - distance * normal */
+} sr_point_core;
+
+/* The signed distance from a point to the core of a box, cylinder or cone, in closed form in the
+ * core's frame: outside, the core's closest point; inside, the nearest point of its boundary (the
+ * nearest face; for a cylinder or cone the side, a cap or the base). False for other cores. */
+bool sr_point_core_distance(const sr_placed *solid, sr_dvec3 point, sr_point_core *out);
+
 /* The options with defaults filled in. */
 static inline int options_iterations(const sr_collide_options *options)
 {

@@ -1,6 +1,7 @@
 /* src/collide/query.c — the pair queries that choose a method: sr_collide_distance,
  * sr_collide_penetration and sr_collide_signed_distance. Points, spheres, segments and capsules
- * (cores that are points or segments) are answered in closed form; every other pair by GJK on the
+ * (cores that are points or segments) are answered in closed form, and so is a point core against
+ * a box, cylinder or cone (point_core.c) unless the query is traced; every other pair by GJK on the
  * cores; rounded shapes whose cores are apart get their depth from the cores' closest points,
  * which is exact. When the cores overlap: polytope cores by the separating-axis test (exact, no
  * iteration: sr_collide_sat), coaxial solids of revolution by a 1-D minimisation, the rest by EPA.
@@ -12,6 +13,9 @@
 /* Cores closer than this fraction of the scale count as touching or crossing: the direction
  * between their closest points is not trusted below it (a closed form or EPA gives the normal). */
 #define CORES_CROSSING 1e-9
+/* Cores closer than this fraction of the scale touch: GJK's GJK_TOUCH (gjk.c), below which
+ * sr_collide_intersect answers hit; a closed form calls such cores overlapping too. */
+#define CORES_TOUCHING 1e-10
 
 /* ---- closed forms for point and segment cores ---- */
 
@@ -177,59 +181,45 @@ static bool coaxial_depth(const sr_placed *a, const sr_placed *b, double scale, 
     return true;
 }
 
-/* ---- a point core inside a cylinder or cone ---- */
+/* ---- a point core against a box, cylinder or cone ---- */
 
-/* A sphere (a point core) inside a cylinder or cone: the depth is the distance from the point to
- * the core's boundary, in closed form in the core's frame — the side (radially, or across the
- * cone's slanted side in the axial half-plane) or a cap or the base, whichever is nearest. Exact,
- * where EPA would need many faces (a point near the axis has a ring of nearly deepest directions).
- * False for other pairs, or when the point is outside (GJK and the cores' closest points answer
- * then). */
-static bool point_in_axial(const sr_placed *a, const sr_placed *b, double scale, sr_epa_output *out)
+/* A sphere (a point core) and a box, cylinder or cone: the signed distance from the point to the
+ * other core in closed form in that core's frame (point_core.c) — apart, the closest points;
+ * inside, the depth to the nearest face, the side, a cap or the base. Exact, where GJK takes 13 to
+ * 18 steps to pin a curved core down to the queries' 1e-7 and EPA many faces (a point near a
+ * cylinder's axis has a ring of nearly deepest directions). False for other pairs. */
+static bool point_pair(const sr_placed *a, const sr_placed *b, bool *point_first, sr_point_core *form)
 {
-    bool point_first = a->core == CORE_POINT;
-    const sr_placed *point = point_first ? a : b, *solid = point_first ? b : a;
-    if (point->core != CORE_POINT || (solid->core != CORE_CYLINDER && solid->core != CORE_CONE))
-        return false;
-    sr_dvec3 offset = dsub(point->p[0], solid->position);
-    sr_dvec3 q = solid->rotated ? placed_to_local(solid, offset) : offset;
-    double r = solid->core_radius, h = solid->half_height;
-    double rho = sqrt(q.x * q.x + q.y * q.y);
-    sr_dvec3 radial = rho > 0 ? dv(q.x / rho, q.y / rho, 0) : dv(1, 0, 0);
-    double depth;
-    sr_dvec3 outward; /* local, unit: the outward normal at the nearest boundary point */
-    /* GJK calls the cores overlapping within its touching distance: a point that far outside (on
-     * a flat disc, a cylinder or cone of height 0) is answered here too, with a depth about 0 */
-    double touch = 1e-10 * scale;
-    if (solid->core == CORE_CYLINDER || !(h > 0)) {
-        if (!(rho <= r + touch && fabs(q.z) <= h + touch))
-            return false;
-        depth = r - rho;
-        outward = radial;
-        if (h - fabs(q.z) < depth) {
-            depth = h - fabs(q.z);
-            outward = dv(0, 0, q.z >= 0 ? 1 : -1);
-        }
-    } else {
-        if (!(fabs(q.z) <= h + touch) || !(rho <= r * (h - q.z) / (2 * h) + touch))
-            return false;
-        double k = r / (2 * h), across = sqrt(1 + k * k);
-        depth = (k * (h - q.z) - rho) / across;
-        outward = dscale(dadd(radial, dv(0, 0, k)), 1.0 / across);
-        if (q.z + h < depth) {
-            depth = q.z + h;
-            outward = dv(0, 0, -1);
-        }
-    }
-    sr_dvec3 m = solid->rotated ? placed_to_world(solid, outward) : outward;
-    sr_dvec3 boundary = dmadd(point->p[0], depth, m);
+    *point_first = a->core == CORE_POINT;
+    const sr_placed *point = *point_first ? a : b, *solid = *point_first ? b : a;
+    return point->core == CORE_POINT && sr_point_core_distance(solid, point->p[0], form);
+}
+
+/* The depth of the point core in the solid (about 0 when it touches from outside). */
+static void point_depth(bool point_first, sr_dvec3 point, const sr_point_core *form, sr_epa_output *out)
+{
+    sr_dvec3 m = form->normal;
     /* B moves to let the point out: along -m when the point is A, along m when it is B */
     out->normal = point_first ? dneg(m) : m;
-    out->depth = depth;
-    out->point_a = point_first ? point->p[0] : boundary;
-    out->point_b = point_first ? boundary : point->p[0];
+    out->depth = -form->distance;
+    out->point_a = point_first ? point : form->boundary;
+    out->point_b = point_first ? form->boundary : point;
     out->iterations = 0;
     out->capped = out->degenerate = false;
+}
+
+/* After GJK found the cores overlapping (a traced query, which shows the iterations): a point core
+ * in a cylinder or cone still gets its depth in closed form (a point in a box goes to EPA). GJK
+ * calls the cores overlapping within its touching distance: a point that far outside (on a flat
+ * disc, a cylinder or cone of height 0) is answered here too, with a depth about 0. */
+static bool point_in_axial(const sr_placed *a, const sr_placed *b, double scale, sr_epa_output *out)
+{
+    bool point_first;
+    sr_point_core form;
+    const sr_placed *solid = a->core == CORE_POINT ? b : a;
+    if (solid->core == CORE_BOX || !point_pair(a, b, &point_first, &form) || !(form.distance <= CORES_TOUCHING * scale))
+        return false;
+    point_depth(point_first, (point_first ? a : b)->p[0], &form, out);
     return true;
 }
 
@@ -334,6 +324,51 @@ static void result_from_cores(sr_collide_result *r, const core_pair *c, double r
     r->point_a = r->point_b = dadd(dmadd(c->a, t, c->normal), origin);
 }
 
+/* The answer from the cores' depth along e's normal: the radii added along it. */
+static void result_from_depth(sr_collide_result *r, const sr_epa_output *e, double ra, double rb, sr_dvec3 origin)
+{
+    double depth = e->depth + (ra + rb);
+    r->hit = true;
+    r->distance = depth > 0 ? -depth : 0;
+    r->normal = e->normal;
+    r->point_a = dadd(dmadd(e->point_a, ra, e->normal), origin);
+    r->point_b = dadd(dmadd(e->point_b, -rb, e->normal), origin);
+    if (depth <= 0) /* touching: one point */
+        r->point_b = r->point_a;
+}
+
+/* A point core against a box, cylinder or cone in closed form (false for other pairs), with the
+ * touching conventions of the GJK path below: cores within CORES_TOUCHING overlap (as GJK and
+ * sr_collide_intersect call them); cores apart by more than CORES_CROSSING (or by more than the
+ * radii) answer from their closest points; the rest by the depth (about 0 for cores touching). */
+static bool solve_point_core(const sr_placed *pa, const sr_placed *pb, double scale, sr_dvec3 origin, bool signed_depth,
+                             sr_collide_result *result)
+{
+    bool point_first;
+    sr_point_core form;
+    if (!point_pair(pa, pb, &point_first, &form))
+        return false;
+    sr_dvec3 point = (point_first ? pa : pb)->p[0];
+    double d = form.distance;
+    result->method = SR_COLLIDE_BY_CLOSED_FORM;
+    if (d > CORES_TOUCHING * scale && (d > pa->radius + pb->radius || d > CORES_CROSSING * scale || !signed_depth)) {
+        core_pair cores = {.a = point_first ? point : form.boundary,
+                           .b = point_first ? form.boundary : point,
+                           .distance = d,
+                           .normal = point_first ? dneg(form.normal) : form.normal};
+        result_from_cores(result, &cores, pa->radius, pb->radius, signed_depth, origin);
+    } else if (!signed_depth) { /* the point is in both: the distance query's overlap */
+        result->hit = true;
+        result->normal = dv(0, 0, 1);
+        result->point_a = result->point_b = dadd(point, origin);
+    } else {
+        sr_epa_output e;
+        point_depth(point_first, point, &form, &e);
+        result_from_depth(result, &e, pa->radius, pb->radius, origin);
+    }
+    return true;
+}
+
 /* ---- the queries ---- */
 
 /* Distance (signed_depth false) or signed distance (true) of a valid pair, placed (pa, pb) in the
@@ -352,6 +387,12 @@ static sr_collide_status solve_placed(const sr_shape *a, const sr_shape *b, cons
         simple_cores(pa, pb, scale, &cores);
         result.method = SR_COLLIDE_BY_CLOSED_FORM;
         result_from_cores(&result, &cores, pa->radius, pb->radius, signed_depth, origin);
+        if (out)
+            *out = result;
+        return SR_COLLIDE_OK;
+    }
+    /* a traced query shows GJK's (and EPA's) steps: the closed form only answers untraced ones */
+    if (!trace && solve_point_core(pa, pb, scale, origin, signed_depth, &result)) {
         if (out)
             *out = result;
         return SR_COLLIDE_OK;
@@ -388,14 +429,7 @@ static sr_collide_status solve_placed(const sr_shape *a, const sr_shape *b, cons
         result.iterations += e.iterations;
         if (e.capped)
             result.status = SR_COLLIDE_ITERATION_CAP;
-        double depth = e.depth + radius;
-        result.hit = true;
-        result.distance = depth > 0 ? -depth : 0;
-        result.normal = e.normal;
-        result.point_a = dadd(dmadd(e.point_a, pa->radius, e.normal), origin);
-        result.point_b = dadd(dmadd(e.point_b, -pb->radius, e.normal), origin);
-        if (depth <= 0) /* touching: one point */
-            result.point_b = result.point_a;
+        result_from_depth(&result, &e, pa->radius, pb->radius, origin);
     }
     if (out)
         *out = result;

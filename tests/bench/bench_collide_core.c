@@ -4,9 +4,10 @@
  * sr_collide_shape_cast over a mix of 4,096 random pairs of every shape type (spheres, boxes,
  * capsules, cylinders, cones, hulls of 16 points, triangles, segments; a quarter rounded; about
  * half overlapping), and the same queries on the polytope pairs and the curved pairs of the mix
- * apart. QUERY_ns is the mean time per query of the set, the median of 15 rounds over the whole
- * set after one warm-up round, in the thread's CPU time (the machine may be shared: time spent
- * descheduled is not counted); QUERY_median_ns the median over the pairs of each pair's own time
+ * apart, and on its pairs of a sphere against a box, cylinder or cone. QUERY_ns is the mean time
+ * per query of the set, the median of 15 rounds over the whole set after one warm-up round, in
+ * the thread's CPU time (the machine may be shared: time spent descheduled is not counted);
+ * QUERY_median_ns the median over the pairs of each pair's own time
  * (the fastest of 7 timings of 8 repetitions each). One JSON line on stdout. Not a test.
  *   ./build/tests/bench/bench_collide_core */
 #include <softrast/collide.h>
@@ -100,6 +101,32 @@ static void generate(pair_set *mix)
     mix->count = PAIRS;
 }
 
+/* The mix's pairs of a sphere against a box, cylinder or cone (closed forms in query.c). */
+static bool is_sphere_against_solid(sr_shape_type a, sr_shape_type b)
+{
+    bool solid_b = b == SR_SHAPE_BOX || b == SR_SHAPE_CYLINDER || b == SR_SHAPE_CONE;
+    bool solid_a = a == SR_SHAPE_BOX || a == SR_SHAPE_CYLINDER || a == SR_SHAPE_CONE;
+    return (a == SR_SHAPE_SPHERE && solid_b) || (b == SR_SHAPE_SPHERE && solid_a);
+}
+
+static void copy_pair(const pair_set *mix, int k, pair_set *out)
+{
+    out->a[out->count] = mix->a[k];
+    out->b[out->count] = mix->b[k];
+    out->ray_origin[out->count] = mix->ray_origin[k];
+    out->ray_direction[out->count] = mix->ray_direction[k];
+    out->sweep[out->count] = mix->sweep[k];
+    out->count++;
+}
+
+static void sphere_subset(const pair_set *mix, pair_set *out)
+{
+    out->count = 0;
+    for (int k = 0; k < mix->count; k++)
+        if (is_sphere_against_solid(mix->a[k].type, mix->b[k].type))
+            copy_pair(mix, k, out);
+}
+
 /* A subset of the mix: its polytope pairs, or its pairs with a cylinder or cone, that are apart. */
 static void subset(const pair_set *mix, bool curved, pair_set *out)
 {
@@ -111,12 +138,7 @@ static void subset(const pair_set *mix, bool curved, pair_set *out)
                      mix->b[k].type == SR_SHAPE_CAPSULE;
         if (c != curved || (!curved && round))
             continue;
-        out->a[out->count] = mix->a[k];
-        out->b[out->count] = mix->b[k];
-        out->ray_origin[out->count] = mix->ray_origin[k];
-        out->ray_direction[out->count] = mix->ray_direction[k];
-        out->sweep[out->count] = mix->sweep[k];
-        out->count++;
+        copy_pair(mix, k, out);
     }
 }
 
@@ -236,10 +258,11 @@ static double run(const pair_set *set, int query)
 int main(void)
 {
     bench_random_state = 0x9e3779b97f4a7c15ull;
-    static pair_set mix, polytopes, curved;
+    static pair_set mix, polytopes, curved, spheres;
     generate(&mix);
     subset(&mix, false, &polytopes);
     subset(&mix, true, &curved);
+    sphere_subset(&mix, &spheres);
     int overlapping = 0;
     for (int k = 0; k < mix.count; k++) {
         bool hit;
@@ -247,9 +270,9 @@ int main(void)
         overlapping += hit;
     }
     printf("{\"bench\":\"collide_core\",\"pairs\":%d,\"overlapping\":%d", mix.count, overlapping);
-    const pair_set *sets[3] = {&mix, &polytopes, &curved};
-    const char *set_names[3] = {"mix", "polytopes", "curved"};
-    for (int s = 0; s < 3; s++) {
+    const pair_set *sets[4] = {&mix, &polytopes, &curved, &spheres};
+    const char *set_names[4] = {"mix", "polytopes", "curved", "spheres"};
+    for (int s = 0; s < 4; s++) {
         printf(",\"%s\":{\"pairs\":%d", set_names[s], sets[s]->count);
         for (int q = 0; q < Q_COUNT; q++)
             printf(",\"%s_ns\":%.0f,\"%s_median_ns\":%.0f", names[q], run(sets[s], q), names[q],
