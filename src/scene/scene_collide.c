@@ -228,9 +228,10 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     return SR_OK;
 }
 
-/* Copies what the pairs read of each live shape into scene->broad, by slot: the kept pairs look
- * their shapes up there, in an array a eighth the size of the shapes' (which is read in order
- * here, once per shape, rather than at random twice per pair). A shape the pass did not sync,
+/* Copies what the pairs read of each live shape into scene->marks and scene->broad, by slot: every
+ * kept pair looks its shapes up in marks (8 bytes a slot: whether it moved, its generation), the
+ * pairs with a moved shape in broad, an array a eighth the size of the shapes' (which is read in
+ * order here, once per shape, rather than at random twice per pair). A shape the pass did not sync,
  * copied to the same place at the last pass, only gets this pass's stamp: nothing else of it
  * changes but when the pass syncs it (a node made anew at a slot has a new shape, which the pass
  * syncs). Then every slot without a live shape (its shape removed, or none ever) counts as moved
@@ -238,12 +239,18 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
  * drops its pairs. */
 static sr_status gather_broad(sr_scene *scene, sr_error *err)
 {
-    uint32_t old_capacity = scene->broad_capacity;
-    if (!sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
+    // Both arrays grow by the same doubling from the same capacity (marks first: when broad
+    // cannot grow, the capacity stays the old one for both, and marks is sized again next time).
+    uint32_t old_capacity = scene->broad_capacity, mark_capacity = old_capacity;
+    if (!sr_scene_grow((void **)&scene->marks, &mark_capacity, scene->slot_count, sizeof *scene->marks) ||
+        !sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     scene_broad *broad = scene->broad;
-    for (uint32_t i = old_capacity; i < scene->broad_capacity; i++)
+    scene_mark *marks = scene->marks;
+    for (uint32_t i = old_capacity; i < scene->broad_capacity; i++) {
         broad[i].pass = 0; // never a pass's number: passes start at 1
+        marks[i] = (scene_mark){0};
+    }
     const uint32_t pass = scene->collide_pass;
     const scene_shape *shapes = scene->shapes;
     uint32_t gathered = 0;
@@ -257,9 +264,9 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
             b->pass = pass;
             continue;
         }
+        marks[shape->node] =
+            (scene_mark){.moved_pass = shape->moved_pass, .generation = scene->nodes[shape->node].generation};
         *b = (scene_broad){.pass = pass,
-                           .moved_pass = shape->moved_pass,
-                           .generation = scene->nodes[shape->node].generation,
                            .shape = i,
                            .reset_pass = shape->reset_pass,
                            .fat_pass = shape->fat_pass,
@@ -273,7 +280,7 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
     if (gathered != scene->gathered_shapes + scene->inserted_shapes)
         for (uint32_t slot = 0; slot < scene->slot_count; slot++)
             if (broad[slot].pass != pass)
-                broad[slot].moved_pass = pass;
+                marks[slot].moved_pass = pass;
     scene->gathered_shapes = gathered;
     return SR_OK;
 }
@@ -419,31 +426,29 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
     const double margin = scene->collide_margin;
     const uint32_t pass = scene->collide_pass, pair_count = scene->pair_count;
     const scene_broad *broad = scene->broad;
+    const scene_mark *marks = scene->marks;
     scene_pair *pairs = scene->pairs;
     uint32_t *next = scene->candidates, *free_answers = scene->free_answers;
-    const scene_answer *answers = scene->answers;
     uint32_t free_count = scene->free_answer_count;
     uint32_t kept = 0, unanswered = 0, filtered = 0, capped_freed = 0;
-    // The pairs come sorted by slot_a: its shape is looked up once for all its pairs.
+    // The pairs come sorted by slot_a: its mark is looked up once for all its pairs.
     uint32_t last_a = UINT32_MAX;
-    const scene_broad *a = NULL;
     bool a_moved = false;
     for (uint32_t i = 0; i < pair_count; i++) {
         scene_pair *pair = &pairs[i];
         uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
         if (slot_a != last_a) {
             last_a = slot_a;
-            a = &broad[slot_a];
-            a_moved = a->moved_pass == pass;
+            a_moved = marks[slot_a].moved_pass == pass;
         }
-        const scene_broad *b = &broad[slot_b];
-        if (a_moved || b->moved_pass == pass) { // (a slot without a live shape counts as moved)
+        if (a_moved || marks[slot_b].moved_pass == pass) { // (a slot without a live shape counts as moved)
+            const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
             // Fat boxes that kept their place still overlap: only one that changed is tested.
             if (a->pass != pass || b->pass != pass ||
                 ((a->fat_pass == pass || b->fat_pass == pass) && !fat_overlap(a->fat, b->fat))) {
                 if (pair->answer) { // room: free_answers has answer_capacity entries
                     free_answers[free_count++] = pair->answer - 1;
-                    capped_freed += answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
+                    capped_freed += pair->capped;
                 }
                 continue;
             }
@@ -455,7 +460,8 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
             pair = &pairs[kept];
         }
         if (pair->within) {
-            if (filter && !filter(user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
+            if (filter && !filter(user, (sr_node_id){slot_a, marks[slot_a].generation},
+                                  (sr_node_id){slot_b, marks[slot_b].generation})) {
                 filtered++;
             } else {
                 *next++ = kept;
@@ -514,14 +520,17 @@ static double touch_tolerance(const scene_broad *a, const scene_broad *b)
 }
 
 /* The answer of a query as the pass reports it: contact (hit, or apart by no more than the
- * rounding of the shapes' coordinates: touch), near (within the margin) or apart. */
-static void make_answer(const sr_collide_result *r, sr_collide_status status, sr_node_id a, sr_node_id b, double touch,
-                        double margin, scene_answer *out)
+ * rounding of the shapes' coordinates: touch), near (within the margin) or apart; the contact or
+ * near pair is written to *contact only for those two states. */
+static sr_pair_state make_answer(const sr_collide_result *r, sr_collide_status status, sr_node_id a, sr_node_id b,
+                                 double touch, double margin, double *distance_out, sr_contact *contact)
 {
-    bool contact = r->hit || r->distance <= touch;
-    const double distance = contact ? fmin(r->distance, 0.0) : r->distance;
-    out->state = contact ? SR_PAIR_CONTACT : distance <= margin ? SR_PAIR_NEAR : SR_PAIR_APART;
-    out->contact = (sr_contact){.a = a,
+    bool contact_state = r->hit || r->distance <= touch;
+    const double distance = contact_state ? fmin(r->distance, 0.0) : r->distance;
+    const sr_pair_state state = contact_state ? SR_PAIR_CONTACT : distance <= margin ? SR_PAIR_NEAR : SR_PAIR_APART;
+    *distance_out = distance;
+    if (state != SR_PAIR_APART)
+        *contact = (sr_contact){.a = a,
                                 .b = b,
                                 .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
                                 .normal = r->normal,
@@ -531,11 +540,16 @@ static void make_answer(const sr_collide_result *r, sr_collide_status status, sr
                                 .method = r->method,
                                 .status = status,
                                 .iterations = r->iterations};
+    return state;
 }
 
 /* The narrowphase: each candidate's answer, the kept one while neither shape moved since it was
- * asked, a bound above the margin (kept or along the last normal), or a new query. The arrays and
- * counters are read into locals (see walk_pairs). */
+ * asked, a bound above the margin (kept or along the last normal), or a new query. A kept answer
+ * is read where it is: the pair itself holds its state and whether it hit its cap, the dense
+ * answer_distances its distance, and only a contact or near pair reads its sr_contact. The node
+ * ids of a kept answer are the slots' generations now (a slot given another node has a new shape,
+ * which the pass syncs, and a slot left without a shape drops its pairs). The arrays and counters
+ * are read into locals (see walk_pairs). */
 __attribute__((always_inline)) static inline void answer_candidates(sr_scene *scene, const sr_collision_desc *desc,
                                                                      uint32_t candidate_count, sr_collision *result,
                                                                      sr_collision_stats *stats, const bool kept_caps)
@@ -545,9 +559,11 @@ __attribute__((always_inline)) static inline void answer_candidates(sr_scene *sc
     const uint32_t pass = scene->collide_pass;
     const sr_collide_options options = {.max_iterations = desc->max_iterations};
     const scene_broad *broad = scene->broad;
+    const scene_mark *marks = scene->marks;
     const uint32_t *candidate = scene->candidates;
     scene_pair *pairs = scene->pairs;
-    scene_answer *answers = scene->answers;
+    double *answer_distances = scene->answer_distances;
+    sr_contact *answer_contacts = scene->answer_contacts;
     const scene_shape *shapes = scene->shapes;
     sr_collision_pair *out_pairs = storage->pairs;
     sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
@@ -556,15 +572,13 @@ __attribute__((always_inline)) static inline void answer_candidates(sr_scene *sc
     for (uint32_t c = 0; c < candidate_count; c++) {
         scene_pair *pair = &pairs[candidate[c]];
         sr_collision_pair *out = &out_pairs[c];
-        const scene_answer *answer;
-        if (pair->current) { // its answer, node ids included, as it was asked
-            answer = &answers[pair->answer - 1];
+        uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
+        const sr_node_id id_a = {slot_a, marks[slot_a].generation}, id_b = {slot_b, marks[slot_b].generation};
+        if (pair->current) { // its answer, as it was asked
             if (kept_caps)
-                caps += answer->contact.status == SR_COLLIDE_ITERATION_CAP;
+                caps += pair->capped;
         } else {
-            uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
             const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
-            const sr_node_id id_a = {slot_a, a->generation}, id_b = {slot_b, b->generation};
             // The bound kept from an earlier pass, less how far both shapes have travelled since
             // (and their rounding's tolerance), when neither was remade since it was measured.
             if (pair->checked_pass && pair->checked_pass >= a->reset_pass && pair->checked_pass >= b->reset_pass) {
@@ -601,28 +615,28 @@ __attribute__((always_inline)) static inline void answer_candidates(sr_scene *sc
             pair->reach = r.distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
             if (pair->answer)
-                capped_answers -= answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
+                capped_answers -= pair->capped;
             else
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
                                                              : scene->answer_count++);
-            scene_answer *fresh = &answers[pair->answer - 1];
-            make_answer(&r, status, id_a, id_b, touch_tolerance(a, b), margin, fresh);
+            pair->state = (uint8_t)make_answer(&r, status, id_a, id_b, touch_tolerance(a, b), margin,
+                                               &answer_distances[pair->answer - 1],
+                                               &answer_contacts[pair->answer - 1]);
+            pair->capped = status == SR_COLLIDE_ITERATION_CAP;
             capped_answers += status == SR_COLLIDE_ITERATION_CAP;
             caps += status == SR_COLLIDE_ITERATION_CAP;
             pair->current = true;
-            answer = fresh;
         }
-        *out = (sr_collision_pair){.a = answer->contact.a,
-                                   .b = answer->contact.b,
-                                   .state = answer->state,
-                                   .distance = answer->contact.distance,
-                                   .index = UINT32_MAX};
-        if (answer->state == SR_PAIR_CONTACT) {
+        const uint32_t answer = pair->answer - 1;
+        const sr_pair_state state = (sr_pair_state)pair->state;
+        *out = (sr_collision_pair){
+            .a = id_a, .b = id_b, .state = state, .distance = answer_distances[answer], .index = UINT32_MAX};
+        if (state == SR_PAIR_CONTACT) {
             out->index = contacts;
-            out_contacts[contacts++] = answer->contact;
-        } else if (answer->state == SR_PAIR_NEAR) {
+            out_contacts[contacts++] = answer_contacts[answer];
+        } else if (state == SR_PAIR_NEAR) {
             out->index = near;
-            out_near[near++] = answer->contact;
+            out_near[near++] = answer_contacts[answer];
         }
     }
     result->pairs = storage->pairs;
@@ -661,12 +675,17 @@ static bool reserve_answers(sr_scene *scene, uint32_t unanswered)
         return true;
     if (wanted > UINT32_MAX)
         return false;
-    uint32_t capacity = scene->answer_capacity;
-    if (!sr_scene_grow((void **)&scene->answers, &capacity, (uint32_t)wanted, sizeof *scene->answers))
+    // The capacity is recorded only when all three grew (to the same capacity: the same doubling).
+    uint32_t distance_capacity = scene->answer_capacity, contact_capacity = scene->answer_capacity;
+    if (!sr_scene_grow((void **)&scene->answer_distances, &distance_capacity, (uint32_t)wanted,
+                       sizeof *scene->answer_distances) ||
+        !sr_scene_grow((void **)&scene->answer_contacts, &contact_capacity, (uint32_t)wanted,
+                       sizeof *scene->answer_contacts))
         return false;
+    uint32_t capacity = distance_capacity < contact_capacity ? distance_capacity : contact_capacity;
     uint32_t free_capacity = scene->answer_capacity;
     if (!sr_scene_grow((void **)&scene->free_answers, &free_capacity, capacity, sizeof *scene->free_answers))
-        return false; // answers grew; its capacity is recorded only when both did
+        return false;
     scene->answer_capacity = capacity < free_capacity ? capacity : free_capacity;
     return true;
 }
