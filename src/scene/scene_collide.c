@@ -459,14 +459,20 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
             pairs[kept] = *pair;
             pair = &pairs[kept];
         }
-        if (pair->within) {
-            if (filter && !filter(user, (sr_node_id){slot_a, marks[slot_a].generation},
-                                  (sr_node_id){slot_b, marks[slot_b].generation})) {
-                filtered++;
-            } else {
-                *next++ = kept;
-                unanswered += pair->answer == 0;
+        if (filter) {
+            if (pair->within) {
+                if (!filter(user, (sr_node_id){slot_a, marks[slot_a].generation},
+                            (sr_node_id){slot_b, marks[slot_b].generation})) {
+                    filtered++;
+                } else {
+                    *next++ = kept;
+                    unanswered += pair->answer == 0;
+                }
             }
+        } else { // without a branch: half the pairs are candidates, in no order a predictor learns
+            *next = kept; // (room: next - candidates <= kept < pair_count)
+            next += pair->within;
+            unanswered += pair->within & (pair->answer == 0);
         }
         kept++;
     }
@@ -564,6 +570,7 @@ __attribute__((always_inline)) static inline void answer_candidates(sr_scene *sc
     scene_pair *pairs = scene->pairs;
     double *answer_distances = scene->answer_distances;
     sr_contact *answer_contacts = scene->answer_contacts;
+    scene_bound *answer_bounds = scene->answer_bounds;
     const scene_shape *shapes = scene->shapes;
     sr_collision_pair *out_pairs = storage->pairs;
     sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
@@ -579,46 +586,51 @@ __attribute__((always_inline)) static inline void answer_candidates(sr_scene *sc
                 caps += pair->capped;
         } else {
             const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
-            // The bound kept from an earlier pass, less how far both shapes have travelled since
-            // (and their rounding's tolerance), when neither was remade since it was measured.
-            if (pair->checked_pass && pair->checked_pass >= a->reset_pass && pair->checked_pass >= b->reset_pass) {
-                double bound =
-                    pair->reach - a->travel - b->travel - a->touch - b->touch - 1e-15 * (a->travel + b->travel);
-                if (bound > margin) {
-                    *out = (sr_collision_pair){
-                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = bound, .bounded = true,
-                        .index = UINT32_MAX};
-                    rejects++;
-                    continue;
-                }
-            }
             const sr_placed_shape *world_a = &shapes[a->shape].placed, *world_b = &shapes[b->shape].placed;
-            if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
-                double separation =
-                    separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
-                pair->reach = separation + a->travel + b->travel;
-                pair->checked_pass = pass;
-                if (separation > margin) {
-                    *out = (sr_collision_pair){
-                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = separation, .bounded = true,
-                        .index = UINT32_MAX};
-                    rejects++;
-                    continue;
+            if (pair->answer) { // (a pair without one has neither a bound nor an axis)
+                scene_bound *kept = &answer_bounds[pair->answer - 1];
+                // The bound kept from an earlier pass, less how far both shapes have travelled
+                // since (and their rounding's tolerance), when neither was remade since it was
+                // measured.
+                if (kept->checked_pass && kept->checked_pass >= a->reset_pass && kept->checked_pass >= b->reset_pass) {
+                    double bound =
+                        kept->reach - a->travel - b->travel - a->touch - b->touch - 1e-15 * (a->travel + b->travel);
+                    if (bound > margin) {
+                        *out = (sr_collision_pair){
+                            .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = bound, .bounded = true,
+                            .index = UINT32_MAX};
+                        rejects++;
+                        continue;
+                    }
+                }
+                if (kept->axis.x != 0.0f || kept->axis.y != 0.0f || kept->axis.z != 0.0f) {
+                    double separation =
+                        separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(kept->axis)));
+                    kept->reach = separation + a->travel + b->travel;
+                    kept->checked_pass = pass;
+                    if (separation > margin) {
+                        *out = (sr_collision_pair){
+                            .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = separation, .bounded = true,
+                            .index = UINT32_MAX};
+                        rejects++;
+                        continue;
+                    }
                 }
             }
             sr_collide_result r;
             sr_collide_status status = sr_collide_placed_signed_distance(world_a, world_b, &options, &r);
             tests++;
-            pair->axis = sr_dvec3_to_vec3(r.normal);
-            // A distance the query found exactly (not at its cap) bounds the next passes' too.
-            pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? pass : 0;
-            pair->reach = r.distance + a->travel + b->travel;
             // Room was made before the loop (reserve_answers).
             if (pair->answer)
                 capped_answers -= pair->capped;
             else
                 pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
                                                              : scene->answer_count++);
+            scene_bound *kept = &answer_bounds[pair->answer - 1];
+            kept->axis = sr_dvec3_to_vec3(r.normal);
+            // A distance the query found exactly (not at its cap) bounds the next passes' too.
+            kept->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? pass : 0;
+            kept->reach = r.distance + a->travel + b->travel;
             pair->state = (uint8_t)make_answer(&r, status, id_a, id_b, touch_tolerance(a, b), margin,
                                                &answer_distances[pair->answer - 1],
                                                &answer_contacts[pair->answer - 1]);
@@ -629,15 +641,17 @@ __attribute__((always_inline)) static inline void answer_candidates(sr_scene *sc
         }
         const uint32_t answer = pair->answer - 1;
         const sr_pair_state state = (sr_pair_state)pair->state;
-        *out = (sr_collision_pair){
-            .a = id_a, .b = id_b, .state = state, .distance = answer_distances[answer], .index = UINT32_MAX};
-        if (state == SR_PAIR_CONTACT) {
-            out->index = contacts;
-            out_contacts[contacts++] = answer_contacts[answer];
-        } else if (state == SR_PAIR_NEAR) {
-            out->index = near;
-            out_near[near++] = answer_contacts[answer];
-        }
+        // One branch (apart or not) where the states come in no order a predictor learns.
+        const bool is_contact = state == SR_PAIR_CONTACT, is_near = state == SR_PAIR_NEAR;
+        *out = (sr_collision_pair){.a = id_a,
+                                   .b = id_b,
+                                   .state = state,
+                                   .distance = answer_distances[answer],
+                                   .index = is_contact ? contacts : is_near ? near : UINT32_MAX};
+        if (is_contact || is_near)
+            *(is_contact ? &out_contacts[contacts] : &out_near[near]) = answer_contacts[answer];
+        contacts += is_contact;
+        near += is_near;
     }
     result->pairs = storage->pairs;
     result->pair_count = candidate_count;
@@ -675,14 +689,17 @@ static bool reserve_answers(sr_scene *scene, uint32_t unanswered)
         return true;
     if (wanted > UINT32_MAX)
         return false;
-    // The capacity is recorded only when all three grew (to the same capacity: the same doubling).
-    uint32_t distance_capacity = scene->answer_capacity, contact_capacity = scene->answer_capacity;
+    // The capacity is recorded only when all four grew (to the same capacity: the same doubling).
+    uint32_t distance_capacity = scene->answer_capacity, contact_capacity = scene->answer_capacity,
+             bound_capacity = scene->answer_capacity;
     if (!sr_scene_grow((void **)&scene->answer_distances, &distance_capacity, (uint32_t)wanted,
                        sizeof *scene->answer_distances) ||
         !sr_scene_grow((void **)&scene->answer_contacts, &contact_capacity, (uint32_t)wanted,
-                       sizeof *scene->answer_contacts))
+                       sizeof *scene->answer_contacts) ||
+        !sr_scene_grow((void **)&scene->answer_bounds, &bound_capacity, (uint32_t)wanted, sizeof *scene->answer_bounds))
         return false;
     uint32_t capacity = distance_capacity < contact_capacity ? distance_capacity : contact_capacity;
+    capacity = bound_capacity < capacity ? bound_capacity : capacity;
     uint32_t free_capacity = scene->answer_capacity;
     if (!sr_scene_grow((void **)&scene->free_answers, &free_capacity, capacity, sizeof *scene->free_answers))
         return false;

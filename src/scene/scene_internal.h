@@ -131,15 +131,12 @@ typedef struct scene_mark {
     uint32_t generation; ///< of the node
 } scene_mark;
 
-/// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
+/// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c): 16 bytes, what
+/// every pass reads of every kept pair. What only a pair with a moved shape reads (its last normal
+/// and distance bound) is with its answer (scene_bound).
 typedef struct scene_pair {
     uint64_t key;    ///< slot_a << 32 | slot_b, slot_a < slot_b
-    sr_vec3 axis;    ///< the normal of its last query (from a towards b); zero: none yet
-    uint32_t answer; ///< 1 + index in answer_distances and answer_contacts of its last answer; 0: none
-    /// A lower bound of the distance measured in pass checked_pass (0: none), plus both shapes'
-    /// travel then: the bound now is reach minus their travel now (scene_collide.c).
-    double reach;
-    uint32_t checked_pass;
+    uint32_t answer; ///< 1 + index in answer_bounds, answer_distances and answer_contacts; 0: none
     /// The shapes' exact boxes came within the margin when last tested (the pair was a candidate,
     /// filter aside); still true while neither shape moves (scene_collide.c: find_candidates).
     bool within;
@@ -149,7 +146,17 @@ typedef struct scene_pair {
     uint8_t state; ///< the sr_pair_state its last query gave (with `answer`)
     bool capped;   ///< its last query hit its iteration cap (with `answer`)
 } scene_pair;
-_Static_assert(sizeof(scene_pair) == 40, "scene_pair: 40 bytes");
+_Static_assert(sizeof(scene_pair) == 16, "scene_pair: 16 bytes");
+
+/// What a pair with an answer keeps to prove itself apart without a query (scene_collide.c): a
+/// pair without one has neither.
+typedef struct scene_bound {
+    sr_vec3 axis; ///< the normal of its last query (from a towards b); zero: none
+    /// A lower bound of the distance measured in pass checked_pass (0: none), plus both shapes'
+    /// travel then: the bound now is reach minus their travel now (scene_collide.c).
+    uint32_t checked_pass;
+    double reach;
+} scene_bound;
 
 struct sr_scene {
     char *name;
@@ -217,6 +224,7 @@ struct sr_scene {
     /// (node ids as asked). Split so that the reused pairs apart read 8 bytes at random, not 144.
     double *answer_distances;
     sr_contact *answer_contacts;
+    scene_bound *answer_bounds; ///< the pairs' axes and distance bounds (scene_bound)
     uint32_t answer_count, answer_capacity;
     uint32_t *free_answers;      ///< indices in `answers` no pair uses; capacity: answer_capacity
     uint32_t free_answer_count;

@@ -510,6 +510,7 @@ void sr_scene_destroy_shapes(sr_scene *scene)
     sr_free(scene->marks);
     sr_free(scene->answer_distances);
     sr_free(scene->answer_contacts);
+    sr_free(scene->answer_bounds);
     sr_free(scene->free_answers);
     sr_free(scene->moved);
     sr_dynamic_tree_destroy(scene->shape_tree);
