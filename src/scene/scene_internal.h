@@ -1,8 +1,8 @@
 /* src/scene/scene_internal.h — the private layout of sr_scene, shared by scene.c (storage,
  * meshes, materials, nodes), scene_update.c (world transforms and boxes, the instance tree),
  * scene_render.c (culling, drawing, frames), scene_pick.c, scene_shape.c (collision shapes on
- * nodes and the meshes that draw them) and scene_collide.c (the collision pass). Never
- * installed. */
+ * nodes and the meshes that draw them), scene_collide.c and scene_collide_narrow.c (the
+ * collision pass). Never installed. */
 #ifndef SR_SCENE_INTERNAL_H
 #define SR_SCENE_INTERNAL_H
 
@@ -235,6 +235,21 @@ struct sr_scene {
     sr_progress_fn progress; ///< sr_scene_set_progress
     void *progress_user;
 };
+
+/// An sr_collision's result arrays (scene_collide.c), each of `capacity` entries.
+struct sr_collision_storage {
+    sr_collision_pair *pairs;
+    sr_contact *contacts, *near;
+    size_t capacity; ///< of each array
+};
+
+/// The narrowphase of sr_scene_collide over the pass's `candidate_count` candidates
+/// (scene->candidates) into `result`, whose arrays have room for them (scene_collide_narrow.c).
+void sr_scene_narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count,
+                          sr_collision *result, sr_collision_stats *stats);
+
+/// Room for an answer for each of `unanswered` candidates without one (scene_collide_narrow.c).
+bool sr_scene_reserve_answers(sr_scene *scene, uint32_t unanswered);
 
 /// sr_scene_create_from_mesh with the BVH build reported to `progress` (sr_scene_set_progress).
 sr_status sr_scene_create_from_mesh_reporting(sr_mesh *mesh, const char *name, sr_progress_fn progress, void *user,
