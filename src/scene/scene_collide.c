@@ -9,21 +9,21 @@
  * the margin of each other. The tree's boxes are the exact boxes grown by half the margin, so a
  * pair within the margin always has overlapping fat boxes.
  *
- * Narrowphase (scene_collide_narrow.c): each candidate keeps the normal of its last query. A normal that still separates
- * the shapes by more than the margin proves them apart (a separating axis gives a lower bound of
- * the distance), which costs two support points, as Bullet's and Jolt's cached separating axes
- * do. Cheaper still, the lower bound a pair had (that separation, or the distance its query found)
- * stays one in later passes once the distance both shapes may have travelled since is taken off:
- * each shape sums, pass by pass, its translation plus its rotation's chord times the radius of its
- * box (every support value of it moved by no more), and a pair whose bound minus both sums still
- * exceeds the margin is proved apart without touching its shapes (conservative advancement's
- * bound, as used for time of impact); a shape made anew starts its sum again. A candidate neither
- * of whose shapes moved since its last query gets that query's answer again (the query is
- * deterministic: it would answer the same), so a pile at rest costs only its broadphase; otherwise
- * sr_collide_placed_signed_distance answers (each shape placed once when the pass syncs it: the
- * same bits as sr_collide_signed_distance): contact (distance <= 0, or touching: apart by at most
- * 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms), near
- * (within the margin) or apart.
+ * Narrowphase (scene_collide_narrow.c): each candidate keeps the normal of its last query. A
+ * normal that still separates the shapes by more than the margin proves them apart (a separating
+ * axis gives a lower bound of the distance), which costs two support points, as Bullet's and
+ * Jolt's cached separating axes do. Cheaper still, the lower bound a pair had (that separation, or
+ * the distance its query found) stays one in later passes once the distance both shapes may have
+ * travelled since is taken off: each shape sums, pass by pass, its translation plus its rotation's
+ * chord times the radius of its box (every support value of it moved by no more), and a pair whose
+ * bound minus both sums still exceeds the margin is proved apart without touching its shapes
+ * (conservative advancement's bound, as used for time of impact); a shape made anew starts its sum
+ * again. A candidate neither of whose shapes moved since its last query gets that query's answer
+ * again (the query is deterministic: it would answer the same), so a pile at rest costs only its
+ * broadphase; otherwise sr_collide_placed_signed_distance answers (each shape placed once when the
+ * pass syncs it: the same bits as sr_collide_signed_distance): contact (distance <= 0, or
+ * touching: apart by at most 1e-7 of the largest coordinate of the pair's boxes, the rounding of
+ * float transforms), near (within the margin) or apart.
  *
  * Allocation: the arrays grow between the stages, to what the stage will need, never inside a
  * loop (except the tree queries' new pairs, which double when a query finds more than ever). */
