@@ -410,6 +410,67 @@ Test(scene_collide, a_removed_shape_leaves_the_pairs_of_its_still_partners)
     world_free(&w);
 }
 
+/* A node removed and another made in the same update take the same slot (a new generation) among
+ * shapes at rest: the pass reports the new node's pairs under its new handle, and its still
+ * partners' other pairs keep their answers. */
+Test(scene_collide, a_slot_given_to_a_new_node_reports_its_new_handle)
+{
+    world w;
+    world_init(&w, 5);
+    sr_node_id nodes[30];
+    for (int i = 0; i < 30; i++)
+        nodes[i] = add_shape(&w, i, 1.0);
+    update_and_collide(&w, NULL);
+    sr_error err = {0};
+    for (int i = 0; i < 30; i += 4) {
+        cr_assert_eq(sr_scene_remove_node(w.scene, nodes[i], &err), SR_OK, "%s", err.message);
+        sr_node_id again = add_shape(&w, i + 1, 1.0);
+        cr_assert_eq(again.index, nodes[i].index, "the new node took another slot");
+        cr_assert_neq(again.generation, nodes[i].generation);
+        update_and_collide(&w, NULL);
+        check_pass(&w, NULL);
+        cr_assert_gt(w.result->stats.reused, 0, "no still pair kept its answer");
+        update_and_collide(&w, NULL);
+        check_pass(&w, NULL);
+    }
+    world_free(&w);
+}
+
+/* One shape sweeps through shapes at rest, a pass per step, and comes back to where it started:
+ * its pairs appear and part (the answers of those that part are given to those that appear), the
+ * still pairs keep theirs, and only its own pairs are asked again. */
+Test(scene_collide, a_shape_sweeping_through_still_shapes_and_back)
+{
+    world w;
+    world_init(&w, 9);
+    for (int i = 0; i < 80; i++)
+        add_shape(&w, i, 1.5);
+    sr_node_id mover = add_shape(&w, 1, 1.5);
+    update_and_collide(&w, NULL);
+    sr_node_info info;
+    cr_assert_eq(sr_scene_node(w.scene, mover, &info, NULL), SR_OK);
+    const sr_transform start = info.transform;
+    sr_error err = {0};
+    uint32_t partners_seen = 0;
+    for (int k = 0; k <= 24; k++) {
+        sr_transform t = start;
+        t.translation.x = k == 24 ? start.translation.x : -1.8f + 0.15f * (float)k;
+        cr_assert_eq(sr_scene_set_transform(w.scene, mover, t, &err), SR_OK, "%s", err.message);
+        update_and_collide(&w, NULL);
+        check_pass(&w, NULL);
+        uint32_t own = 0;
+        for (size_t p = 0; p < w.result->pair_count; p++)
+            own += w.result->pairs[p].a.index == mover.index || w.result->pairs[p].b.index == mover.index;
+        cr_assert_leq(w.result->stats.tests + w.result->stats.axis_rejects, own, "step %d: pairs without the mover asked",
+                      k);
+        cr_assert_eq(w.result->stats.reused + w.result->stats.tests + w.result->stats.axis_rejects,
+                     w.result->pair_count);
+        partners_seen += own;
+    }
+    cr_assert_gt(partners_seen, 20, "the sweep met too few shapes");
+    world_free(&w);
+}
+
 /* With a cap of 2 iterations many queries hit it: each pass counts, among its candidates that got
  * an answer (not proved apart by a bound), those whose query alone hits the cap, whether the pass
  * asked it again or reused it; and each contact or near pair carries the cap's status. */

@@ -9,21 +9,21 @@
  * the margin of each other. The tree's boxes are the exact boxes grown by half the margin, so a
  * pair within the margin always has overlapping fat boxes.
  *
- * Narrowphase: each candidate keeps the normal of its last query. A normal that still separates
- * the shapes by more than the margin proves them apart (a separating axis gives a lower bound of
- * the distance), which costs two support points, as Bullet's and Jolt's cached separating axes
- * do. Cheaper still, the lower bound a pair had (that separation, or the distance its query found)
- * stays one in later passes once the distance both shapes may have travelled since is taken off:
- * each shape sums, pass by pass, its translation plus its rotation's chord times the radius of its
- * box (every support value of it moved by no more), and a pair whose bound minus both sums still
- * exceeds the margin is proved apart without touching its shapes (conservative advancement's
- * bound, as used for time of impact); a shape made anew starts its sum again. A candidate neither
- * of whose shapes moved since its last query gets that query's answer again (the query is
- * deterministic: it would answer the same), so a pile at rest costs only its broadphase; otherwise
- * sr_collide_placed_signed_distance answers (each shape placed once when the pass syncs it: the
- * same bits as sr_collide_signed_distance): contact (distance <= 0, or touching: apart by at most
- * 1e-7 of the largest coordinate of the pair's boxes, the rounding of float transforms), near
- * (within the margin) or apart.
+ * Narrowphase (scene_collide_narrow.c): each candidate keeps the normal of its last query. A
+ * normal that still separates the shapes by more than the margin proves them apart (a separating
+ * axis gives a lower bound of the distance), which costs two support points, as Bullet's and
+ * Jolt's cached separating axes do. Cheaper still, the lower bound a pair had (that separation, or
+ * the distance its query found) stays one in later passes once the distance both shapes may have
+ * travelled since is taken off: each shape sums, pass by pass, its translation plus its rotation's
+ * chord times the radius of its box (every support value of it moved by no more), and a pair whose
+ * bound minus both sums still exceeds the margin is proved apart without touching its shapes
+ * (conservative advancement's bound, as used for time of impact); a shape made anew starts its sum
+ * again. A candidate neither of whose shapes moved since its last query gets that query's answer
+ * again (the query is deterministic: it would answer the same), so a pile at rest costs only its
+ * broadphase; otherwise sr_collide_placed_signed_distance answers (each shape placed once when the
+ * pass syncs it: the same bits as sr_collide_signed_distance): contact (distance <= 0, or
+ * touching: apart by at most 1e-7 of the largest coordinate of the pair's boxes, the rounding of
+ * float transforms), near (within the margin) or apart.
  *
  * Allocation: the arrays grow between the stages, to what the stage will need, never inside a
  * loop (except the tree queries' new pairs, which double when a query finds more than ever). */
@@ -32,12 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct sr_collision_storage {
-    sr_collision_pair *pairs;
-    sr_contact *contacts, *near;
-    size_t capacity; ///< of each array
-};
 
 static double now_ms(void)
 {
@@ -228,9 +222,10 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
     return SR_OK;
 }
 
-/* Copies what the pairs read of each live shape into scene->broad, by slot: the kept pairs look
- * their shapes up there, in an array a eighth the size of the shapes' (which is read in order
- * here, once per shape, rather than at random twice per pair). A shape the pass did not sync,
+/* Copies what the pairs read of each live shape into scene->marks and scene->broad, by slot: every
+ * kept pair looks its shapes up in marks (8 bytes a slot: whether it moved, its generation), the
+ * pairs with a moved shape in broad, an array a eighth the size of the shapes' (which is read in
+ * order here, once per shape, rather than at random twice per pair). A shape the pass did not sync,
  * copied to the same place at the last pass, only gets this pass's stamp: nothing else of it
  * changes but when the pass syncs it (a node made anew at a slot has a new shape, which the pass
  * syncs). Then every slot without a live shape (its shape removed, or none ever) counts as moved
@@ -238,12 +233,18 @@ static sr_status sync_shapes(sr_scene *scene, sr_collision_stats *stats, sr_erro
  * drops its pairs. */
 static sr_status gather_broad(sr_scene *scene, sr_error *err)
 {
-    uint32_t old_capacity = scene->broad_capacity;
-    if (!sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
+    // Both arrays grow by the same doubling from the same capacity (marks first: when broad
+    // cannot grow, the capacity stays the old one for both, and marks is sized again next time).
+    uint32_t old_capacity = scene->broad_capacity, mark_capacity = old_capacity;
+    if (!sr_scene_grow((void **)&scene->marks, &mark_capacity, scene->slot_count, sizeof *scene->marks) ||
+        !sr_scene_grow((void **)&scene->broad, &scene->broad_capacity, scene->slot_count, sizeof *scene->broad))
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory");
     scene_broad *broad = scene->broad;
-    for (uint32_t i = old_capacity; i < scene->broad_capacity; i++)
+    scene_mark *marks = scene->marks;
+    for (uint32_t i = old_capacity; i < scene->broad_capacity; i++) {
         broad[i].pass = 0; // never a pass's number: passes start at 1
+        marks[i] = (scene_mark){0};
+    }
     const uint32_t pass = scene->collide_pass;
     const scene_shape *shapes = scene->shapes;
     uint32_t gathered = 0;
@@ -257,9 +258,9 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
             b->pass = pass;
             continue;
         }
+        marks[shape->node] =
+            (scene_mark){.moved_pass = shape->moved_pass, .generation = scene->nodes[shape->node].generation};
         *b = (scene_broad){.pass = pass,
-                           .moved_pass = shape->moved_pass,
-                           .generation = scene->nodes[shape->node].generation,
                            .shape = i,
                            .reset_pass = shape->reset_pass,
                            .fat_pass = shape->fat_pass,
@@ -273,7 +274,7 @@ static sr_status gather_broad(sr_scene *scene, sr_error *err)
     if (gathered != scene->gathered_shapes + scene->inserted_shapes)
         for (uint32_t slot = 0; slot < scene->slot_count; slot++)
             if (broad[slot].pass != pass)
-                broad[slot].moved_pass = pass;
+                marks[slot].moved_pass = pass;
     scene->gathered_shapes = gathered;
     return SR_OK;
 }
@@ -419,31 +420,29 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
     const double margin = scene->collide_margin;
     const uint32_t pass = scene->collide_pass, pair_count = scene->pair_count;
     const scene_broad *broad = scene->broad;
+    const scene_mark *marks = scene->marks;
     scene_pair *pairs = scene->pairs;
     uint32_t *next = scene->candidates, *free_answers = scene->free_answers;
-    const scene_answer *answers = scene->answers;
     uint32_t free_count = scene->free_answer_count;
     uint32_t kept = 0, unanswered = 0, filtered = 0, capped_freed = 0;
-    // The pairs come sorted by slot_a: its shape is looked up once for all its pairs.
+    // The pairs come sorted by slot_a: its mark is looked up once for all its pairs.
     uint32_t last_a = UINT32_MAX;
-    const scene_broad *a = NULL;
     bool a_moved = false;
     for (uint32_t i = 0; i < pair_count; i++) {
         scene_pair *pair = &pairs[i];
         uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
         if (slot_a != last_a) {
             last_a = slot_a;
-            a = &broad[slot_a];
-            a_moved = a->moved_pass == pass;
+            a_moved = marks[slot_a].moved_pass == pass;
         }
-        const scene_broad *b = &broad[slot_b];
-        if (a_moved || b->moved_pass == pass) { // (a slot without a live shape counts as moved)
+        if (a_moved || marks[slot_b].moved_pass == pass) { // (a slot without a live shape counts as moved)
+            const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
             // Fat boxes that kept their place still overlap: only one that changed is tested.
             if (a->pass != pass || b->pass != pass ||
                 ((a->fat_pass == pass || b->fat_pass == pass) && !fat_overlap(a->fat, b->fat))) {
                 if (pair->answer) { // room: free_answers has answer_capacity entries
                     free_answers[free_count++] = pair->answer - 1;
-                    capped_freed += answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
+                    capped_freed += pair->capped;
                 }
                 continue;
             }
@@ -454,13 +453,20 @@ __attribute__((always_inline)) static inline pair_walk walk_pairs(sr_scene *scen
             pairs[kept] = *pair;
             pair = &pairs[kept];
         }
-        if (pair->within) {
-            if (filter && !filter(user, (sr_node_id){slot_a, a->generation}, (sr_node_id){slot_b, b->generation})) {
-                filtered++;
-            } else {
-                *next++ = kept;
-                unanswered += pair->answer == 0;
+        if (filter) {
+            if (pair->within) {
+                if (!filter(user, (sr_node_id){slot_a, marks[slot_a].generation},
+                            (sr_node_id){slot_b, marks[slot_b].generation})) {
+                    filtered++;
+                } else {
+                    *next++ = kept;
+                    unanswered += pair->answer == 0;
+                }
             }
+        } else { // without a branch: half the pairs are candidates, in no order a predictor learns
+            *next = kept; // (room: next - candidates <= kept < pair_count)
+            next += pair->within;
+            unanswered += pair->within & (pair->answer == 0);
         }
         kept++;
     }
@@ -491,184 +497,6 @@ static sr_status find_candidates(sr_scene *scene, const sr_collision_desc *desc,
     *candidate_count = walk.candidates;
     *unanswered_count = walk.unanswered;
     return SR_OK;
-}
-
-/* ---- narrowphase ---- */
-
-/* A lower bound of the distance from the separation of the shapes along `axis` (unit, from a
- * towards b): B's lowest point along it minus A's highest. */
-static double separation_along(const sr_placed_shape *a, const sr_placed_shape *b, sr_dvec3 axis)
-{
-    double high_a = sr_dvec3_dot(sr_placed_support(a, axis), axis);
-    double low_b = sr_dvec3_dot(sr_placed_support(b, sr_dvec3_negate(axis)), axis);
-    return low_b - high_a;
-}
-
-/* Distances up to this are touching: 1e-7 of the largest coordinate of the two boxes, the
- * rounding of the float node transforms that place the shapes (0.1 in a file is 0.1 + 1.5e-9 as
- * a float: two shapes set to touch at 0.1 are that far apart). Each shape's part is found once a
- * pass (gather_broad): the larger of the two. */
-static double touch_tolerance(const scene_broad *a, const scene_broad *b)
-{
-    return a->touch > b->touch ? a->touch : b->touch;
-}
-
-/* The answer of a query as the pass reports it: contact (hit, or apart by no more than the
- * rounding of the shapes' coordinates: touch), near (within the margin) or apart. */
-static void make_answer(const sr_collide_result *r, sr_collide_status status, sr_node_id a, sr_node_id b, double touch,
-                        double margin, scene_answer *out)
-{
-    bool contact = r->hit || r->distance <= touch;
-    const double distance = contact ? fmin(r->distance, 0.0) : r->distance;
-    out->state = contact ? SR_PAIR_CONTACT : distance <= margin ? SR_PAIR_NEAR : SR_PAIR_APART;
-    out->contact = (sr_contact){.a = a,
-                                .b = b,
-                                .point = sr_dvec3_scale(sr_dvec3_add(r->point_a, r->point_b), 0.5),
-                                .normal = r->normal,
-                                .distance = distance,
-                                .point_a = r->point_a,
-                                .point_b = r->point_b,
-                                .method = r->method,
-                                .status = status,
-                                .iterations = r->iterations};
-}
-
-/* The narrowphase: each candidate's answer, the kept one while neither shape moved since it was
- * asked, a bound above the margin (kept or along the last normal), or a new query. The arrays and
- * counters are read into locals (see walk_pairs). */
-__attribute__((always_inline)) static inline void answer_candidates(sr_scene *scene, const sr_collision_desc *desc,
-                                                                     uint32_t candidate_count, sr_collision *result,
-                                                                     sr_collision_stats *stats, const bool kept_caps)
-{
-    struct sr_collision_storage *storage = result->storage;
-    const double margin = scene->collide_margin;
-    const uint32_t pass = scene->collide_pass;
-    const sr_collide_options options = {.max_iterations = desc->max_iterations};
-    const scene_broad *broad = scene->broad;
-    const uint32_t *candidate = scene->candidates;
-    scene_pair *pairs = scene->pairs;
-    scene_answer *answers = scene->answers;
-    const scene_shape *shapes = scene->shapes;
-    sr_collision_pair *out_pairs = storage->pairs;
-    sr_contact *out_contacts = storage->contacts, *out_near = storage->near;
-    uint32_t contacts = 0, near = 0, rejects = 0, tests = 0, caps = 0;
-    uint32_t capped_answers = scene->capped_answers;
-    for (uint32_t c = 0; c < candidate_count; c++) {
-        scene_pair *pair = &pairs[candidate[c]];
-        sr_collision_pair *out = &out_pairs[c];
-        const scene_answer *answer;
-        if (pair->current) { // its answer, node ids included, as it was asked
-            answer = &answers[pair->answer - 1];
-            if (kept_caps)
-                caps += answer->contact.status == SR_COLLIDE_ITERATION_CAP;
-        } else {
-            uint32_t slot_a = (uint32_t)(pair->key >> 32), slot_b = (uint32_t)pair->key;
-            const scene_broad *a = &broad[slot_a], *b = &broad[slot_b];
-            const sr_node_id id_a = {slot_a, a->generation}, id_b = {slot_b, b->generation};
-            // The bound kept from an earlier pass, less how far both shapes have travelled since
-            // (and their rounding's tolerance), when neither was remade since it was measured.
-            if (pair->checked_pass && pair->checked_pass >= a->reset_pass && pair->checked_pass >= b->reset_pass) {
-                double bound =
-                    pair->reach - a->travel - b->travel - a->touch - b->touch - 1e-15 * (a->travel + b->travel);
-                if (bound > margin) {
-                    *out = (sr_collision_pair){
-                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = bound, .bounded = true,
-                        .index = UINT32_MAX};
-                    rejects++;
-                    continue;
-                }
-            }
-            const sr_placed_shape *world_a = &shapes[a->shape].placed, *world_b = &shapes[b->shape].placed;
-            if (pair->axis.x != 0.0f || pair->axis.y != 0.0f || pair->axis.z != 0.0f) {
-                double separation =
-                    separation_along(world_a, world_b, sr_dvec3_normalize(sr_dvec3_from_vec3(pair->axis)));
-                pair->reach = separation + a->travel + b->travel;
-                pair->checked_pass = pass;
-                if (separation > margin) {
-                    *out = (sr_collision_pair){
-                        .a = id_a, .b = id_b, .state = SR_PAIR_APART, .distance = separation, .bounded = true,
-                        .index = UINT32_MAX};
-                    rejects++;
-                    continue;
-                }
-            }
-            sr_collide_result r;
-            sr_collide_status status = sr_collide_placed_signed_distance(world_a, world_b, &options, &r);
-            tests++;
-            pair->axis = sr_dvec3_to_vec3(r.normal);
-            // A distance the query found exactly (not at its cap) bounds the next passes' too.
-            pair->checked_pass = status == SR_COLLIDE_OK && !r.hit && r.distance > 0.0 ? pass : 0;
-            pair->reach = r.distance + a->travel + b->travel;
-            // Room was made before the loop (reserve_answers).
-            if (pair->answer)
-                capped_answers -= answers[pair->answer - 1].contact.status == SR_COLLIDE_ITERATION_CAP;
-            else
-                pair->answer = 1 + (scene->free_answer_count ? scene->free_answers[--scene->free_answer_count]
-                                                             : scene->answer_count++);
-            scene_answer *fresh = &answers[pair->answer - 1];
-            make_answer(&r, status, id_a, id_b, touch_tolerance(a, b), margin, fresh);
-            capped_answers += status == SR_COLLIDE_ITERATION_CAP;
-            caps += status == SR_COLLIDE_ITERATION_CAP;
-            pair->current = true;
-            answer = fresh;
-        }
-        *out = (sr_collision_pair){.a = answer->contact.a,
-                                   .b = answer->contact.b,
-                                   .state = answer->state,
-                                   .distance = answer->contact.distance,
-                                   .index = UINT32_MAX};
-        if (answer->state == SR_PAIR_CONTACT) {
-            out->index = contacts;
-            out_contacts[contacts++] = answer->contact;
-        } else if (answer->state == SR_PAIR_NEAR) {
-            out->index = near;
-            out_near[near++] = answer->contact;
-        }
-    }
-    result->pairs = storage->pairs;
-    result->pair_count = candidate_count;
-    result->contacts = storage->contacts;
-    result->contact_count = contacts;
-    result->near = storage->near;
-    result->near_count = near;
-    stats->reused += candidate_count - rejects - tests;
-    stats->axis_rejects += rejects;
-    stats->tests += tests;
-    stats->iteration_caps += caps;
-    scene->capped_answers = capped_answers;
-    stats->contacts = contacts;
-    stats->near = near;
-}
-
-/* Each candidate's answer (answer_candidates). A kept answer is read for its status only while
- * some kept answer hit its cap: the loop is inlined twice, with and without that read. */
-static void narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count, sr_collision *result,
-                        sr_collision_stats *stats)
-{
-    if (scene->capped_answers)
-        answer_candidates(scene, desc, candidate_count, result, stats, true);
-    else
-        answer_candidates(scene, desc, candidate_count, result, stats, false);
-}
-
-/* Room for an answer for each of the `unanswered` candidates (those without one yet), beyond the
- * free ones, and for the free list to hold every answer. */
-static bool reserve_answers(sr_scene *scene, uint32_t unanswered)
-{
-    uint64_t wanted = (uint64_t)scene->answer_count +
-                      (unanswered > scene->free_answer_count ? unanswered - scene->free_answer_count : 0);
-    if (wanted <= scene->answer_capacity)
-        return true;
-    if (wanted > UINT32_MAX)
-        return false;
-    uint32_t capacity = scene->answer_capacity;
-    if (!sr_scene_grow((void **)&scene->answers, &capacity, (uint32_t)wanted, sizeof *scene->answers))
-        return false;
-    uint32_t free_capacity = scene->answer_capacity;
-    if (!sr_scene_grow((void **)&scene->free_answers, &free_capacity, capacity, sizeof *scene->free_answers))
-        return false; // answers grew; its capacity is recorded only when both did
-    scene->answer_capacity = capacity < free_capacity ? capacity : free_capacity;
-    return true;
 }
 
 /* ---- the pass ---- */
@@ -750,7 +578,7 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
     if (status == SR_OK)
         status = find_candidates(scene, desc, &stats, &candidates, &unanswered, err);
     stats.pairs_cached = scene->pair_count;
-    if (status == SR_OK && (!reserve_results(result->storage, candidates) || !reserve_answers(scene, unanswered)))
+    if (status == SR_OK && (!reserve_results(result->storage, candidates) || !sr_scene_reserve_answers(scene, unanswered)))
         status = sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_scene_collide: out of memory for %u pairs", candidates);
     stats.pairs = candidates;
     double middle = now_ms();
@@ -760,7 +588,7 @@ sr_status sr_scene_collide(sr_scene *scene, const sr_collision_desc *desc, sr_co
         clear_result(result);
         return status;
     }
-    narrowphase(scene, desc, candidates, result, &stats);
+    sr_scene_narrowphase(scene, desc, candidates, result, &stats);
     stats.narrowphase_ms = now_ms() - middle;
     result->stats = stats;
     return SR_OK;

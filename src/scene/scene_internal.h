@@ -1,8 +1,8 @@
 /* src/scene/scene_internal.h — the private layout of sr_scene, shared by scene.c (storage,
  * meshes, materials, nodes), scene_update.c (world transforms and boxes, the instance tree),
  * scene_render.c (culling, drawing, frames), scene_pick.c, scene_shape.c (collision shapes on
- * nodes and the meshes that draw them) and scene_collide.c (the collision pass). Never
- * installed. */
+ * nodes and the meshes that draw them), scene_collide.c and scene_collide_narrow.c (the
+ * collision pass). Never installed. */
 #ifndef SR_SCENE_INTERNAL_H
 #define SR_SCENE_INTERNAL_H
 
@@ -106,15 +106,12 @@ typedef struct scene_shape {
     sr_placed_shape placed;
 } scene_shape;
 
-/// What the collision pass reads of a shape for the kept pairs, by node slot, copied from
-/// scene->shapes at each pass (scene_collide.c): 128 bytes where a scene_shape is near 900, so that
-/// the pairs' lookups stay in cache. What every kept pair reads comes first, in one 64-byte line;
-/// the exact box, which pairs with a moved shape read, after it. Valid only where `pass` is the
-/// current pass.
+/// What the collision pass reads of a shape for the pairs with a moved shape, by node slot, copied
+/// from scene->shapes at each pass (scene_collide.c): 128 bytes where a scene_shape is near 900, so
+/// that the pairs' lookups stay in cache. What those pairs read comes first, in one 64-byte line;
+/// the exact box after it. Valid only where `pass` is the current pass.
 typedef struct scene_broad {
     uint32_t pass;       ///< the pass that copied it
-    uint32_t moved_pass; ///< scene_shape.moved_pass
-    uint32_t generation; ///< of the node
     uint32_t shape;      ///< index in scene->shapes
     uint32_t reset_pass; ///< scene_shape.reset_pass
     uint32_t fat_pass;   ///< scene_shape.fat_pass
@@ -122,35 +119,44 @@ typedef struct scene_broad {
     double touch;        ///< scene_shape.touch
     double travel;       ///< scene_shape.travel
     sr_dbox bounds;      ///< scene_shape.bounds
-    uint8_t unused[16];  ///< to 128 bytes: a slot's entry is at slot * 128, a shift
+    uint8_t unused[24];  ///< to 128 bytes: a slot's entry is at slot * 128, a shift
 } scene_broad;
 _Static_assert(sizeof(scene_broad) == 128, "scene_broad: two 64-byte lines");
 
-/// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c).
+/// What every kept pair reads of each of its slots, by slot (scene_collide.c: gather_broad): 8
+/// bytes, so that the whole array (80 KB for 10,000 slots) stays in cache while the pairs look
+/// their second slot up at random.
+typedef struct scene_mark {
+    uint32_t moved_pass; ///< scene_shape.moved_pass; the pass itself for a slot without a live shape
+    uint32_t generation; ///< of the node
+} scene_mark;
+
+/// A pair of shapes whose fat boxes overlapped when last seen (scene_collide.c): 16 bytes, what
+/// every pass reads of every kept pair. What only a pair with a moved shape reads (its last normal
+/// and distance bound) is with its answer (scene_bound).
 typedef struct scene_pair {
     uint64_t key;    ///< slot_a << 32 | slot_b, slot_a < slot_b
-    sr_vec3 axis;    ///< the normal of its last query (from a towards b); zero: none yet
-    uint32_t answer; ///< 1 + index in scene->answers of its last query's answer; 0: none
-    /// A lower bound of the distance measured in pass checked_pass (0: none), plus both shapes'
-    /// travel then: the bound now is reach minus their travel now (scene_collide.c).
-    double reach;
-    uint32_t checked_pass;
+    uint32_t answer; ///< 1 + index in answer_bounds, answer_distances and answer_contacts; 0: none
     /// The shapes' exact boxes came within the margin when last tested (the pair was a candidate,
     /// filter aside); still true while neither shape moves (scene_collide.c: find_candidates).
     bool within;
     /// `answer` was asked after both shapes' last move: the query would answer it again. Set by
     /// the query, cleared by every pass that syncs either shape (find_candidates).
     bool current;
+    uint8_t state; ///< the sr_pair_state its last query gave (with `answer`)
+    bool capped;   ///< its last query hit its iteration cap (with `answer`)
 } scene_pair;
+_Static_assert(sizeof(scene_pair) == 16, "scene_pair: 16 bytes");
 
-/// A pair's last query as the pass reports it, reported again while neither shape moves
-/// (scene_pair.current; scene_collide.c): the state it gave and the contact or near pair (for a
-/// pair apart, only the node ids, `distance` and `status` are read: the query's distance and
-/// status). 144 bytes: every reused candidate reads its answer, at random.
-typedef struct scene_answer {
-    sr_contact contact;
-    sr_pair_state state;
-} scene_answer;
+/// What a pair with an answer keeps to prove itself apart without a query (scene_collide.c): a
+/// pair without one has neither.
+typedef struct scene_bound {
+    sr_vec3 axis; ///< the normal of its last query (from a towards b); zero: none
+    /// A lower bound of the distance measured in pass checked_pass (0: none), plus both shapes'
+    /// travel then: the bound now is reach minus their travel now (scene_collide.c).
+    uint32_t checked_pass;
+    double reach;
+} scene_bound;
 
 struct sr_scene {
     char *name;
@@ -207,12 +213,18 @@ struct sr_scene {
     uint32_t *moved;             ///< slots of shapes whose fat box changed in this pass
     uint32_t moved_count, moved_capacity;
     scene_broad *broad;          ///< by slot: the live shapes' broadphase data (scene_broad)
-    uint32_t broad_capacity;
+    scene_mark *marks;           ///< by slot: whether it moved, its generation (scene_mark)
+    uint32_t broad_capacity;     ///< of broad and of marks
     uint32_t inserted_shapes;    ///< shapes the pass put in the tree (sync_shapes)
     uint32_t gathered_shapes;    ///< shapes in the tree at the last pass (gather_broad); UINT32_MAX: unknown
     uint32_t *candidates;        ///< indices in `pairs` of this pass's candidates
     uint32_t candidate_capacity;
-    scene_answer *answers;       ///< the pairs' last answers (scene_pair.answer)
+    /// The pairs' last answers (scene_pair.answer), reported again while neither shape moves
+    /// (scene_pair.current): the query's distance, and for a contact or near pair its sr_contact
+    /// (node ids as asked). Split so that the reused pairs apart read 8 bytes at random, not 144.
+    double *answer_distances;
+    sr_contact *answer_contacts;
+    scene_bound *answer_bounds; ///< the pairs' axes and distance bounds (scene_bound)
     uint32_t answer_count, answer_capacity;
     uint32_t *free_answers;      ///< indices in `answers` no pair uses; capacity: answer_capacity
     uint32_t free_answer_count;
@@ -223,6 +235,21 @@ struct sr_scene {
     sr_progress_fn progress; ///< sr_scene_set_progress
     void *progress_user;
 };
+
+/// An sr_collision's result arrays (scene_collide.c), each of `capacity` entries.
+struct sr_collision_storage {
+    sr_collision_pair *pairs;
+    sr_contact *contacts, *near;
+    size_t capacity; ///< of each array
+};
+
+/// The narrowphase of sr_scene_collide over the pass's `candidate_count` candidates
+/// (scene->candidates) into `result`, whose arrays have room for them (scene_collide_narrow.c).
+void sr_scene_narrowphase(sr_scene *scene, const sr_collision_desc *desc, uint32_t candidate_count,
+                          sr_collision *result, sr_collision_stats *stats);
+
+/// Room for an answer for each of `unanswered` candidates without one (scene_collide_narrow.c).
+bool sr_scene_reserve_answers(sr_scene *scene, uint32_t unanswered);
 
 /// sr_scene_create_from_mesh with the BVH build reported to `progress` (sr_scene_set_progress).
 sr_status sr_scene_create_from_mesh_reporting(sr_mesh *mesh, const char *name, sr_progress_fn progress, void *user,

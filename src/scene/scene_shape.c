@@ -507,7 +507,10 @@ void sr_scene_destroy_shapes(sr_scene *scene)
     sr_free(scene->new_pairs);
     sr_free(scene->candidates);
     sr_free(scene->broad);
-    sr_free(scene->answers);
+    sr_free(scene->marks);
+    sr_free(scene->answer_distances);
+    sr_free(scene->answer_contacts);
+    sr_free(scene->answer_bounds);
     sr_free(scene->free_answers);
     sr_free(scene->moved);
     sr_dynamic_tree_destroy(scene->shape_tree);
