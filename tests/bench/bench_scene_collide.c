@@ -1,14 +1,15 @@
 /* tests/bench/bench_scene_collide.c — benchmark of the collision pass over a scene
- * (sr_scene_collide, softrast/scene.h): a pile of N shapes (default 10,000: spheres, boxes,
- * capsules, cylinders, cones and hulls of 0.35 to 0.6 in size, some rounded) on a jittered grid of
- * spacing 1, so that neighbours touch, penetrate or come near; every frame every shape moves a
- * little (a wobble of up to 0.05 around its place and a turn of up to 3 degrees), the scene is
- * updated and the pass runs (broadphase through the kept dynamic tree and pair cache, then the
- * queries). Medians over the frames after WARMUP frames, of the pass's wall time (broadphase +
- * narrowphase, on one thread) and of each half, and of the pass's thread CPU time (what the pass
- * costs on a machine shared with other work, where wall time also counts the waits for a core),
- * with the pass's counts (and its contacts and near pairs by the method that answered them);
- * sr_scene_update's time beside it. One JSON line on stdout. Not a test.
+ * (sr_scene_collide, softrast/scene.h): the pile of pile_workload.h (default 10,000 shapes:
+ * spheres, boxes, capsules, cylinders, cones and hulls of 0.35 to 0.6 in size, some rounded, on a
+ * jittered grid of spacing 1, so that neighbours touch, penetrate or come near); every frame every
+ * shape moves a little (a wobble of up to 0.05 around its place and a turn of up to 3 degrees),
+ * the scene is updated and the pass runs (broadphase through the kept dynamic tree and pair cache,
+ * then the queries). Medians over the frames after WARMUP frames, of the pass's wall time
+ * (broadphase + narrowphase, on one thread) and of each half, and of the pass's thread CPU time
+ * (what the pass costs on a machine shared with other work, where wall time also counts the waits
+ * for a core), with the pass's counts (and its contacts and near pairs by the method that answered
+ * them); sr_scene_update's time beside it. One JSON line on stdout. Not a test.
+ * bench_scene_collide_bullet.cpp runs the same pile on Bullet's collision world.
  *
  *   bench_scene_collide [--shapes N] [--frames F] [--margin THOUSANDTHS] [--moving PERCENT] [--still]
  *
@@ -24,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "pile_workload.h"
+
 #define WARMUP 5
 
 static double now_ms(void)
@@ -38,15 +41,6 @@ static double cpu_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static uint64_t state = 0x2545F4914F6CDD1Dull;
-static double uniform(double low, double high)
-{
-    state ^= state >> 12;
-    state ^= state << 25;
-    state ^= state >> 27;
-    return low + (high - low) * (double)((state * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
 }
 
 static int compare(const void *a, const void *b)
@@ -80,12 +74,6 @@ static long parse_arg(const char *name, const char *value, long low, long high)
     return v;
 }
 
-typedef struct body {
-    sr_node_id node;
-    sr_vec3 home, wobble_axis;
-    float phase, speed, spin;
-} body;
-
 int main(int argc, char **argv)
 {
     long shapes = 10000, frames = 100;
@@ -115,64 +103,49 @@ int main(int argc, char **argv)
     sr_collision *result = NULL;
     check(sr_scene_create(NULL, &scene, &err), &err);
     check(sr_collision_create(&result, &err), &err);
-    sr_hull *hulls[3];
-    for (int h = 0; h < 3; h++) {
-        sr_dvec3 points[16];
-        for (int i = 0; i < 16; i++) {
-            // Points on a squashed ball of radius ~0.45.
-            double z = uniform(-1, 1), angle = uniform(0, 2 * 3.14159265358979), r = sqrt(1 - z * z);
-            points[i] = (sr_dvec3){0.45 * r * cos(angle), 0.35 * z, 0.45 * r * sin(angle)};
-        }
-        check(sr_hull_create(points, 16, &hulls[h], &err), &err);
-    }
-    // The grid: as close to a cube as N allows, spacing 1.
-    int side = (int)ceil(cbrt((double)shapes));
-    body *bodies = calloc((size_t)shapes, sizeof *bodies);
-    if (!bodies) {
+    pile world;
+    sr_node_id *nodes = malloc(sizeof(sr_node_id) * (size_t)shapes);
+    if (!pile_make(&world, shapes) || !nodes) {
         fprintf(stderr, "bench_scene_collide: out of memory\n");
         return 1;
     }
+    sr_hull *hulls[PILE_HULLS];
+    for (int h = 0; h < PILE_HULLS; h++) {
+        sr_dvec3 points[PILE_HULL_POINTS];
+        for (int i = 0; i < PILE_HULL_POINTS; i++)
+            points[i] = (sr_dvec3){world.hull_points[h][i][0], world.hull_points[h][i][1], world.hull_points[h][i][2]};
+        check(sr_hull_create(points, PILE_HULL_POINTS, &hulls[h], &err), &err);
+    }
     for (long i = 0; i < shapes; i++) {
-        double size = uniform(0.35, 0.6);
+        const pile_body *b = &world.bodies[i];
         sr_shape shape;
-        switch (i % 6) {
-        case 0:
-            shape = sr_shape_sphere(size);
+        switch (b->kind) {
+        case PILE_SPHERE:
+            shape = sr_shape_sphere(b->radius);
             break;
-        case 1:
-            shape = sr_shape_box((sr_dvec3){size, 0.8 * size, 0.9 * size});
+        case PILE_BOX:
+            shape = sr_shape_box((sr_dvec3){b->half_extents[0], b->half_extents[1], b->half_extents[2]});
             break;
-        case 2:
-            shape = sr_shape_capsule(0.5 * size, 0.6 * size);
+        case PILE_CAPSULE:
+            shape = sr_shape_capsule(b->radius, b->half_height);
             break;
-        case 3:
-            shape = sr_shape_cylinder(size, 0.7 * size);
+        case PILE_CYLINDER:
+            shape = sr_shape_cylinder(b->radius, b->half_height);
             break;
-        case 4:
-            shape = sr_shape_cone(size, 0.8 * size);
+        case PILE_CONE:
+            shape = sr_shape_cone(b->radius, b->half_height);
             break;
         default:
-            shape = sr_shape_hull(hulls[i % 3]);
+            shape = sr_shape_hull(hulls[b->hull]);
             break;
         }
-        if (i % 7 == 0)
-            shape.rounding = 0.03;
-        body *b = &bodies[i];
-        const double jitter[3] = {uniform(-0.1, 0.1), uniform(-0.1, 0.1), uniform(-0.1, 0.1)};
-        b->home = sr_vec3_make((float)(i % side + jitter[0]), (float)((i / side) % side + jitter[1]),
-                               (float)(i / ((long)side * side) + jitter[2]));
-        const double axis[3] = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
-        b->wobble_axis = sr_vec3_normalize(sr_vec3_make((float)axis[0], (float)axis[1], (float)axis[2] + 0.01f));
-        b->phase = (float)uniform(0, 6.28);
-        b->speed = (float)uniform(0.05, 0.15);
-        b->spin = (float)uniform(-0.05, 0.05);
+        shape.rounding = b->rounding;
         sr_transform t = sr_transform_identity();
-        t.translation = b->home;
-        t.rotation = sr_quat_from_axis_angle(b->wobble_axis, b->phase);
+        t.translation = sr_vec3_make(b->home[0], b->home[1], b->home[2]);
+        t.rotation = sr_quat_from_axis_angle(sr_vec3_make(b->axis[0], b->axis[1], b->axis[2]), b->phase);
         sr_node_shape_desc desc = {.shape = shape, .draw = SR_SHAPE_DRAW_NONE};
-        check(
-            sr_scene_add_node(scene, &(sr_node_desc){.name = "shape", .transform = t, .shape = &desc}, &b->node, &err),
-            &err);
+        check(sr_scene_add_node(scene, &(sr_node_desc){.name = "shape", .transform = t, .shape = &desc}, &nodes[i], &err),
+              &err);
     }
     const sr_collision_desc desc = {.margin = margin};
     double *pass = malloc(sizeof(double) * (size_t)frames), *broad = malloc(sizeof(double) * (size_t)frames),
@@ -189,14 +162,15 @@ int main(int argc, char **argv)
         if (!still && frame > -WARMUP) {
             float time = (float)(frame + WARMUP);
             for (long i = 0; i < shapes; i++) {
-                if ((i * moving_percent) % 100 >= moving_percent)
+                if (!pile_moves(i, moving_percent))
                     continue; // resting
-                body *b = &bodies[i];
-                float s = sinf(b->phase + b->speed * time), c = cosf(b->phase + 0.7f * b->speed * time);
+                const pile_body *b = &world.bodies[i];
+                float translation[3], angle;
+                pile_pose(b, time, translation, &angle);
                 sr_transform t = sr_transform_identity();
-                t.translation = sr_vec3_add(b->home, sr_vec3_make(0.05f * s, 0.05f * c, 0.05f * s * c));
-                t.rotation = sr_quat_from_axis_angle(b->wobble_axis, b->phase + b->spin * s);
-                check(sr_scene_set_transform(scene, b->node, t, &err), &err);
+                t.translation = sr_vec3_make(translation[0], translation[1], translation[2]);
+                t.rotation = sr_quat_from_axis_angle(sr_vec3_make(b->axis[0], b->axis[1], b->axis[2]), angle);
+                check(sr_scene_set_transform(scene, nodes[i], t, &err), &err);
             }
         }
         double start = now_ms();
@@ -250,10 +224,11 @@ int main(int argc, char **argv)
     free(narrow);
     free(update);
     free(pass_cpu);
-    free(bodies);
+    free(nodes);
+    pile_free(&world);
     sr_collision_destroy(result);
     sr_scene_destroy(scene);
-    for (int h = 0; h < 3; h++)
+    for (int h = 0; h < PILE_HULLS; h++)
         sr_hull_destroy(hulls[h]);
     return 0;
 }
