@@ -157,3 +157,92 @@ Test(record_cache, a_big_frame_replays_the_same_on_any_thread_count, .timeout = 
     sr_recording_destroy(recording);
     temp_folder_remove(folder);
 }
+
+/* ---- the shared draw scratch ---- */
+
+/* A recording of `frames` frames of `lines` lines, line i of frame f from (f, i / 100, 0) to
+ * (f + 1, i / 100, 1): each line says where it belongs. */
+static void record_numbered_lines(const char *path, int frames, int lines)
+{
+    sr_debug_list *list = NULL;
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = (size_t)lines, .segment_capacity = (size_t)lines},
+                             &list, NULL),
+        SR_OK);
+    sr_recorder *rec = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
+    for (int f = 0; f < frames; f++) {
+        sr_debug_list_clear(list, NULL);
+        for (int i = 0; i < lines; i++)
+            sr_debug_line(list, sr_vec3_make((float)f, (float)i / 100.0f, 0.0f),
+                          sr_vec3_make((float)f + 1.0f, (float)i / 100.0f, 1.0f), sr_debug_style_color(SR_DEBUG_GREEN));
+        cr_assert_eq(sr_recorder_frame(rec, f, &list, 1, NULL, NULL), SR_OK);
+    }
+    sr_recorder_destroy(rec);
+    sr_debug_list_destroy(list);
+}
+
+/* A cached frame holds its items, not the segments they are drawn with: the frames share one draw
+ * scratch, and draw as a list with its own does, whichever frame the scratch drew before. */
+Test(record_cache, the_cached_frames_share_one_draw_scratch, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/scratch.srrec", folder);
+    enum { FRAMES = 3, LINES = 20000, WIDTH = 320, HEIGHT = 240 };
+    record_numbered_lines(path, FRAMES, LINES);
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = 64u << 20}, &recording, NULL), SR_OK);
+    sr_recording_frame frame;
+    cr_assert_eq(sr_recording_seek(recording, 0, &frame, NULL), SR_OK);
+    size_t one = sr_recording_get_cache_stats(recording).bytes;
+    cr_assert_eq(sr_recording_seek(recording, 1, &frame, NULL), SR_OK);
+    size_t two = sr_recording_get_cache_stats(recording).bytes;
+    cr_assert_eq(sr_debug_list_get_stats(frame.lists[0]).scratch_bytes, 0u);
+    // The second frame: its items (104 bytes a line), not its segments' two line vertices (56).
+    cr_assert_geq(two - one, (size_t)LINES * sizeof(sr_debug_item));
+    cr_assert_lt(two - one, (size_t)LINES * (sizeof(sr_debug_item) + sizeof(sr_line_vertex)),
+                 "the second frame took %zu bytes", two - one);
+
+    // Frame 1 drawn after frame 2 (the scratch holds frame 2's segments) is frame 1 drawn from a
+    // list of its own lines with its own scratch.
+    sr_framebuffer *fb = NULL, *reference = NULL;
+    sr_renderer *renderer = NULL;
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = WIDTH, .height = HEIGHT}, &fb, NULL), SR_OK);
+    cr_assert_eq(sr_framebuffer_create(&(sr_framebuffer_desc){.width = WIDTH, .height = HEIGHT}, &reference, NULL),
+                 SR_OK);
+    cr_assert_eq(sr_renderer_create(&(sr_renderer_desc){.threads = 2}, &renderer, NULL), SR_OK);
+    cr_assert_eq(sr_recording_seek(recording, 2, &frame, NULL), SR_OK);
+    cr_assert_eq(sr_recording_render(recording, renderer, fb, NULL, NULL), SR_OK);
+    uint64_t misses = sr_recording_get_cache_stats(recording).misses;
+    cr_assert_eq(sr_recording_seek(recording, 1, &frame, NULL), SR_OK);
+    cr_assert_eq(sr_recording_get_cache_stats(recording).misses, misses, "frame 1 is cached");
+    sr_camera camera;
+    cr_assert_eq(
+        sr_recording_render(recording, renderer, fb, &(sr_recording_render_desc){.camera_used = &camera}, NULL), SR_OK);
+    sr_debug_list *own = NULL;
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.item_capacity = LINES, .segment_capacity = LINES}, &own, NULL),
+        SR_OK);
+    for (int i = 0; i < LINES; i++)
+        sr_debug_line(own, sr_vec3_make(1.0f, (float)i / 100.0f, 0.0f), sr_vec3_make(2.0f, (float)i / 100.0f, 1.0f),
+                      sr_debug_style_color(SR_DEBUG_GREEN));
+    cr_assert_gt(sr_debug_list_get_stats(own).scratch_bytes, 0u);
+    sr_mat4 view, projection;
+    sr_camera_matrices(&camera, WIDTH, HEIGHT, &view, &projection);
+    sr_renderer_clear(renderer, reference, SR_BENCH_SCENE_BACKGROUND, 1.0f);
+    cr_assert_eq(sr_debug_draw(own, renderer, reference, sr_mat4_mul(projection, view), NULL), SR_OK);
+    size_t differ = 0, lit = 0;
+    for (size_t i = 0; i < (size_t)WIDTH * HEIGHT; i++) {
+        differ += fb->color[i] != reference->color[i];
+        lit += reference->color[i] != reference->color[0];
+    }
+    cr_assert_eq(differ, 0u, "%zu pixels differ", differ);
+    cr_assert_gt(lit, 100u, "the lines are not in view");
+    sr_debug_list_destroy(own);
+    sr_renderer_destroy(renderer);
+    sr_framebuffer_destroy(fb);
+    sr_framebuffer_destroy(reference);
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}

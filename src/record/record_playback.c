@@ -3,7 +3,8 @@
  * nearest keyframe at or before it; only STATE records are read for the frames in between, never
  * their lists) and the frame's lists from a bounded cache of decoded frames (least recently used
  * first out; evicted lists are kept in a pool for reuse while memory allows, and a frame decodes
- * into the pooled lists that fit it best, so a warm playback or seek allocates nothing). */
+ * into the pooled lists that fit it best, so a warm playback or seek allocates nothing). The
+ * cached lists share one draw scratch (a frame is drawn at a time). */
 #include "record_reader.h"
 
 #include <stdio.h>
@@ -11,8 +12,8 @@
 size_t rec_list_memory(const sr_debug_list *list)
 {
     sr_debug_list_stats s = sr_debug_list_get_stats(list);
-    return sizeof(sr_debug_item) * s.item_capacity + 2 * sizeof(sr_line_vertex) * s.segment_capacity +
-           3 * sizeof(sr_line_vertex) * s.triangle_capacity + sizeof(sr_vec3) * s.point_capacity + s.text_byte_capacity;
+    return sizeof(sr_debug_item) * s.item_capacity + sizeof(sr_vec3) * s.point_capacity + s.text_byte_capacity +
+           s.scratch_bytes;
 }
 
 static void destroy_entry(rec_cache_entry *e)
@@ -31,15 +32,17 @@ void rec_cache_free(sr_recording *rec)
     for (size_t i = 0; i < rec->pool_count; i++)
         sr_debug_list_destroy(rec->pool[i]);
     sr_free(rec->pool);
+    sr_debug_scratch_destroy(rec->draw_scratch); // after the lists drawn in it
     rec->cache = NULL;
     rec->pool = NULL;
+    rec->draw_scratch = NULL;
     rec->cache_count = rec->cache_capacity = rec->pool_count = rec->pool_capacity = 0;
 }
 
 static size_t buffers_bytes(const sr_recording *rec)
 {
     return rec->buffer_capacity + rec->definition_capacity + rec->scratch.point_capacity * sizeof(sr_vec3) +
-           rec->scratch.text_capacity;
+           rec->scratch.text_capacity + sr_debug_scratch_bytes(rec->draw_scratch);
 }
 
 /* The memory the bound covers: the cached frames' lists, the pooled lists, the read buffers. */
@@ -121,12 +124,12 @@ static void trim(sr_recording *rec, uint64_t keep_frame)
     evict(rec, 0, keep_frame, false);
 }
 
-/* The memory a list made for `items` lines holds (take_list's capacities). */
-static size_t list_memory_for(uint32_t items)
+/* The memory a list made for `items` lines holds (make_list's capacities; its segments are made in
+ * the shared draw scratch). */
+static size_t list_memory_for(size_t items)
 {
     size_t capacity = items ? items : 16;
-    return capacity * (sizeof(sr_debug_item) + 2 * sizeof(sr_line_vertex)) + 16 * 3 * sizeof(sr_line_vertex) +
-           16 * sizeof(sr_vec3) + 256;
+    return capacity * sizeof(sr_debug_item) + 16 * sizeof(sr_vec3) + 256;
 }
 
 /* Whether a pooled list suits a list of `items` items: room for them and a segment each (a list
@@ -136,6 +139,26 @@ static bool list_fits(const sr_debug_list *list, uint32_t items)
 {
     sr_debug_list_stats s = sr_debug_list_get_stats(list);
     return s.item_capacity >= items && s.segment_capacity >= items && s.item_capacity <= 2 * (size_t)items + 4096;
+}
+
+/* A new list with room for `items` items and a segment each (a list of lines fits at once; shapes
+ * grow it at a second pass), drawn in the shared scratch; its pages written when `touched`. */
+static sr_debug_list *make_list(sr_recording *rec, size_t items, bool touched, sr_error *err)
+{
+    if (!rec->draw_scratch && sr_debug_scratch_create(&rec->draw_scratch, err) != SR_OK)
+        return NULL;
+    size_t capacity = items ? items : 16;
+    sr_debug_list *list = NULL;
+    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = capacity,
+                                               .text_capacity = 4,
+                                               .text_bytes = 256,
+                                               .item_capacity = capacity,
+                                               .triangle_capacity = 16,
+                                               .point_capacity = 16,
+                                               .scratch = rec->draw_scratch,
+                                               .touch_memory = touched},
+                         &list, err);
+    return list;
 }
 
 /* An empty list for `items` items: the pool's best fitting one (memory touched before: no page
@@ -159,16 +182,7 @@ static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err
         rec->pool_bytes -= rec_list_memory(list);
         return list;
     }
-    size_t capacity = items ? items : 16;
-    sr_debug_list *list = NULL;
-    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = capacity,
-                                               .text_capacity = 4,
-                                               .text_bytes = 256,
-                                               .item_capacity = capacity,
-                                               .triangle_capacity = 16,
-                                               .point_capacity = 16},
-                         &list, err);
-    return list;
+    return make_list(rec, items, false, err);
 }
 
 /* What the lists of a FRAME payload will hold once decoded, from their item counts (as lines:

@@ -265,7 +265,8 @@ typedef struct sr_recording_frame {
     sr_camera camera;
     /// The frame's lists, in the order recorded (list_count of the frame, up to
     /// info.list_count); empty lists for NULL entries. Owned by the recording: draw them, read
-    /// them, do not clear or fill them.
+    /// them, do not clear or fill them. They share one draw scratch (sr_debug_list_desc.scratch):
+    /// draw them one at a time.
     sr_debug_list *const *lists;
     size_t list_count;
     const char *const *list_names; ///< list_count names
