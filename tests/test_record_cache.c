@@ -158,7 +158,7 @@ Test(record_cache, a_big_frame_replays_the_same_on_any_thread_count, .timeout = 
     temp_folder_remove(folder);
 }
 
-/* ---- the shared draw scratch ---- */
+/* ---- spares and the shared draw scratch ---- */
 
 /* A recording of `frames` frames of `lines` lines, line i of frame f from (f, i / 100, 0) to
  * (f + 1, i / 100, 1): each line says where it belongs. */
@@ -180,6 +180,80 @@ static void record_numbered_lines(const char *path, int frames, int lines)
     }
     sr_recorder_destroy(rec);
     sr_debug_list_destroy(list);
+}
+
+static void assert_numbered_lines(const sr_recording_frame *frame, int f, int lines)
+{
+    cr_assert_eq(frame->index, (uint64_t)f);
+    cr_assert_eq(frame->list_count, 1);
+    size_t count = 0;
+    const sr_debug_item *items = sr_debug_list_items(frame->lists[0], &count);
+    cr_assert_eq(count, (size_t)lines, "frame %d: %zu items", f, count);
+    for (int i = 0; i < lines; i++)
+        cr_assert(items[i].kind == SR_DEBUG_ITEM_LINE && items[i].line.a.x == (float)f &&
+                      items[i].line.a.y == (float)i / 100.0f && items[i].line.b.z == 1.0f,
+                  "frame %d, item %d", f, i);
+}
+
+/* While the cache fills, each frame read from the file is new memory (a page fault a page);
+ * sr_recording_prepare makes that memory beforehand (in a viewer's idle time), so that a first
+ * visit asks the allocator for nothing, as it does once the cache is full. */
+Test(record_cache, a_first_visit_while_the_cache_fills_decodes_into_a_spare_made_before, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/spares.srrec", folder);
+    enum { FRAMES = 8, LINES = 20000 };
+    record_numbered_lines(path, FRAMES, LINES);
+    const size_t limit = 64u << 20; // every frame fits: the cache never drops one
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = limit}, &recording, NULL), SR_OK);
+    cr_assert_not(sr_recording_prepare(recording), "nothing decoded yet: no size to prepare for");
+    sr_recording_frame frame;
+    cr_assert_eq(sr_recording_seek(recording, 0, &frame, NULL), SR_OK);
+    for (int f = 1; f < FRAMES; f++) {
+        cr_assert(sr_recording_prepare(recording), "frame %d: no spare made", f);
+        cr_assert_not(sr_recording_prepare(recording), "frame %d: a second spare while one is ready", f);
+        sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
+        cr_assert_geq(stats.pooled_bytes, (size_t)LINES * sizeof(sr_debug_item));
+        cr_assert_leq(stats.bytes, limit);
+        watch w = {.limit = SIZE_MAX};
+        sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &w});
+        sr_status status = sr_recording_seek(recording, (uint64_t)f, &frame, NULL);
+        sr_set_allocator(NULL);
+        cr_assert_eq(status, SR_OK);
+        cr_assert_eq(frame.frames_decoded, 1, "frame %d: a first visit", f);
+        cr_assert_lt(w.largest, (size_t)LINES * sizeof(sr_debug_item) / 2, "frame %d: the seek asked for %zu bytes", f,
+                     w.largest);
+        assert_numbered_lines(&frame, f, LINES);
+        stats = sr_recording_get_cache_stats(recording);
+        cr_assert_eq(stats.evictions, 0);
+        cr_assert_eq(stats.frames, (size_t)f + 1);
+        cr_assert_eq(stats.pooled_bytes, 0u, "frame %d: the spare was not used", f);
+    }
+    // Every frame cached: nothing to prepare for.
+    cr_assert_not(sr_recording_prepare(recording));
+    cr_assert_eq(sr_recording_get_cache_stats(recording).spares, FRAMES - 1);
+    // Frames seen again come from the cache, unchanged.
+    uint64_t misses = sr_recording_get_cache_stats(recording).misses;
+    for (int f = FRAMES - 1; f >= 0; f -= 3) {
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+        assert_numbered_lines(&frame, f, LINES);
+    }
+    cr_assert_eq(sr_recording_get_cache_stats(recording).misses, misses);
+    sr_recording_destroy(recording);
+
+    // Without a spare, the same first visit asks for its items' memory: what the hook sees above.
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = limit}, &recording, NULL), SR_OK);
+    cr_assert_eq(sr_recording_seek(recording, 0, &frame, NULL), SR_OK);
+    watch w = {.limit = SIZE_MAX};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &w});
+    sr_status status = sr_recording_seek(recording, 1, &frame, NULL);
+    sr_set_allocator(NULL);
+    cr_assert_eq(status, SR_OK);
+    cr_assert_geq(w.largest, (size_t)LINES * sizeof(sr_debug_item));
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
 }
 
 /* A cached frame holds its items, not the segments they are drawn with: the frames share one draw
@@ -244,5 +318,101 @@ Test(record_cache, the_cached_frames_share_one_draw_scratch, .timeout = 120)
     sr_framebuffer_destroy(fb);
     sr_framebuffer_destroy(reference);
     sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}
+
+/* Spares count against the bound: they are made only while they fit, the cache never holds more
+ * than its bound, and a recording whose frames are all cached gets none. */
+Test(record_cache, spares_count_against_the_bound, .timeout = 120)
+{
+    char folder[256], path[300], small_path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/bound.srrec", folder);
+    snprintf(small_path, sizeof small_path, "%s/small.srrec", folder);
+    enum { FRAMES = 12, LINES = 20000 };
+    record_numbered_lines(path, FRAMES, LINES);
+    const size_t limit = 9u << 20; // some three frames of 2 MB, with the read buffers and the scratch
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = limit}, &recording, NULL), SR_OK);
+    int refused = 0;
+    for (int f = 0; f < FRAMES; f++) {
+        sr_recording_frame frame;
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+        assert_numbered_lines(&frame, f, LINES);
+        cr_assert_leq(sr_recording_get_cache_stats(recording).bytes, limit, "frame %d", f);
+        int made = 0;
+        while (sr_recording_prepare(recording)) {
+            cr_assert_leq(sr_recording_get_cache_stats(recording).bytes, limit, "frame %d", f);
+            cr_assert_lt(++made, 2, "frame %d: more than one spare", f);
+        }
+        refused += made == 0;
+    }
+    sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
+    cr_assert_gt(stats.spares, 0);
+    cr_assert_gt(refused, 0, "a spare was made whatever the cache held");
+    cr_assert_gt(stats.evictions, 0);
+    sr_recording_destroy(recording);
+
+    // A small recording: once every frame is cached, nothing more is made.
+    enum { SMALL_FRAMES = 3, SMALL_LINES = 100 };
+    record_numbered_lines(small_path, SMALL_FRAMES, SMALL_LINES);
+    cr_assert_eq(sr_recording_open(small_path, NULL, &recording, NULL), SR_OK);
+    for (int f = 0; f < SMALL_FRAMES; f++) {
+        sr_recording_frame frame;
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+        assert_numbered_lines(&frame, f, SMALL_LINES);
+        sr_recording_prepare(recording);
+    }
+    cr_assert_not(sr_recording_prepare(recording));
+    stats = sr_recording_get_cache_stats(recording);
+    cr_assert_eq(stats.pooled_bytes, 0u);
+    cr_assert_lt(stats.bytes, (size_t)1 << 20, "%zu bytes for %d frames of %d lines", stats.bytes, SMALL_FRAMES,
+                 SMALL_LINES);
+    sr_recording_destroy(recording);
+    temp_folder_remove(folder);
+}
+
+/* Random seeks with spares made between them, in a cache that drops frames, hand out the frames
+ * recorded: every kind of item, exactly. */
+Test(record_cache, seeks_with_spares_give_the_recorded_frames, .timeout = 120)
+{
+    char folder[256], path[300];
+    temp_folder(folder, sizeof folder);
+    snprintf(path, sizeof path, "%s/kinds.srrec", folder);
+    enum { FRAMES = 40 };
+    sr_debug_list *lists[2] = {new_list(), new_list()};
+    sr_recorder *rec = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &rec, NULL), SR_OK);
+    for (int f = 0; f < FRAMES; f++) {
+        frame_lists(lists, f);
+        cr_assert_eq(sr_recorder_frame(rec, f, lists, 2, NULL, NULL), SR_OK);
+    }
+    sr_recorder_destroy(rec);
+    sr_recording *recording = NULL;
+    cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = 1u << 20}, &recording, NULL), SR_OK);
+    rng r = {41};
+    for (int i = 0; i < 120; i++) {
+        int f = (int)(rng_next(&r) % FRAMES);
+        sr_recording_frame frame;
+        cr_assert_eq(sr_recording_seek(recording, (uint64_t)f, &frame, NULL), SR_OK);
+        frame_lists(lists, f);
+        cr_assert_eq(frame.list_count, 2);
+        char where[64];
+        for (int l = 0; l < 2; l++) {
+            snprintf(where, sizeof where, "seek %d, frame %d, list %d", i, f, l);
+            assert_same_list(lists[l], frame.lists[l], where);
+        }
+        if (i % 3)
+            sr_recording_prepare(recording);
+        sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
+        cr_assert_leq(stats.bytes, 1u << 20, "seek %d: %zu bytes, %zu pooled, %zu frames", i, stats.bytes,
+                      stats.pooled_bytes, stats.frames);
+    }
+    sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
+    cr_assert_gt(stats.spares, 0);
+    cr_assert_gt(stats.evictions, 0);
+    sr_recording_destroy(recording);
+    sr_debug_list_destroy(lists[0]);
+    sr_debug_list_destroy(lists[1]);
     temp_folder_remove(folder);
 }

@@ -4,7 +4,9 @@
  * their lists) and the frame's lists from a bounded cache of decoded frames (least recently used
  * first out; evicted lists are kept in a pool for reuse while memory allows, and a frame decodes
  * into the pooled lists that fit it best, so a warm playback or seek allocates nothing). The
- * cached lists share one draw scratch (a frame is drawn at a time). */
+ * cached lists share one draw scratch (a frame is drawn at a time), and while the cache is below
+ * its bound, sr_recording_prepare puts a spare list, its memory touched, in the pool for the next
+ * frame read from the file (a viewer calls it while idle). */
 #include "record_reader.h"
 
 #include <stdio.h>
@@ -240,6 +242,8 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
                                 (unsigned long long)frame, i, items, bytes);
         if (!e->lists[i] && !(e->lists[i] = take_list(rec, items, err)))
             return SR_ERROR_OUT_OF_MEMORY;
+        if (items > rec->largest_list_items)
+            rec->largest_list_items = items;
         sr_debug_list *list = e->lists[i];
         for (int pass = 0; pass < 2; pass++) {
             sr_status status = sr_debug_list_clear(list, err);
@@ -469,6 +473,33 @@ sr_status sr_recording_seek(sr_recording *rec, uint64_t frame, sr_recording_fram
     return SR_OK;
 }
 
+bool sr_recording_prepare(sr_recording *rec)
+{
+    if (!rec || rec->cache_count >= rec->frame_count || rec->largest_list_items == 0)
+        return false;
+    size_t items = rec->largest_list_items;
+    for (size_t i = 0; i < rec->pool_count; i++)
+        if (list_fits(rec->pool[i], (uint32_t)items))
+            return false; // a spare is ready
+    if (cache_total(rec) + list_memory_for(items) > rec->cache_limit)
+        return false; // the cache is full: frames decode into the memory of those they drop
+    sr_debug_list *list = make_list(rec, items, true, NULL);
+    if (!list)
+        return false;
+    size_t pooled = rec->pool_count;
+    pool_push(rec, list);
+    if (rec->pool_count == pooled) // out of memory for the pool's array: the list was freed
+        return false;
+    if (cache_total(rec) > rec->cache_limit) { // larger than foreseen: not kept
+        rec->pool_bytes -= rec_list_memory(list);
+        rec->pool_count--;
+        sr_debug_list_destroy(list);
+        return false;
+    }
+    rec->stats.spares++;
+    return true;
+}
+
 const sr_recording_frame *sr_recording_current(const sr_recording *rec)
 {
     return rec ? &rec->current : NULL;
@@ -507,6 +538,7 @@ sr_recording_cache_stats sr_recording_get_cache_stats(const sr_recording *rec)
         return (sr_recording_cache_stats){0};
     sr_recording_cache_stats s = rec->stats;
     s.bytes = cache_total(rec);
+    s.pooled_bytes = rec->pool_bytes;
     s.limit = rec->cache_limit;
     s.frames = rec->cache_count;
     s.scene_bytes = rec_scene_reader_bytes(&rec->scene);
