@@ -113,8 +113,8 @@ sr_status sr_debug_list_create(const sr_debug_list_desc *desc, sr_debug_list **o
         touch(list->items, list->item_capacity * sizeof(sr_debug_item));
         touch(list->points, list->point_capacity * sizeof(sr_vec3));
         touch(list->bytes, list->byte_capacity);
-        touch(list->own.segments, list->own.segment_vertices * sizeof(sr_line_vertex));
-        touch(list->own.triangles, list->own.triangle_vertices * sizeof(sr_line_vertex));
+        touch(list->scratch->segments, list->scratch->segment_vertices * sizeof(sr_line_vertex));
+        touch(list->scratch->triangles, list->scratch->triangle_vertices * sizeof(sr_line_vertex));
     }
     *out = list;
     return SR_OK;

@@ -189,18 +189,21 @@ static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err
 
 /* What the lists of a FRAME payload will hold once decoded, from their item counts (as lines:
  * shapes ask for more at their second pass); 0 for a malformed payload (decode_lists says why). */
-static size_t frame_demand(const uint8_t *payload, size_t size)
+static size_t frame_demand(const uint8_t *payload, size_t size, size_t *largest_list)
 {
     rec_cursor c = rec_cursor_make(payload, size);
     rec_get_varint(&c);
     rec_get_f64(&c);
     size_t count = (size_t)rec_get_count(&c, rec_left(&c) / 8 < REC_MAX_LISTS ? rec_left(&c) / 8 : REC_MAX_LISTS);
-    size_t demand = 0;
+    size_t demand = 0, largest = 0;
     for (size_t i = 0; i < count && !c.bad; i++) {
         uint32_t items = rec_get_u32(&c), bytes = rec_get_u32(&c);
         rec_take(&c, bytes);
-        demand += list_memory_for(items > bytes ? 0 : items);
+        items = items > bytes ? 0 : items;
+        demand += list_memory_for(items);
+        largest = items > largest ? items : largest;
     }
+    *largest_list = c.bad ? 0 : largest;
     return c.bad ? 0 : demand;
 }
 
@@ -426,7 +429,8 @@ sr_status sr_recording_seek(sr_recording *rec, uint64_t frame, sr_recording_fram
         // A full cache hands its least recently used frames' lists to the new one (through the
         // pool) until the frames kept and the new one fit the bound, so that a seek in a warm cache
         // reuses memory touched before instead of allocating (each fresh page is a page fault).
-        evict(rec, frame_demand(lists, lists_size), UINT64_MAX, true);
+        size_t largest_list;
+        evict(rec, frame_demand(lists, lists_size, &largest_list), UINT64_MAX, true);
         at = (ptrdiff_t)rec->cache_count;
         rec_cache_entry *e = &rec->cache[rec->cache_count++];
         *e = (rec_cache_entry){.frame = frame, .record_bytes = rec->frames[frame].length};
@@ -473,11 +477,39 @@ sr_status sr_recording_seek(sr_recording *rec, uint64_t frame, sr_recording_fram
     return SR_OK;
 }
 
+/* The file's largest frame (its records' bytes) read once, while it fits the bound: the read
+ * buffer grown to it (the kernel writes its pages) and its largest list's items learnt, the size
+ * of the spares (a first visit to it then finds both ready). False when nothing was done. */
+static bool read_largest_frame(sr_recording *rec)
+{
+    rec->largest_frame_read = true;
+    uint64_t largest = 0;
+    for (uint64_t f = 1; f < rec->frame_count; f++)
+        if (rec->frames[f].length > rec->frames[largest].length)
+            largest = f;
+    size_t length = rec->frames[largest].length;
+    if (length > rec->buffer_capacity && cache_total(rec) - rec->buffer_capacity + length > rec->cache_limit)
+        return false; // it would not fit: the spares take the largest list decoded
+    const uint8_t *state, *lists;
+    uint32_t state_size, lists_size;
+    if (read_frame(rec, largest, true, &state, &state_size, &lists, &lists_size, NULL) != SR_OK)
+        return false; // a damaged frame: its seek will say so
+    size_t items;
+    frame_demand(lists, lists_size, &items);
+    if (items > rec->largest_list_items)
+        rec->largest_list_items = items;
+    return true;
+}
+
 bool sr_recording_prepare(sr_recording *rec)
 {
-    if (!rec || rec->cache_count >= rec->frame_count || rec->largest_list_items == 0)
+    if (!rec || !rec->has_current || rec->cache_count >= rec->frame_count)
         return false;
+    if (!rec->largest_frame_read && read_largest_frame(rec))
+        return true;
     size_t items = rec->largest_list_items;
+    if (items == 0)
+        return false;
     for (size_t i = 0; i < rec->pool_count; i++)
         if (list_fits(rec->pool[i], (uint32_t)items))
             return false; // a spare is ready

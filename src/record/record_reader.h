@@ -63,8 +63,10 @@ struct sr_recording {
     /// The draw scratch every list of the cache shares (one frame is drawn at a time): a list
     /// kept holds only its items. Counted with the read buffers.
     sr_debug_scratch *draw_scratch;
-    /// The most items a list decoded so far had: the size of the spare sr_recording_prepare makes.
+    /// The most items a list decoded so far (or of the file's largest frame) had: the size of the
+    /// spare sr_recording_prepare makes.
     size_t largest_list_items;
+    bool largest_frame_read; ///< sr_recording_prepare read the file's largest frame (or tried)
     uint64_t seeks;
     sr_recording_cache_stats stats;
 

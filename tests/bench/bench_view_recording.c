@@ -21,8 +21,8 @@
  *     others apart; the first visits' CPU time also split into those that touched new memory (at
  *     least NEW_MEMORY_FAULTS page faults: the cache still filling) and the others (decoded into
  *     the memory of the frames the full cache dropped, or into memory the viewer prepared while
- *     idle); after each seek the viewer is given I frames with nothing to draw (default 1: a
- *     window's frames between a user's seeks), untimed;
+ *     idle); after the first frame and after each seek the viewer is given I frames with nothing
+ *     to draw (default 2: a window's frames between a user's seeks), untimed;
  *   - play_ms: P frames one after another (default 3,000: far past the cache's bound), median;
  *   - idle_cpu_ms: the CPU time of the idle frames after each seek (the memory the viewer
  *     prepares there for the next first visit while the cache fills; its wait for input excluded);
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
                  .big_every = 500,
                  .big_lines = 100000,
                  .seeks = 100,
-                 .idle = 1,
+                 .idle = 2,
                  .play = 3000,
                  .width = 1280,
                  .height = 720};
@@ -289,6 +289,12 @@ int main(int argc, char **argv)
     }
     sr_viewer_playback playback = sr_viewer_get_playback(viewer);
     uint64_t frames = playback.frame_count;
+    // The frames a window shows before the user's first seek, with nothing new to draw.
+    for (long k = 0; k < o.idle; k++)
+        if (!sr_viewer_frame(viewer, NULL, &err)) {
+            fprintf(stderr, "bench_view_recording: an idle frame after the first: %s\n", err.message);
+            return 1;
+        }
 
     // Random seeks, each until its frame is presented; the big frames apart, and among them the
     // first visits (decoded from the file) apart from the frames seen before (from the cache).

@@ -59,8 +59,9 @@ typedef struct sr_debug_list_desc {
     /// the other lists made with it: they must be drawn one at a time (never two at once from two
     /// threads), and the scratch must outlive them.
     sr_debug_scratch *scratch;
-    /// Write every page of the list's arrays at creation, so that its first fill does not wait
-    /// for the system to hand out fresh memory (a list made ahead of the frame that fills it).
+    /// Write every page of the list's arrays and of its draw scratch (a shared one too) at
+    /// creation, so that its first fill and draw do not wait for the system to hand out fresh
+    /// memory (a list made ahead of the frame that fills it).
     bool touch_memory;
 } sr_debug_list_desc;
 

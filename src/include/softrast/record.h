@@ -312,16 +312,18 @@ typedef struct sr_recording_cache_stats {
 sr_recording_cache_stats sr_recording_get_cache_stats(const sr_recording *rec);
 
 /// Prepares memory for the next frame read from the file, while the cache is below its bound:
-/// a spare list with room for as many items as the largest list decoded so far, every page of
-/// it written, kept with the cache (it counts against sr_recording_desc.cache_bytes). A first
+/// at the first call, the file's largest frame (by its bytes in the index) is read, for the
+/// size of its lists and the read buffer it needs; then, a call at a time, a spare list with
+/// room for as many items as the largest list seen, every page of it (and of the draw scratch)
+/// written, kept with the cache (it counts against sr_recording_desc.cache_bytes). A first
 /// visit to a frame of that size then decodes into memory touched before, as it does once the
 /// cache is full (into the memory of the frames it drops), instead of asking the system for
 /// fresh pages on the seek (some 1.5 ms a megabyte on a virtual machine: 15 ms for a frame of
 /// 100,000 lines). For a viewer's idle time: a call takes as long as touching one list's memory.
-/// Returns true when it made a spare (call again while idle); false when there is nothing to do:
-/// a spare is ready, it would not fit the bound, every frame is cached, nothing was decoded yet,
-/// or memory ran out (a seek then allocates, as without a spare). Never changes what a seek
-/// hands out.
+/// Returns true when it did some of that (call again while idle); false when there is nothing
+/// to do: a spare is ready, it would not fit the bound, every frame is cached, no frame was
+/// sought yet, or memory ran out (a seek then allocates, as without a spare). Never changes what
+/// a seek hands out.
 bool sr_recording_prepare(sr_recording *rec);
 
 /* ---- drawing and framing ---- */
