@@ -188,7 +188,8 @@ static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err
 }
 
 /* What the lists of a FRAME payload will hold once decoded, from their item counts (as lines:
- * shapes ask for more at their second pass); 0 for a malformed payload (decode_lists says why). */
+ * shapes ask for more at their second pass); 0 for a malformed payload (decode_lists says why).
+ * The most items of one list in *largest_list (when not NULL). */
 static size_t frame_demand(const uint8_t *payload, size_t size, size_t *largest_list)
 {
     rec_cursor c = rec_cursor_make(payload, size);
@@ -203,7 +204,8 @@ static size_t frame_demand(const uint8_t *payload, size_t size, size_t *largest_
         demand += list_memory_for(items);
         largest = items > largest ? items : largest;
     }
-    *largest_list = c.bad ? 0 : largest;
+    if (largest_list)
+        *largest_list = c.bad ? 0 : largest;
     return c.bad ? 0 : demand;
 }
 
@@ -429,8 +431,7 @@ sr_status sr_recording_seek(sr_recording *rec, uint64_t frame, sr_recording_fram
         // A full cache hands its least recently used frames' lists to the new one (through the
         // pool) until the frames kept and the new one fit the bound, so that a seek in a warm cache
         // reuses memory touched before instead of allocating (each fresh page is a page fault).
-        size_t largest_list;
-        evict(rec, frame_demand(lists, lists_size, &largest_list), UINT64_MAX, true);
+        evict(rec, frame_demand(lists, lists_size, NULL), UINT64_MAX, true);
         at = (ptrdiff_t)rec->cache_count;
         rec_cache_entry *e = &rec->cache[rec->cache_count++];
         *e = (rec_cache_entry){.frame = frame, .record_bytes = rec->frames[frame].length};
@@ -513,7 +514,11 @@ bool sr_recording_prepare(sr_recording *rec)
     for (size_t i = 0; i < rec->pool_count; i++)
         if (list_fits(rec->pool[i], (uint32_t)items))
             return false; // a spare is ready
-    if (cache_total(rec) + list_memory_for(items) > rec->cache_limit)
+    // The spare, and what the shared draw scratch grows by for it (a segment a line, at most).
+    size_t scratch = sr_debug_scratch_bytes(rec->draw_scratch),
+           scratch_needed = (2 * items + 3 * 16) * sizeof(sr_line_vertex);
+    size_t demand = list_memory_for(items) + (scratch_needed > scratch ? scratch_needed - scratch : 0);
+    if (cache_total(rec) + demand > rec->cache_limit)
         return false; // the cache is full: frames decode into the memory of those they drop
     sr_debug_list *list = make_list(rec, items, true, NULL);
     if (!list)
