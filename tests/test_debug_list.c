@@ -1,9 +1,9 @@
 /* test_debug_list.c — the debug list's storage (src/debug/debug_list.c, debug_items.c): every
  * kind of item read back as its parameters and replayed (sr_debug_list_items,
  * sr_debug_list_append) to the same items and pixels, the capacities of points and triangles
- * (dropped, counted, grown between frames), and wild arguments of every kind, which must never
- * crash nor write depth or ids. (test_debug.c has the list's first tests: capacity of segments
- * and texts, the generation counter, the shapes' segments.) */
+ * (dropped, counted, grown between frames), lists sharing a draw scratch, and wild arguments of
+ * every kind, which must never crash nor write depth or ids. (test_debug.c has the list's first
+ * tests: capacity of segments and texts, the generation counter, the shapes' segments.) */
 #include <criterion/criterion.h>
 #include <softrast/debug.h>
 
@@ -134,6 +134,86 @@ Test(debug_items, points_and_triangles_past_the_capacity_are_dropped_counted_and
     sr_debug_sphere_oriented(list, ring[0], sr_quat_identity(), NAN, sr_debug_style_color(SR_DEBUG_WHITE));
     cr_assert_eq(sr_debug_list_get_stats(list).items, 5u);
     sr_debug_list_destroy(list);
+}
+
+/* ---- the draw scratch ---- */
+
+/* The memory a list's own scratch holds for its capacities: two line vertices a segment, three a
+ * triangle. */
+static size_t own_scratch_bytes(const sr_debug_list *list)
+{
+    sr_debug_list_stats s = sr_debug_list_get_stats(list);
+    return (2 * s.segment_capacity + 3 * s.triangle_capacity) * sizeof(sr_line_vertex);
+}
+
+/* Lists made with a shared scratch hold only their items (the scratch grows to the largest list's
+ * capacities) and draw the very pixels of a list with its own, whatever list the scratch drew
+ * before; a list made with its memory touched draws the same too. */
+Test(debug_items, lists_sharing_a_scratch_hold_only_their_items_and_draw_the_same_pixels)
+{
+    sr_debug_scratch *shared = NULL;
+    cr_assert_eq(sr_debug_scratch_create(&shared, NULL), SR_OK);
+    cr_assert_eq(sr_debug_scratch_bytes(shared), 0u);
+    sr_debug_list *own = list_make(), *a = NULL, *b = NULL, *touched = NULL;
+    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.scratch = shared}, &a, NULL), SR_OK);
+    cr_assert_eq(
+        sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = 64, .triangle_capacity = 8, .scratch = shared},
+                             &b, NULL),
+        SR_OK);
+    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.touch_memory = true}, &touched, NULL), SR_OK);
+    cr_assert_eq(sr_debug_list_get_stats(own).scratch_bytes, own_scratch_bytes(own));
+    cr_assert_eq(sr_debug_list_get_stats(a).scratch_bytes, 0u);
+    cr_assert_eq(sr_debug_list_get_stats(b).scratch_bytes, 0u);
+    // The default capacities' scratch, once: the smaller list made after took nothing more.
+    cr_assert_eq(sr_debug_scratch_bytes(shared), own_scratch_bytes(own));
+    fill_every_kind(own);
+    fill_every_kind(a);
+    fill_every_kind(touched);
+    // b: spheres past its capacity, grown at the clear, which grows the shared scratch.
+    for (int pass = 0; pass < 2; pass++) {
+        sr_debug_list_clear(b, NULL);
+        for (int i = 0; i < 300; i++)
+            sr_debug_sphere(b, sr_vec3_make((float)(i % 20) * 0.2f - 2.0f, (float)(i / 20) * 0.2f - 1.5f, -1.0f), 0.15f,
+                            sr_debug_style_color(SR_DEBUG_CYAN));
+    }
+    cr_assert_eq(sr_debug_list_get_stats(b).items_dropped, 0u);
+    cr_assert_eq(sr_debug_list_get_stats(b).scratch_bytes, 0u);
+    cr_assert_geq(sr_debug_scratch_bytes(shared), 2u * 300 * 96 * sizeof(sr_line_vertex));
+    frame reference = frame_make(2, false), shared_frame = frame_make(2, false), other = frame_make(2, false),
+          touched_frame = frame_make(2, false);
+    draw(&reference, own);
+    draw(&other, b); // the scratch's every segment written by b's spheres
+    draw(&shared_frame, a);
+    draw(&touched_frame, touched);
+    cr_assert(memcmp(reference.fb->color, shared_frame.fb->color, W * H * 4) == 0);
+    cr_assert(memcmp(reference.fb->color, touched_frame.fb->color, W * H * 4) == 0);
+    // b drawn again after a: its spheres as an own-scratch list draws them.
+    sr_debug_list *b_own = list_make();
+    size_t count = 0;
+    const sr_debug_item *items = sr_debug_list_items(b, &count);
+    for (int pass = 0; pass < 2; pass++) {
+        sr_debug_list_clear(b_own, NULL);
+        for (size_t i = 0; i < count; i++)
+            sr_debug_list_append(b_own, &items[i], NULL, NULL);
+    }
+    frame again = frame_make(2, false), b_reference = frame_make(2, false);
+    draw(&again, b);
+    draw(&b_reference, b_own);
+    cr_assert(memcmp(again.fb->color, b_reference.fb->color, W * H * 4) == 0);
+    cr_assert(memcmp(other.fb->color, b_reference.fb->color, W * H * 4) == 0);
+    frame_free(&reference);
+    frame_free(&shared_frame);
+    frame_free(&other);
+    frame_free(&touched_frame);
+    frame_free(&again);
+    frame_free(&b_reference);
+    sr_debug_list_destroy(own);
+    sr_debug_list_destroy(a);
+    sr_debug_list_destroy(b);
+    sr_debug_list_destroy(b_own);
+    sr_debug_list_destroy(touched);
+    sr_debug_scratch_destroy(shared); // after its lists
+    sr_debug_scratch_destroy(NULL);
 }
 
 /* ---- bad input ---- */

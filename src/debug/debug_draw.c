@@ -239,8 +239,8 @@ sr_status sr_debug_draw(sr_debug_list *list, sr_renderer *renderer, sr_framebuff
     for (size_t i = 0; i < list->item_count; i++) {
         const sr_debug_item *item = &list->items[i];
         int g = group_of(item), mode = item->style.on_top;
-        debug_sink sink = {.segments = list->segment_scratch + 2 * segment_end[g],
-                           .triangles = list->triangle_scratch + 3 * triangle_end[mode]};
+        debug_sink sink = {.segments = list->scratch->segments + 2 * segment_end[g],
+                           .triangles = list->scratch->triangles + 3 * triangle_end[mode]};
         const sr_vec3 *points = item->kind == SR_DEBUG_ITEM_POLYLINE ? list->points + item->polyline.first
                                 : item->kind == SR_DEBUG_ITEM_SHAPE  ? list->points + item->shape.first
                                                                      : NULL;
@@ -251,14 +251,15 @@ sr_status sr_debug_draw(sr_debug_list *list, sr_renderer *renderer, sr_framebuff
     // Depth-tested before on top; fills, then world segments, then screen segments (thin before
     // wide), then dots.
     for (int mode = 0; mode < 2; mode++) {
-        sr_status status = draw_fills(renderer, fb, view_projection, mode, list->triangle_scratch + 3 * triangle_start[mode],
-                                      triangle_end[mode] - triangle_start[mode], err);
+        sr_status status =
+            draw_fills(renderer, fb, view_projection, mode, list->scratch->triangles + 3 * triangle_start[mode],
+                       triangle_end[mode] - triangle_start[mode], err);
         for (int g = 8 * mode; g < 8 * mode + 8 && status == SR_OK; g++) {
             if (segment_end[g] == segment_start[g])
                 continue;
             bool screen = g % 8 >= 4, on_top = mode == 1;
             sr_line_desc desc = {
-                .vertices = list->segment_scratch + 2 * segment_start[g],
+                .vertices = list->scratch->segments + 2 * segment_start[g],
                 .vertex_count = 2 * (segment_end[g] - segment_start[g]),
                 .view_projection = screen ? sr_mat4_identity() : view_projection,
                 .depth_test = !on_top,

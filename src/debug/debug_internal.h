@@ -10,6 +10,12 @@
 /// Segments of a full circle (spheres, cylinders, capsules, cones, circles).
 #define SR_DEBUG_CIRCLE_SEGMENTS 32
 
+/// Where sr_debug_draw makes the segments (two line vertices each) and filled triangles (three).
+struct sr_debug_scratch {
+    sr_line_vertex *segments, *triangles;
+    size_t segment_vertices, triangle_vertices; ///< their capacities, in vertices
+};
+
 struct sr_debug_list {
     sr_debug_item *items;
     size_t item_count, item_capacity, items_asked;
@@ -21,8 +27,9 @@ struct sr_debug_list {
     size_t text_count, text_capacity, texts_asked;
     char *bytes; ///< texts, each NUL-terminated
     size_t byte_count, byte_capacity, bytes_asked;
-    /// Scratch of sr_debug_draw: two line vertices per segment, three per filled triangle.
-    sr_line_vertex *segment_scratch, *triangle_scratch;
+    /// Scratch of sr_debug_draw, with room for segment_capacity segments and triangle_capacity
+    /// triangles: `own`, or a shared one (sr_debug_list_desc.scratch).
+    sr_debug_scratch *scratch, own;
     /// Bumped by every item added (kept or dropped) and every clear (sr_debug_list_generation).
     uint64_t generation;
     /// Where sr_debug_list_begin starts an item when the list is full (it is then dropped).

@@ -38,15 +38,16 @@ static bool grow(void **array, size_t *capacity, size_t wanted, size_t size)
  * capacity stays the size of its array. */
 static bool reserve(sr_debug_list *list, capacities c)
 {
-    // The scratch of sr_debug_draw: 2 line vertices per segment, 3 per triangle.
-    size_t segment_vertices = 2 * list->segment_capacity, triangle_vertices = 3 * list->triangle_capacity;
+    // The scratch of sr_debug_draw (the list's own or a shared one, which may be larger already):
+    // 2 line vertices per segment, 3 per triangle.
+    sr_debug_scratch *scratch = list->scratch;
     if (c.segments > SIZE_MAX / 8 || c.triangles > SIZE_MAX / 8)
         return false;
-    if (!grow((void **)&list->segment_scratch, &segment_vertices, 2 * c.segments, sizeof(sr_line_vertex)))
+    if (!grow((void **)&scratch->segments, &scratch->segment_vertices, 2 * c.segments, sizeof(sr_line_vertex)))
         return false;
     if (c.segments > list->segment_capacity)
         list->segment_capacity = c.segments;
-    if (!grow((void **)&list->triangle_scratch, &triangle_vertices, 3 * c.triangles, sizeof(sr_line_vertex)))
+    if (!grow((void **)&scratch->triangles, &scratch->triangle_vertices, 3 * c.triangles, sizeof(sr_line_vertex)))
         return false;
     if (c.triangles > list->triangle_capacity)
         list->triangle_capacity = c.triangles;
@@ -55,6 +56,36 @@ static bool reserve(sr_debug_list *list, capacities c)
     return grow((void **)&list->items, &list->item_capacity, c.items, sizeof(sr_debug_item)) &&
            grow((void **)&list->points, &list->point_capacity, c.points, sizeof(sr_vec3)) &&
            grow((void **)&list->bytes, &list->byte_capacity, c.bytes, 1);
+}
+
+sr_status sr_debug_scratch_create(sr_debug_scratch **out, sr_error *err)
+{
+    if (!out)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_debug_scratch_create: out is NULL");
+    *out = sr_calloc(1, sizeof **out);
+    return *out ? SR_OK : sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_debug_scratch_create: out of memory");
+}
+
+void sr_debug_scratch_destroy(sr_debug_scratch *scratch)
+{
+    if (!scratch)
+        return;
+    sr_free(scratch->segments);
+    sr_free(scratch->triangles);
+    sr_free(scratch);
+}
+
+size_t sr_debug_scratch_bytes(const sr_debug_scratch *scratch)
+{
+    return scratch ? (scratch->segment_vertices + scratch->triangle_vertices) * sizeof(sr_line_vertex) : 0;
+}
+
+/* Writes every page of `size` bytes at `block` (the first touch of fresh memory is a page fault:
+ * taken here rather than by the first fill). */
+static void touch(void *block, size_t size)
+{
+    if (block)
+        memset(block, 0, size);
 }
 
 sr_status sr_debug_list_create(const sr_debug_list_desc *desc, sr_debug_list **out, sr_error *err)
@@ -72,9 +103,18 @@ sr_status sr_debug_list_create(const sr_debug_list_desc *desc, sr_debug_list **o
         .texts = d.text_capacity ? d.text_capacity : DEFAULT_TEXTS,
         .bytes = d.text_bytes ? d.text_bytes : DEFAULT_TEXT_BYTES,
     };
+    if (list)
+        list->scratch = d.scratch ? d.scratch : &list->own;
     if (!list || !reserve(list, c)) {
         sr_debug_list_destroy(list);
         return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_debug_list_create: out of memory");
+    }
+    if (d.touch_memory) {
+        touch(list->items, list->item_capacity * sizeof(sr_debug_item));
+        touch(list->points, list->point_capacity * sizeof(sr_vec3));
+        touch(list->bytes, list->byte_capacity);
+        touch(list->scratch->segments, list->scratch->segment_vertices * sizeof(sr_line_vertex));
+        touch(list->scratch->triangles, list->scratch->triangle_vertices * sizeof(sr_line_vertex));
     }
     *out = list;
     return SR_OK;
@@ -85,8 +125,8 @@ void sr_debug_list_destroy(sr_debug_list *list)
     if (!list)
         return;
     sr_free(list->items);
-    sr_free(list->segment_scratch);
-    sr_free(list->triangle_scratch);
+    sr_free(list->own.segments); // a shared scratch belongs to its creator
+    sr_free(list->own.triangles);
     sr_free(list->points);
     sr_free(list->bytes);
     sr_free(list);
@@ -141,6 +181,7 @@ sr_debug_list_stats sr_debug_list_get_stats(const sr_debug_list *list)
         .item_capacity = list->item_capacity,
         .triangle_capacity = list->triangle_capacity,
         .point_capacity = list->point_capacity,
+        .scratch_bytes = sr_debug_scratch_bytes(&list->own),
     };
 }
 

@@ -3,7 +3,10 @@
  * nearest keyframe at or before it; only STATE records are read for the frames in between, never
  * their lists) and the frame's lists from a bounded cache of decoded frames (least recently used
  * first out; evicted lists are kept in a pool for reuse while memory allows, and a frame decodes
- * into the pooled lists that fit it best, so a warm playback or seek allocates nothing). */
+ * into the pooled lists that fit it best, so a warm playback or seek allocates nothing). The
+ * cached lists share one draw scratch (a frame is drawn at a time), and while the cache is below
+ * its bound, sr_recording_prepare puts a spare list, its memory touched, in the pool for the next
+ * frame read from the file (a viewer calls it while idle). */
 #include "record_reader.h"
 
 #include <stdio.h>
@@ -11,8 +14,8 @@
 size_t rec_list_memory(const sr_debug_list *list)
 {
     sr_debug_list_stats s = sr_debug_list_get_stats(list);
-    return sizeof(sr_debug_item) * s.item_capacity + 2 * sizeof(sr_line_vertex) * s.segment_capacity +
-           3 * sizeof(sr_line_vertex) * s.triangle_capacity + sizeof(sr_vec3) * s.point_capacity + s.text_byte_capacity;
+    return sizeof(sr_debug_item) * s.item_capacity + sizeof(sr_vec3) * s.point_capacity + s.text_byte_capacity +
+           s.scratch_bytes;
 }
 
 static void destroy_entry(rec_cache_entry *e)
@@ -31,15 +34,17 @@ void rec_cache_free(sr_recording *rec)
     for (size_t i = 0; i < rec->pool_count; i++)
         sr_debug_list_destroy(rec->pool[i]);
     sr_free(rec->pool);
+    sr_debug_scratch_destroy(rec->draw_scratch); // after the lists drawn in it
     rec->cache = NULL;
     rec->pool = NULL;
+    rec->draw_scratch = NULL;
     rec->cache_count = rec->cache_capacity = rec->pool_count = rec->pool_capacity = 0;
 }
 
 static size_t buffers_bytes(const sr_recording *rec)
 {
     return rec->buffer_capacity + rec->definition_capacity + rec->scratch.point_capacity * sizeof(sr_vec3) +
-           rec->scratch.text_capacity;
+           rec->scratch.text_capacity + sr_debug_scratch_bytes(rec->draw_scratch);
 }
 
 /* The memory the bound covers: the cached frames' lists, the pooled lists, the read buffers. */
@@ -121,12 +126,12 @@ static void trim(sr_recording *rec, uint64_t keep_frame)
     evict(rec, 0, keep_frame, false);
 }
 
-/* The memory a list made for `items` lines holds (take_list's capacities). */
-static size_t list_memory_for(uint32_t items)
+/* The memory a list made for `items` lines holds (make_list's capacities; its segments are made in
+ * the shared draw scratch). */
+static size_t list_memory_for(size_t items)
 {
     size_t capacity = items ? items : 16;
-    return capacity * (sizeof(sr_debug_item) + 2 * sizeof(sr_line_vertex)) + 16 * 3 * sizeof(sr_line_vertex) +
-           16 * sizeof(sr_vec3) + 256;
+    return capacity * sizeof(sr_debug_item) + 16 * sizeof(sr_vec3) + 256;
 }
 
 /* Whether a pooled list suits a list of `items` items: room for them and a segment each (a list
@@ -136,6 +141,26 @@ static bool list_fits(const sr_debug_list *list, uint32_t items)
 {
     sr_debug_list_stats s = sr_debug_list_get_stats(list);
     return s.item_capacity >= items && s.segment_capacity >= items && s.item_capacity <= 2 * (size_t)items + 4096;
+}
+
+/* A new list with room for `items` items and a segment each (a list of lines fits at once; shapes
+ * grow it at a second pass), drawn in the shared scratch; its pages written when `touched`. */
+static sr_debug_list *make_list(sr_recording *rec, size_t items, bool touched, sr_error *err)
+{
+    if (!rec->draw_scratch && sr_debug_scratch_create(&rec->draw_scratch, err) != SR_OK)
+        return NULL;
+    size_t capacity = items ? items : 16;
+    sr_debug_list *list = NULL;
+    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = capacity,
+                                               .text_capacity = 4,
+                                               .text_bytes = 256,
+                                               .item_capacity = capacity,
+                                               .triangle_capacity = 16,
+                                               .point_capacity = 16,
+                                               .scratch = rec->draw_scratch,
+                                               .touch_memory = touched},
+                         &list, err);
+    return list;
 }
 
 /* An empty list for `items` items: the pool's best fitting one (memory touched before: no page
@@ -159,32 +184,28 @@ static sr_debug_list *take_list(sr_recording *rec, uint32_t items, sr_error *err
         rec->pool_bytes -= rec_list_memory(list);
         return list;
     }
-    size_t capacity = items ? items : 16;
-    sr_debug_list *list = NULL;
-    sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = capacity,
-                                               .text_capacity = 4,
-                                               .text_bytes = 256,
-                                               .item_capacity = capacity,
-                                               .triangle_capacity = 16,
-                                               .point_capacity = 16},
-                         &list, err);
-    return list;
+    return make_list(rec, items, false, err);
 }
 
 /* What the lists of a FRAME payload will hold once decoded, from their item counts (as lines:
- * shapes ask for more at their second pass); 0 for a malformed payload (decode_lists says why). */
-static size_t frame_demand(const uint8_t *payload, size_t size)
+ * shapes ask for more at their second pass); 0 for a malformed payload (decode_lists says why).
+ * The most items of one list in *largest_list (when not NULL). */
+static size_t frame_demand(const uint8_t *payload, size_t size, size_t *largest_list)
 {
     rec_cursor c = rec_cursor_make(payload, size);
     rec_get_varint(&c);
     rec_get_f64(&c);
     size_t count = (size_t)rec_get_count(&c, rec_left(&c) / 8 < REC_MAX_LISTS ? rec_left(&c) / 8 : REC_MAX_LISTS);
-    size_t demand = 0;
+    size_t demand = 0, largest = 0;
     for (size_t i = 0; i < count && !c.bad; i++) {
         uint32_t items = rec_get_u32(&c), bytes = rec_get_u32(&c);
         rec_take(&c, bytes);
-        demand += list_memory_for(items > bytes ? 0 : items);
+        items = items > bytes ? 0 : items;
+        demand += list_memory_for(items);
+        largest = items > largest ? items : largest;
     }
+    if (largest_list)
+        *largest_list = c.bad ? 0 : largest;
     return c.bad ? 0 : demand;
 }
 
@@ -226,6 +247,8 @@ static sr_status decode_lists(sr_recording *rec, uint64_t frame, rec_cache_entry
                                 (unsigned long long)frame, i, items, bytes);
         if (!e->lists[i] && !(e->lists[i] = take_list(rec, items, err)))
             return SR_ERROR_OUT_OF_MEMORY;
+        if (items > rec->largest_list_items)
+            rec->largest_list_items = items;
         sr_debug_list *list = e->lists[i];
         for (int pass = 0; pass < 2; pass++) {
             sr_status status = sr_debug_list_clear(list, err);
@@ -408,7 +431,7 @@ sr_status sr_recording_seek(sr_recording *rec, uint64_t frame, sr_recording_fram
         // A full cache hands its least recently used frames' lists to the new one (through the
         // pool) until the frames kept and the new one fit the bound, so that a seek in a warm cache
         // reuses memory touched before instead of allocating (each fresh page is a page fault).
-        evict(rec, frame_demand(lists, lists_size), UINT64_MAX, true);
+        evict(rec, frame_demand(lists, lists_size, NULL), UINT64_MAX, true);
         at = (ptrdiff_t)rec->cache_count;
         rec_cache_entry *e = &rec->cache[rec->cache_count++];
         *e = (rec_cache_entry){.frame = frame, .record_bytes = rec->frames[frame].length};
@@ -455,6 +478,65 @@ sr_status sr_recording_seek(sr_recording *rec, uint64_t frame, sr_recording_fram
     return SR_OK;
 }
 
+/* The file's largest frame (its records' bytes) read once, while it fits the bound: the read
+ * buffer grown to it (the kernel writes its pages) and its largest list's items learnt, the size
+ * of the spares (a first visit to it then finds both ready). False when nothing was done. */
+static bool read_largest_frame(sr_recording *rec)
+{
+    rec->largest_frame_read = true;
+    uint64_t largest = 0;
+    for (uint64_t f = 1; f < rec->frame_count; f++)
+        if (rec->frames[f].length > rec->frames[largest].length)
+            largest = f;
+    size_t length = rec->frames[largest].length;
+    if (length > rec->buffer_capacity && cache_total(rec) - rec->buffer_capacity + length > rec->cache_limit)
+        return false; // it would not fit: the spares take the largest list decoded
+    const uint8_t *state, *lists;
+    uint32_t state_size, lists_size;
+    if (read_frame(rec, largest, true, &state, &state_size, &lists, &lists_size, NULL) != SR_OK)
+        return false; // a damaged frame: its seek will say so
+    size_t items;
+    frame_demand(lists, lists_size, &items);
+    if (items > rec->largest_list_items)
+        rec->largest_list_items = items;
+    return true;
+}
+
+bool sr_recording_prepare(sr_recording *rec)
+{
+    if (!rec || !rec->has_current || rec->cache_count >= rec->frame_count)
+        return false;
+    if (!rec->largest_frame_read && read_largest_frame(rec))
+        return true;
+    size_t items = rec->largest_list_items;
+    if (items == 0)
+        return false;
+    for (size_t i = 0; i < rec->pool_count; i++)
+        if (list_fits(rec->pool[i], (uint32_t)items))
+            return false; // a spare is ready
+    // The spare, and what the shared draw scratch grows by for it (a segment a line, at most).
+    size_t scratch = sr_debug_scratch_bytes(rec->draw_scratch),
+           scratch_needed = (2 * items + 3 * 16) * sizeof(sr_line_vertex);
+    size_t demand = list_memory_for(items) + (scratch_needed > scratch ? scratch_needed - scratch : 0);
+    if (cache_total(rec) + demand > rec->cache_limit)
+        return false; // the cache is full: frames decode into the memory of those they drop
+    sr_debug_list *list = make_list(rec, items, true, NULL);
+    if (!list)
+        return false;
+    size_t pooled = rec->pool_count;
+    pool_push(rec, list);
+    if (rec->pool_count == pooled) // out of memory for the pool's array: the list was freed
+        return false;
+    if (cache_total(rec) > rec->cache_limit) { // larger than foreseen: not kept
+        rec->pool_bytes -= rec_list_memory(list);
+        rec->pool_count--;
+        sr_debug_list_destroy(list);
+        return false;
+    }
+    rec->stats.spares++;
+    return true;
+}
+
 const sr_recording_frame *sr_recording_current(const sr_recording *rec)
 {
     return rec ? &rec->current : NULL;
@@ -493,6 +575,7 @@ sr_recording_cache_stats sr_recording_get_cache_stats(const sr_recording *rec)
         return (sr_recording_cache_stats){0};
     sr_recording_cache_stats s = rec->stats;
     s.bytes = cache_total(rec);
+    s.pooled_bytes = rec->pool_bytes;
     s.limit = rec->cache_limit;
     s.frames = rec->cache_count;
     s.scene_bytes = rec_scene_reader_bytes(&rec->scene);

@@ -60,6 +60,13 @@ struct sr_recording {
     sr_debug_list **pool; ///< lists of evicted frames, kept for reuse (their memory counts)
     size_t pool_count, pool_capacity, pool_bytes;
     size_t cache_limit, cache_bytes;
+    /// The draw scratch every list of the cache shares (one frame is drawn at a time): a list
+    /// kept holds only its items. Counted with the read buffers.
+    sr_debug_scratch *draw_scratch;
+    /// The most items a list decoded so far (or of the file's largest frame) had: the size of the
+    /// spare sr_recording_prepare makes.
+    size_t largest_list_items;
+    bool largest_frame_read; ///< sr_recording_prepare read the file's largest frame (or tried)
     uint64_t seeks;
     sr_recording_cache_stats stats;
 
@@ -88,7 +95,7 @@ size_t rec_list_memory(const sr_debug_list *list);
 sr_status rec_read_definition(void *user, uint32_t type, uint32_t id, const uint8_t **payload, size_t *size,
                               sr_error *err);
 
-/// Frees the cache and the pool (record_playback.c).
+/// Frees the cache, the pool and the lists' shared draw scratch (record_playback.c).
 void rec_cache_free(sr_recording *rec);
 
 /// Opens `path` without building anything for playback: header, index or scan, messages

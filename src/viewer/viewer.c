@@ -675,8 +675,9 @@ bool sr_viewer_frame(sr_viewer *viewer, sr_debug_list *extra, sr_error *err)
     viewer_periodic(viewer);
     bool needed = viewer->dirty || viewer_lists_changed(viewer);
     if (!viewer->quit && !needed) {
-        // Nothing to draw: wait for input a little, so that a loop around this call does not spin.
-        viewer_pump(viewer, FRAME_IDLE_WAIT_MS);
+        // Nothing to draw: memory for the recording's next first visit (while its cache fills),
+        // else wait for input a little, so that a loop around this call does not spin.
+        viewer_pump(viewer, viewer_playback_prepare(viewer) ? 0 : FRAME_IDLE_WAIT_MS);
         viewer_periodic(viewer);
     }
     if (!viewer->quit && !viewer_draw_if_needed(viewer, false)) {
@@ -697,8 +698,10 @@ sr_status sr_viewer_run(sr_viewer *viewer, sr_error *err)
                 *err = viewer->failure;
             return viewer->failure.status;
         }
-        // Sleep in SDL until input arrives or periodic() has work: no CPU while idle.
-        viewer_pump(viewer, next_wakeup(viewer));
+        // Sleep in SDL until input arrives or periodic() has work: no CPU while idle, once the
+        // memory for the recording's next first visit is ready (while its cache fills).
+        int wait = next_wakeup(viewer);
+        viewer_pump(viewer, wait > 0 && viewer_playback_prepare(viewer) ? 0 : wait);
     }
     return SR_OK;
 }

@@ -352,6 +352,12 @@ void viewer_playback_tick(sr_viewer *viewer)
         p->playing = false;
 }
 
+bool viewer_playback_prepare(sr_viewer *viewer)
+{
+    viewer_playback *p = viewer->playback;
+    return p && p->has_frame && sr_recording_prepare(p->recording);
+}
+
 int viewer_playback_wakeup(const sr_viewer *viewer)
 {
     const viewer_playback *p = viewer->playback;

@@ -180,6 +180,9 @@ void viewer_playback_play(struct sr_viewer *viewer, bool play);
 void viewer_playback_restart_clock(struct sr_viewer *viewer);
 /// While playing: shows the frame of this moment (wraps in the loop range, stops at the end).
 void viewer_playback_tick(struct sr_viewer *viewer);
+/// Idle time's work: memory for the next frame the recording reads from the file, while its
+/// cache fills (sr_recording_prepare). True when some was prepared (more may follow).
+bool viewer_playback_prepare(struct sr_viewer *viewer);
 /// Milliseconds until play needs the next frame (-1 when not playing).
 int viewer_playback_wakeup(const struct sr_viewer *viewer);
 /// A key of the help's playback section: true when it was one (handled).

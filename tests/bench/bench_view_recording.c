@@ -4,7 +4,7 @@
  * Never run by `meson test`.
  *
  *   build/tests/bench/bench_view_recording [--frames N] [--lines L] [--big-every K] [--big-lines B]
- *        [--seeks S] [--play P] [--size WxH] [--threads T] [--file PATH] [--keep]
+ *        [--seeks S] [--idle I] [--play P] [--size WxH] [--threads T] [--file PATH] [--keep]
  *
  * Makes a recording of N frames (default 10,000) of L lines each (default 1,000; positions and
  * colours vary from frame to frame), every K-th frame (default 500) with B lines (default
@@ -20,8 +20,12 @@
  *     for the big frames (first visits: decoded from the file; again: from the cache) and the
  *     others apart; the first visits' CPU time also split into those that touched new memory (at
  *     least NEW_MEMORY_FAULTS page faults: the cache still filling) and the others (decoded into
- *     the memory of the frames the full cache dropped);
+ *     the memory of the frames the full cache dropped, or into memory the viewer prepared while
+ *     idle); after the first frame and after each seek the viewer is given I frames with nothing
+ *     to draw (default 2: a window's frames between a user's seeks), untimed;
  *   - play_ms: P frames one after another (default 3,000: far past the cache's bound), median;
+ *   - idle_cpu_ms: the CPU time of the idle frames after each seek (the memory the viewer
+ *     prepares there for the next first visit while the cache fills; its wait for input excluded);
  *   - the process's peak resident memory (VmHWM) and its size at the end (VmRSS);
  *   - each timing's CPU time too (the process's, all threads; "_cpu_ms"): the machine's load
  *     stretches the wall-clock figures, not these; and the page faults of the seeks and of play
@@ -124,7 +128,7 @@ static const uint32_t palette[8] = {SR_DEBUG_RED,  SR_DEBUG_GREEN,   SR_DEBUG_BL
                                     SR_DEBUG_CYAN, SR_DEBUG_MAGENTA, SR_DEBUG_WHITE, SR_DEBUG_GREY};
 
 typedef struct options {
-    long frames, lines, big_every, big_lines, seeks, play;
+    long frames, lines, big_every, big_lines, seeks, idle, play;
     int width, height, threads;
     const char *file;
     bool keep;
@@ -221,6 +225,8 @@ static bool parse(int argc, char **argv, options *o)
             o->big_lines = atol(value);
         else if (strcmp(arg, "--seeks") == 0)
             o->seeks = atol(value);
+        else if (strcmp(arg, "--idle") == 0)
+            o->idle = atol(value);
         else if (strcmp(arg, "--play") == 0)
             o->play = atol(value);
         else if (strcmp(arg, "--threads") == 0)
@@ -233,8 +239,8 @@ static bool parse(int argc, char **argv, options *o)
         } else
             return false;
     }
-    return o->frames > 0 && o->lines >= 0 && o->big_lines >= 0 && o->seeks >= 0 && o->play >= 0 && o->width > 0 &&
-           o->height > 0;
+    return o->frames > 0 && o->lines >= 0 && o->big_lines >= 0 && o->seeks >= 0 && o->idle >= 0 && o->play >= 0 &&
+           o->width > 0 && o->height > 0;
 }
 
 int main(int argc, char **argv)
@@ -244,12 +250,13 @@ int main(int argc, char **argv)
                  .big_every = 500,
                  .big_lines = 100000,
                  .seeks = 100,
+                 .idle = 2,
                  .play = 3000,
                  .width = 1280,
                  .height = 720};
     if (!parse(argc, argv, &o)) {
         fprintf(stderr, "usage: bench_view_recording [--frames N] [--lines L] [--big-every K] [--big-lines B] "
-                        "[--seeks S] [--play P] [--size WxH] [--threads T] [--file PATH] [--keep]\n");
+                        "[--seeks S] [--idle I] [--play P] [--size WxH] [--threads T] [--file PATH] [--keep]\n");
         return 2;
     }
     setenv("SDL_VIDEODRIVER", "dummy", 0);
@@ -282,6 +289,12 @@ int main(int argc, char **argv)
     }
     sr_viewer_playback playback = sr_viewer_get_playback(viewer);
     uint64_t frames = playback.frame_count;
+    // The frames a window shows before the user's first seek, with nothing new to draw.
+    for (long k = 0; k < o.idle; k++)
+        if (!sr_viewer_frame(viewer, NULL, &err)) {
+            fprintf(stderr, "bench_view_recording: an idle frame after the first: %s\n", err.message);
+            return 1;
+        }
 
     // Random seeks, each until its frame is presented; the big frames apart, and among them the
     // first visits (decoded from the file) apart from the frames seen before (from the cache).
@@ -293,6 +306,7 @@ int main(int argc, char **argv)
     double *again_cpu = calloc((size_t)seeks + 1, sizeof *again_cpu);
     double *big_faults = calloc((size_t)seeks + 1, sizeof *big_faults),
            *again_faults = calloc((size_t)seeks + 1, sizeof *again_faults);
+    double *idle_cpu = calloc((size_t)seeks + 1, sizeof *idle_cpu);
     unsigned char *seen = calloc((size_t)frames, 1);
     int big_count = 0, small_count = 0, again_count = 0;
     uint32_t state = 777u;
@@ -321,6 +335,15 @@ int main(int argc, char **argv)
             small[small_count++] = ms;
         }
         seen[frame] = 1;
+        // The frames a window shows between a user's seeks, with nothing new to draw: apart from
+        // the seeks' times (their CPU time is what the viewer does while idle, its wait excluded).
+        double idle_start = cpu_ms();
+        for (long k = 0; k < o.idle; k++)
+            if (!sr_viewer_frame(viewer, NULL, &err)) {
+                fprintf(stderr, "bench_view_recording: an idle frame after seek %d: %s\n", i, err.message);
+                return 1;
+            }
+        idle_cpu[i] = cpu_ms() - idle_start;
     }
     // Play, frame after frame, from frame 0 (the cache fills to its bound and drops the oldest).
     long play = o.play < (long)frames ? o.play : (long)frames;
@@ -379,25 +402,27 @@ int main(int argc, char **argv)
     double again_median = median(big_again, again_count), again_max = maximum(big_again, again_count);
     double big_median = median(big, big_count), big_max = maximum(big, big_count);
     double small_median = median(small, small_count), small_max = maximum(small, small_count);
-    printf("{\"frames\": %llu, \"lines\": %ld, \"big_lines\": %ld, \"big_every\": %ld, \"file_mib\": %.1f, "
-           "\"record_s\": %.2f, \"size\": [%d, %d], \"first_frame_ms\": %.2f, \"first_frame_warm_ms\": %.2f, "
-           "\"first_frame_no_index_warm_ms\": %.2f, "
-           "\"seek_big_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
-           "\"seek_big_cached_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
-           "\"seek_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, \"play_ms\": {\"median\": %.2f, "
-           "\"frames\": %ld}, \"seek_big_cpu_ms\": %.2f, \"seek_big_cached_cpu_ms\": %.2f, \"seek_cpu_ms\": %.2f, "
-           "\"play_cpu_ms\": %.2f, \"first_frame_cpu_ms\": %.2f, \"seek_big_new_memory_cpu_ms\": {\"median\": %.2f, "
-           "\"count\": %d}, \"seek_big_reused_memory_cpu_ms\": {\"median\": %.2f, \"count\": %d}, "
-           "\"seek_big_faults\": %.0f, "
-           "\"seek_big_cached_faults\": %.0f, \"play_faults\": %.0f, \"peak_rss_mib\": %.1f, \"rss_mib\": %.1f}\n",
-           (unsigned long long)frames, o.lines, o.big_lines, o.big_every, (double)file_bytes / 1048576.0, record_s,
-           o.width, o.height, first_ms, warm_first_ms, scan_first_ms, big_median, big_max, big_count, again_median,
-           again_max, again_count, small_median, small_max, small_count, median(played, (int)play), play,
-           median(big_cpu, big_count), median(again_cpu, again_count), median(small_cpu, small_count),
-           median(played_cpu, (int)play), first_cpu_ms, median(new_cpu, new_count), new_count,
-           median(reused_cpu, reused_count), reused_count, median(big_faults, big_count),
-           median(again_faults, again_count), median(played_faults, (int)play), (double)peak_kib / 1024.0,
-           (double)rss_kib / 1024.0);
+    printf(
+        "{\"frames\": %llu, \"lines\": %ld, \"big_lines\": %ld, \"big_every\": %ld, \"file_mib\": %.1f, "
+        "\"record_s\": %.2f, \"size\": [%d, %d], \"first_frame_ms\": %.2f, \"first_frame_warm_ms\": %.2f, "
+        "\"first_frame_no_index_warm_ms\": %.2f, "
+        "\"seek_big_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
+        "\"seek_big_cached_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, "
+        "\"seek_ms\": {\"median\": %.2f, \"max\": %.2f, \"count\": %d}, \"play_ms\": {\"median\": %.2f, "
+        "\"frames\": %ld}, \"seek_big_cpu_ms\": %.2f, \"seek_big_cached_cpu_ms\": %.2f, \"seek_cpu_ms\": %.2f, "
+        "\"play_cpu_ms\": %.2f, \"first_frame_cpu_ms\": %.2f, \"seek_big_new_memory_cpu_ms\": {\"median\": %.2f, "
+        "\"count\": %d}, \"seek_big_reused_memory_cpu_ms\": {\"median\": %.2f, \"count\": %d}, "
+        "\"seek_big_faults\": %.0f, "
+        "\"seek_big_cached_faults\": %.0f, \"play_faults\": %.0f, \"idle_cpu_ms\": {\"median\": %.2f, \"max\": %.2f, "
+        "\"count\": %d}, \"peak_rss_mib\": %.1f, \"rss_mib\": %.1f}\n",
+        (unsigned long long)frames, o.lines, o.big_lines, o.big_every, (double)file_bytes / 1048576.0, record_s,
+        o.width, o.height, first_ms, warm_first_ms, scan_first_ms, big_median, big_max, big_count, again_median,
+        again_max, again_count, small_median, small_max, small_count, median(played, (int)play), play,
+        median(big_cpu, big_count), median(again_cpu, again_count), median(small_cpu, small_count),
+        median(played_cpu, (int)play), first_cpu_ms, median(new_cpu, new_count), new_count,
+        median(reused_cpu, reused_count), reused_count, median(big_faults, big_count),
+        median(again_faults, again_count), median(played_faults, (int)play), median(idle_cpu, seeks),
+        maximum(idle_cpu, seeks), o.idle ? seeks : 0, (double)peak_kib / 1024.0, (double)rss_kib / 1024.0);
     free(big);
     free(big_again);
     free(big_cpu);
@@ -408,6 +433,7 @@ int main(int argc, char **argv)
     free(again_faults);
     free(small_cpu);
     free(played_cpu);
+    free(idle_cpu);
     free(seen);
     free(small);
     free(played);

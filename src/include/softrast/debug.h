@@ -33,6 +33,19 @@ extern "C" {
 /// sr_debug_list_destroy.
 typedef struct sr_debug_list sr_debug_list;
 
+/// The memory sr_debug_draw makes a list's segments and filled triangles in (two line vertices,
+/// 56 bytes, a segment; three a triangle). Each list has its own unless it is made with a shared
+/// one (sr_debug_list_desc.scratch): lists that are kept but drawn one at a time (the frames of
+/// a recording's cache) then hold only their items. Grows to the largest capacities of the lists
+/// that use it, when they are made or cleared (never while drawing). Free with
+/// sr_debug_scratch_destroy, after the lists made with it.
+typedef struct sr_debug_scratch sr_debug_scratch;
+
+sr_status sr_debug_scratch_create(sr_debug_scratch **out, sr_error *err);
+void sr_debug_scratch_destroy(sr_debug_scratch *scratch);
+/// The memory the scratch holds, in bytes (0 for NULL).
+size_t sr_debug_scratch_bytes(const sr_debug_scratch *scratch);
+
 /// The capacities of a list; zero fields take their defaults. An item is kept only when it
 /// fits in all of them (a sphere takes one item and 96 segments).
 typedef struct sr_debug_list_desc {
@@ -42,6 +55,14 @@ typedef struct sr_debug_list_desc {
     size_t item_capacity;     ///< items of every kind; 0 = 16384
     size_t triangle_capacity; ///< filled triangles (polygons, circles, triangles); 0 = 4096
     size_t point_capacity;    ///< points of polylines and polygons; 0 = 4096
+    /// NULL: the list has its own draw scratch. Otherwise the list draws in this one, shared with
+    /// the other lists made with it: they must be drawn one at a time (never two at once from two
+    /// threads), and the scratch must outlive them.
+    sr_debug_scratch *scratch;
+    /// Write every page of the list's arrays and of its draw scratch (a shared one too) at
+    /// creation, so that its first fill and draw do not wait for the system to hand out fresh
+    /// memory (a list made ahead of the frame that fills it).
+    bool touch_memory;
 } sr_debug_list_desc;
 
 sr_status sr_debug_list_create(const sr_debug_list_desc *desc, sr_debug_list **out, sr_error *err);
@@ -60,6 +81,7 @@ typedef struct sr_debug_list_stats {
     size_t items, triangles, points;        ///< stored: items of every kind, filled triangles, points
     size_t items_dropped;                   ///< items of every kind dropped past a capacity
     size_t item_capacity, triangle_capacity, point_capacity;
+    size_t scratch_bytes; ///< its own draw scratch's memory (0 when it draws in a shared one)
 } sr_debug_list_stats;
 
 sr_debug_list_stats sr_debug_list_get_stats(const sr_debug_list *list);
@@ -497,8 +519,8 @@ void sr_debug_list_append(sr_debug_list *list, const sr_debug_item *item, const 
 /// go through sr_draw_lines and fills through sr_draw_triangles, so they use the renderer's
 /// threads and the image does not depend on their number. The items are kept: a list may be
 /// drawn over several frames (the list's scratch memory is used, so one draw at a time per
-/// list). Never writes depth or ids. Errors: NULL arguments, those of sr_draw_lines and
-/// sr_draw_triangles.
+/// list, or per shared scratch: sr_debug_list_desc.scratch). Never writes depth or ids.
+/// Errors: NULL arguments, those of sr_draw_lines and sr_draw_triangles.
 sr_status sr_debug_draw(sr_debug_list *list, sr_renderer *renderer, sr_framebuffer *fb, sr_mat4 view_projection,
                         sr_error *err);
 

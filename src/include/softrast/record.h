@@ -265,7 +265,8 @@ typedef struct sr_recording_frame {
     sr_camera camera;
     /// The frame's lists, in the order recorded (list_count of the frame, up to
     /// info.list_count); empty lists for NULL entries. Owned by the recording: draw them, read
-    /// them, do not clear or fill them.
+    /// them, do not clear or fill them. They share one draw scratch (sr_debug_list_desc.scratch):
+    /// draw them one at a time.
     sr_debug_list *const *lists;
     size_t list_count;
     const char *const *list_names; ///< list_count names
@@ -304,8 +305,26 @@ typedef struct sr_recording_cache_stats {
     uint64_t evictions;    ///< frames dropped to stay within the bound
     uint64_t bytes_read;   ///< read from the file since open (the scan or index included)
     size_t scene_bytes;    ///< the recorded scene's meshes, textures and node state (not bounded)
+    /// Of `bytes`: lists kept for frames to come (those of dropped frames, spares prepared)
+    size_t pooled_bytes;
+    uint64_t spares; ///< spare lists sr_recording_prepare made
 } sr_recording_cache_stats;
 sr_recording_cache_stats sr_recording_get_cache_stats(const sr_recording *rec);
+
+/// Prepares memory for the next frame read from the file, while the cache is below its bound:
+/// at the first call, the file's largest frame (by its bytes in the index) is read, for the
+/// size of its lists and the read buffer it needs; then, a call at a time, a spare list with
+/// room for as many items as the largest list seen, every page of it (and of the draw scratch)
+/// written, kept with the cache (it counts against sr_recording_desc.cache_bytes). A first
+/// visit to a frame of that size then decodes into memory touched before, as it does once the
+/// cache is full (into the memory of the frames it drops), instead of asking the system for
+/// fresh pages on the seek (some 1.5 ms a megabyte on a virtual machine: 15 ms for a frame of
+/// 100,000 lines). For a viewer's idle time: a call takes as long as touching one list's memory.
+/// Returns true when it did some of that (call again while idle); false when there is nothing
+/// to do: a spare is ready, it would not fit the bound, every frame is cached, no frame was
+/// sought yet, or memory ran out (a seek then allocates, as without a spare). Never changes what
+/// a seek hands out.
+bool sr_recording_prepare(sr_recording *rec);
 
 /* ---- drawing and framing ---- */
 
