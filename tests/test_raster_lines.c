@@ -2,7 +2,8 @@
  * against a reference drawn in double, widths, polylines whose joints are written exactly once
  * and without gaps, the relative depth bias against surfaces drawn by the triangle pipeline,
  * thread counts giving the same image, one-coloured lines' shortcut giving the general path's
- * pixels, and the specialised per-case loops giving the general loop's pixels. */
+ * pixels, the specialised per-case loops giving the general loop's pixels, and line memory readied
+ * ahead (sr_renderer_reserve_lines) drawing without allocating. */
 #include <criterion/criterion.h>
 #include <softrast/raster.h>
 
@@ -494,4 +495,71 @@ Test(lines, specialised_loops_match_the_general_loop)
     free(v);
     free(color);
     free(depth);
+}
+
+/* An allocator hook that counts what the library asks for (and passes it on to malloc). */
+typedef struct alloc_count {
+    size_t allocations;
+} alloc_count;
+
+static void *count_allocate(size_t size, void *user)
+{
+    ((alloc_count *)user)->allocations++;
+    return malloc(size);
+}
+
+static void *count_reallocate(void *pointer, size_t size, void *user)
+{
+    ((alloc_count *)user)->allocations++;
+    return realloc(pointer, size);
+}
+
+static void count_release(void *pointer, void *user)
+{
+    (void)user;
+    free(pointer);
+}
+
+/* sr_renderer_reserve_lines readies the line memory: a draw of as many segments (short ones, each
+ * within two units of rows), on two threads, then asks the allocator for nothing and gives the
+ * pixels of a renderer that was not readied; twice as many still draw (the memory grows), and the
+ * same as without it. A NULL renderer and an impossible count are refused by name. */
+Test(lines, reserved_line_memory_draws_without_allocating)
+{
+    enum { segments = 3000 };
+    sr_line_vertex *v = malloc(4 * segments * sizeof *v);
+    cr_assert(v);
+    rng_state = 7;
+    for (int i = 0; i < 2 * segments; i++) {
+        double x = W * uniform(), y = H * uniform();
+        float c[4] = {(float)uniform(), (float)uniform(), (float)uniform(), 1.0f};
+        v[2 * i] = (sr_line_vertex){at_pixel(x, y, uniform()), {c[0], c[1], c[2], c[3]}};
+        v[2 * i + 1] = (sr_line_vertex){at_pixel(x + 12 * uniform() - 6, y + 12 * uniform() - 6, uniform()),
+                                        {c[2], c[1], c[0], c[3]}};
+    }
+    target plain = make_target(2), ready = make_target(2);
+    sr_error err = {0};
+    cr_assert_eq(sr_renderer_reserve_lines(ready.renderer, segments, &err), SR_OK, "%s", err.message);
+    alloc_count count = {0};
+    sr_set_allocator(&(sr_allocator){count_allocate, count_reallocate, count_release, &count});
+    draw(&ready, v, 2 * segments, 1, SR_BLEND_ALPHA);
+    sr_set_allocator(NULL);
+    cr_assert_eq(count.allocations, 0, "a draw of the %d segments reserved asked the allocator %zu times",
+                 (int)segments, count.allocations);
+    draw(&plain, v, 2 * segments, 1, SR_BLEND_ALPHA);
+    cr_assert(memcmp(ready.fb->color, plain.fb->color, W * H * 4) == 0);
+    // More than reserved: drawn all the same.
+    draw(&ready, v, 4 * segments, 1, SR_BLEND_ALPHA);
+    draw(&plain, v, 4 * segments, 1, SR_BLEND_ALPHA);
+    cr_assert(memcmp(ready.fb->color, plain.fb->color, W * H * 4) == 0);
+    // Asking for fewer keeps what it has.
+    cr_assert_eq(sr_renderer_reserve_lines(ready.renderer, 10, &err), SR_OK);
+
+    cr_assert_eq(sr_renderer_reserve_lines(NULL, 10, &err), SR_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "sr_renderer_reserve_lines: renderer is NULL"), "%s", err.message);
+    cr_assert_eq(sr_renderer_reserve_lines(ready.renderer, SIZE_MAX / 4, &err), SR_ERROR_OUT_OF_MEMORY);
+    cr_assert(strstr(err.message, "too many"), "%s", err.message);
+    free_target(&plain);
+    free_target(&ready);
+    free(v);
 }

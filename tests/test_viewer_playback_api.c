@@ -6,7 +6,8 @@
  * line drawn where an independent projection (tests/debug_projection.h) puts frame f's line, for
  * every frame with a cache far smaller than one frame; seeks past the end clamped; play in real
  * time (the frame shown follows the wall clock within the time the calls took) and pause; a
- * viewer without a recording refuses a seek with a message and reports no playback. */
+ * viewer without a recording refuses a seek with a message and reports no playback; a viewer left
+ * idle prepares for the recording's largest frame, so that its first visit allocates no large block. */
 #include <criterion/criterion.h>
 
 #include <SDL.h>
@@ -233,4 +234,81 @@ Test(viewer_playback_api, a_viewer_without_a_recording_refuses_a_seek_and_report
     cr_assert(sr_viewer_frame(viewer, NULL, &err), "%s", err.message);
     sr_viewer_destroy(viewer);
     sr_scene_destroy(scene);
+}
+
+/* The library's allocations, the largest remembered (passed on to malloc). */
+typedef struct alloc_watch {
+    size_t largest;
+} alloc_watch;
+
+static void *watch_allocate(size_t size, void *user)
+{
+    alloc_watch *w = user;
+    w->largest = size > w->largest ? size : w->largest;
+    return malloc(size);
+}
+
+static void *watch_reallocate(void *pointer, size_t size, void *user)
+{
+    alloc_watch *w = user;
+    w->largest = size > w->largest ? size : w->largest;
+    return realloc(pointer, size);
+}
+
+static void watch_release(void *pointer, void *user)
+{
+    (void)user;
+    free(pointer);
+}
+
+/* A viewer left idle on a recording prepares for its largest frame (sr_recording_prepare, then
+ * the renderer's line memory): a first visit to that frame, 20,000 lines, then asks the library's
+ * allocator for no block near the size of its lines (without the preparation: its items, 2 MB,
+ * and the renderer's line memory, 1.8 MB), and shows it. */
+Test(viewer_playback_api, an_idle_viewer_prepares_for_the_largest_frame, .init = init, .timeout = 120)
+{
+    enum { big_frame = 3, big_lines = 20000 };
+    static char path[256];
+    const char *folder = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+    snprintf(path, sizeof path, "%.200s/test_viewer_playback_api_big_%d.rec", folder, (int)getpid());
+    sr_error err = {0};
+    sr_recorder *recorder = NULL;
+    cr_assert_eq(sr_recorder_create(path, NULL, &recorder, &err), SR_OK, "%s", err.message);
+    sr_camera camera = sr_camera_look_at(sr_vec3_make(0.0f, 0.0f, 5.0f), sr_vec3_make(0.0f, 0.0f, 0.0f));
+    cr_assert_eq(sr_recorder_set_camera(recorder, &camera, &err), SR_OK, "%s", err.message);
+    sr_debug_list *list = NULL;
+    cr_assert_eq(sr_debug_list_create(&(sr_debug_list_desc){.segment_capacity = big_lines, .item_capacity = big_lines},
+                                      &list, &err),
+                 SR_OK);
+    for (int f = 0; f < 6; f++) {
+        sr_debug_list_clear(list, NULL);
+        int lines = f == big_frame ? big_lines : 10;
+        for (int i = 0; i < lines; i++) {
+            float x = -1.4f + 2.8f * (float)i / (float)lines;
+            // short lines (20 rows at most: two units of rows, as sr_renderer_reserve_lines plans)
+            sr_debug_line(list, sr_vec3_make(x, -0.1f, 0.0f), sr_vec3_make(x + 0.05f, 0.1f, 0.0f),
+                          sr_debug_style_color(LINE_COLOR));
+        }
+        cr_assert_eq(sr_recorder_frame(recorder, f / FPS, &list, 1, NULL, &err), SR_OK, "%s", err.message);
+    }
+    sr_debug_list_destroy(list);
+    cr_assert_eq(sr_recorder_close(recorder, &err), SR_OK, "%s", err.message);
+
+    sr_viewer *viewer = open_recording(path, 0);
+    // Idle frames: nothing to draw, so each prepares a step (the largest frame read, a spare list,
+    // the renderer's line memory).
+    for (int i = 0; i < 8; i++)
+        cr_assert(sr_viewer_frame(viewer, NULL, &err), "%s", err.message);
+    alloc_watch watch = {0};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &watch});
+    sr_status status = sr_viewer_seek(viewer, big_frame, &err);
+    bool shown = status == SR_OK && sr_viewer_frame(viewer, NULL, &err);
+    sr_set_allocator(NULL);
+    cr_assert(shown, "%s", err.message);
+    cr_assert_eq(sr_viewer_get_playback(viewer).frame, big_frame);
+    cr_assert(line_column(viewer) >= 0.0, "the frame's lines are not on screen");
+    cr_assert_lt(watch.largest, (size_t)256 * 1024, "a first visit to the prepared frame allocated %zu bytes at once",
+                 watch.largest);
+    sr_viewer_destroy(viewer);
+    remove(path);
 }

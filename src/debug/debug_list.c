@@ -80,6 +80,11 @@ size_t sr_debug_scratch_bytes(const sr_debug_scratch *scratch)
     return scratch ? (scratch->segment_vertices + scratch->triangle_vertices) * sizeof(sr_line_vertex) : 0;
 }
 
+size_t sr_debug_scratch_segments(const sr_debug_scratch *scratch)
+{
+    return scratch ? scratch->segment_vertices / 2 : 0;
+}
+
 /* Writes every page of `size` bytes at `block` (the first touch of fresh memory is a page fault:
  * taken here rather than by the first fill). */
 static void touch(void *block, size_t size)

@@ -585,6 +585,35 @@ static bool bin_segments(sr_renderer *renderer, line_segment **segments, size_t 
     return true;
 }
 
+/* The most units of rows sr_renderer_reserve_lines plans for: a frame of 4,096 rows in units of
+ * SR_BAND_HEIGHT. */
+#define RESERVE_UNITS (4096 / SR_BAND_HEIGHT)
+
+sr_status sr_renderer_reserve_lines(sr_renderer *renderer, size_t segments, sr_error *err)
+{
+    if (!renderer)
+        return sr_error_set(err, SR_ERROR_INVALID_ARGUMENT, "sr_renderer_reserve_lines: renderer is NULL");
+    // bin_segments's layout: the segments, the units' offsets, then an entry per unit a segment
+    // reaches (two each here).
+    if (segments > (SIZE_MAX / 2 - 4096) / (sizeof(line_segment) + 2 * sizeof(uint32_t)))
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_reserve_lines: %zu segments are too many",
+                            segments);
+    size_t offsets_at = (segments * sizeof(line_segment) + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
+    size_t needed = offsets_at + (RESERVE_UNITS + 1) * sizeof(size_t) + 2 * segments * sizeof(uint32_t);
+    if (needed <= renderer->line_scratch_capacity)
+        return SR_OK;
+    // A new block rather than a realloc: nothing of the old one is kept between draws.
+    void *grown = sr_alloc(needed);
+    if (!grown)
+        return sr_error_set(err, SR_ERROR_OUT_OF_MEMORY, "sr_renderer_reserve_lines: out of memory for %zu segments",
+                            segments);
+    memset(grown, 0, needed);
+    sr_free(renderer->line_scratch);
+    renderer->line_scratch = grown;
+    renderer->line_scratch_capacity = needed;
+    return SR_OK;
+}
+
 /* Segments per draw below which one thread draws them all. */
 #define PARALLEL_MIN_SEGMENTS 64
 

@@ -576,6 +576,7 @@ sr_recording_cache_stats sr_recording_get_cache_stats(const sr_recording *rec)
     sr_recording_cache_stats s = rec->stats;
     s.bytes = cache_total(rec);
     s.pooled_bytes = rec->pool_bytes;
+    s.draw_segments = sr_debug_scratch_segments(rec->draw_scratch);
     s.limit = rec->cache_limit;
     s.frames = rec->cache_count;
     s.scene_bytes = rec_scene_reader_bytes(&rec->scene);

@@ -355,7 +355,17 @@ void viewer_playback_tick(sr_viewer *viewer)
 bool viewer_playback_prepare(sr_viewer *viewer)
 {
     viewer_playback *p = viewer->playback;
-    return p && p->has_frame && sr_recording_prepare(p->recording);
+    if (!p || !p->has_frame)
+        return false;
+    if (sr_recording_prepare(p->recording))
+        return true;
+    // The first draw of the largest list would grow the renderer's line memory (8 MB for 100,000
+    // segments, fresh pages): readied once here instead.
+    size_t segments = sr_recording_get_cache_stats(p->recording).draw_segments;
+    if (segments <= p->reserved_lines)
+        return false;
+    p->reserved_lines = segments;
+    return sr_renderer_reserve_lines(viewer->renderer, segments, NULL) == SR_OK;
 }
 
 int viewer_playback_wakeup(const sr_viewer *viewer)

@@ -71,6 +71,7 @@ typedef struct viewer_playback {
     const sr_recording_info *info;
     sr_recording_frame frame; ///< the frame shown (its lists and scene belong to the recording)
     bool has_frame;           ///< a seek succeeded
+    size_t reserved_lines;    ///< segments the renderer's line memory was readied for (idle time)
     char seek_error[512];     ///< the last failed seek's message ("" after a success)
 
     /* play */
@@ -181,7 +182,8 @@ void viewer_playback_restart_clock(struct sr_viewer *viewer);
 /// While playing: shows the frame of this moment (wraps in the loop range, stops at the end).
 void viewer_playback_tick(struct sr_viewer *viewer);
 /// Idle time's work: memory for the next frame the recording reads from the file, while its
-/// cache fills (sr_recording_prepare). True when some was prepared (more may follow).
+/// cache fills (sr_recording_prepare), then the renderer's line memory for the largest list
+/// (sr_renderer_reserve_lines). True when some was prepared (more may follow).
 bool viewer_playback_prepare(struct sr_viewer *viewer);
 /// Milliseconds until play needs the next frame (-1 when not playing).
 int viewer_playback_wakeup(const struct sr_viewer *viewer);

@@ -45,6 +45,8 @@ sr_status sr_debug_scratch_create(sr_debug_scratch **out, sr_error *err);
 void sr_debug_scratch_destroy(sr_debug_scratch *scratch);
 /// The memory the scratch holds, in bytes (0 for NULL).
 size_t sr_debug_scratch_bytes(const sr_debug_scratch *scratch);
+/// The segments it has room for: the most a list drawn in it draws without it growing (0 for NULL).
+size_t sr_debug_scratch_segments(const sr_debug_scratch *scratch);
 
 /// The capacities of a list; zero fields take their defaults. An item is kept only when it
 /// fits in all of them (a sphere takes one item and 96 segments).

@@ -391,6 +391,14 @@ typedef struct sr_line_desc {
 
 sr_status sr_draw_lines(sr_renderer *renderer, sr_framebuffer *fb, const sr_line_desc *desc, sr_error *err);
 
+/// Makes the renderer's line memory ready for draws of up to `segments` segments (sr_draw_lines:
+/// the clipped segments, and their sorting into rows of a frame of up to 4,096 rows when each
+/// segment reaches at most two units of rows), every page of it written now, so that the first
+/// such draw neither grows it nor waits for the system to hand out fresh memory (a viewer's idle
+/// time before a large frame: 100,000 segments take about 8 MB). Never shrinks it; a draw that
+/// needs more still grows it. Errors: NULL renderer, out of memory (the memory is then as before).
+sr_status sr_renderer_reserve_lines(sr_renderer *renderer, size_t segments, sr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -308,6 +308,9 @@ typedef struct sr_recording_cache_stats {
     /// Of `bytes`: lists kept for frames to come (those of dropped frames, spares prepared)
     size_t pooled_bytes;
     uint64_t spares; ///< spare lists sr_recording_prepare made
+    /// Segments the cached lists' shared draw scratch has room for: the most one of their lists
+    /// draws (sr_renderer_reserve_lines readies a renderer for them)
+    size_t draw_segments;
 } sr_recording_cache_stats;
 sr_recording_cache_stats sr_recording_get_cache_stats(const sr_recording *rec);
 
