@@ -22,7 +22,9 @@
  *     least NEW_MEMORY_FAULTS page faults: the cache still filling) and the others (decoded into
  *     the memory of the frames the full cache dropped, or into memory the viewer prepared while
  *     idle); after the first frame and after each seek the viewer is given I frames with nothing
- *     to draw (default 2: a window's frames between a user's seeks), untimed;
+ *     to draw, untimed (default 4: a viewer left alone for a moment between a user's seeks takes
+ *     its idle steps one after another: the file's largest frame read, a spare list made, the
+ *     renderer's line memory readied, then nothing; 0: seeks back to back);
  *   - play_ms: P frames one after another (default 3,000: far past the cache's bound), median;
  *   - idle_cpu_ms: the CPU time of the idle frames after each seek (the memory the viewer
  *     prepares there for the next first visit while the cache fills; its wait for input excluded);
@@ -250,7 +252,7 @@ int main(int argc, char **argv)
                  .big_every = 500,
                  .big_lines = 100000,
                  .seeks = 100,
-                 .idle = 2,
+                 .idle = 4,
                  .play = 3000,
                  .width = 1280,
                  .height = 720};
