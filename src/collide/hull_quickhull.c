@@ -10,7 +10,7 @@
  * of faces are removed, and a neighbour that would be left with two edges is absorbed. So faces
  * are polygons (coplanar triangles merged), every edge is convex, and the visible region of the
  * next point is a disc with one horizon loop. Beyond QuickHull3D: face normals in double-double
- * (slivers), faces no wider than the tolerance merged into a neighbour (as Jolt does), merges of
+ * (slivers: hull_dd.h), faces no wider than the tolerance merged into a neighbour (as Jolt does), merges of
  * nearly coplanar faces refused when they would make a loop that is not convex, a last pass that
  * merges what became coplanar late and removes vertices left between two faces.
  *
@@ -18,6 +18,7 @@
  * V - E + F = 2); should it ever fail (found in about one of 20,000 random degenerate point sets
  * while this was written), the hull is rebuilt with a ten times larger tolerance. */
 #include "collide_internal.h"
+#include "hull_dd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,67 +102,6 @@ static double face_distance(const builder *b, int32_t f, sr_dvec3 p)
 static int32_t tail_of(const builder *b, int32_t e)
 {
     return b->edges[b->edges[e].prev].head;
-}
-
-/* ---- double-double arithmetic for face normals ----
- * A sliver face (height h, length L) has a normal whose cross products cancel: in double, the
- * rounding of the edge vectors and products tilts it by about 1e-16 L / h, which for far points
- * exceeds the tolerance once h < 1e-5 L. Computing the edge vectors exactly (as a sum of two
- * doubles) and the cross products in double-double makes it accurate to the last bits for any
- * shape; building a hull is not a hot path. */
-
-typedef struct dd {
-    double hi, lo;
-} dd;
-
-static dd two_sum(double a, double b)
-{
-    double s = a + b, v = s - a;
-    return (dd){s, (a - (s - v)) + (b - v)};
-}
-
-static dd dd_normalize(double hi, double lo)
-{
-    double s = hi + lo;
-    return (dd){s, lo - (s - hi)};
-}
-
-static dd dd_add(dd a, dd b)
-{
-    dd s = two_sum(a.hi, b.hi);
-    return dd_normalize(s.hi, s.lo + a.lo + b.lo);
-}
-
-static dd dd_mul(dd a, dd b)
-{
-    double p = a.hi * b.hi;
-    double e = fma(a.hi, b.hi, -p) + (a.hi * b.lo + a.lo * b.hi);
-    return dd_normalize(p, e);
-}
-
-static dd dd_neg(dd a)
-{
-    return (dd){-a.hi, -a.lo};
-}
-
-typedef struct dd3 {
-    dd x, y, z;
-} dd3;
-
-static dd3 dd3_sub(sr_dvec3 a, sr_dvec3 b)
-{
-    return (dd3){two_sum(a.x, -b.x), two_sum(a.y, -b.y), two_sum(a.z, -b.z)};
-}
-
-static dd3 dd3_cross(dd3 a, dd3 b)
-{
-    return (dd3){dd_add(dd_mul(a.y, b.z), dd_neg(dd_mul(a.z, b.y))), dd_add(dd_mul(a.z, b.x), dd_neg(dd_mul(a.x, b.z))),
-                 dd_add(dd_mul(a.x, b.y), dd_neg(dd_mul(a.y, b.x)))};
-}
-
-static dd3 dd3_add(dd3 a, dd3 b)
-{
-    return (dd3){dd_add(a.x, b.x), dd_add(a.y, b.y), dd_add(a.z, b.z)};
 }
 
 /* Normal, centroid, area and offset of a face, its vertex count, longest edge and width; the
