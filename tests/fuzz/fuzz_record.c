@@ -132,6 +132,19 @@ static void played(sr_recording *recording, const sr_recording_info *info, sr_fr
             sr_recording_find_item(recording, &pick, &again);
         }
         sr_recording_frame_bounds(recording);
+        // A viewer's idle steps (the largest frame read, a spare list, the renderer's line memory):
+        // none takes the cache past its bound, whatever the file says its frames hold.
+        for (int step = 0; step < 3; step++) {
+            size_t before = sr_recording_get_cache_stats(recording).bytes;
+            if (!sr_recording_prepare(recording))
+                break;
+            sr_recording_cache_stats after = sr_recording_get_cache_stats(recording);
+            FUZZ_CHECK(after.bytes <= after.limit || after.bytes <= before,
+                       "a prepared step took the cache from %zu to %zu bytes, past its bound of %zu", before,
+                       after.bytes, after.limit);
+        }
+        if (k == 0)
+            sr_renderer_reserve_lines(renderer, sr_recording_get_cache_stats(recording).draw_segments, NULL);
     }
     sr_collision_destroy(collision);
     if (info->frame_count) {
