@@ -383,43 +383,9 @@ static inline void fill_list(sr_debug_list *list, uint64_t seed, size_t count, b
     cr_assert_fail("the list never held all its items");
 }
 
-/* ---- allocations watched (sr_set_allocator): the largest request; requests past a limit refused ---- */
+/* ---- allocations watched (sr_set_allocator): alloc_watch.h ---- */
 
-typedef struct watch {
-    size_t largest;
-    size_t limit; ///< requests above it fail (and are counted)
-    size_t refused;
-} watch;
-
-static inline void *watch_allocate(size_t size, void *user)
-{
-    watch *w = user;
-    if (size > w->largest)
-        w->largest = size;
-    if (size > w->limit) {
-        w->refused++;
-        return NULL;
-    }
-    return malloc(size);
-}
-
-static inline void *watch_reallocate(void *pointer, size_t size, void *user)
-{
-    watch *w = user;
-    if (size > w->largest)
-        w->largest = size;
-    if (size > w->limit) {
-        w->refused++;
-        return NULL;
-    }
-    return realloc(pointer, size);
-}
-
-static inline void watch_release(void *pointer, void *user)
-{
-    (void)user;
-    free(pointer);
-}
+#include "alloc_watch.h"
 
 /* ---- a frame's lists ---- */
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../src/raster/raster_internal.h" /* sr_renderer.general_lines */
+#include "alloc_watch.h"
 
 #define W 96
 #define H 80
@@ -497,29 +498,6 @@ Test(lines, specialised_loops_match_the_general_loop)
     free(depth);
 }
 
-/* An allocator hook that counts what the library asks for (and passes it on to malloc). */
-typedef struct alloc_count {
-    size_t allocations;
-} alloc_count;
-
-static void *count_allocate(size_t size, void *user)
-{
-    ((alloc_count *)user)->allocations++;
-    return malloc(size);
-}
-
-static void *count_reallocate(void *pointer, size_t size, void *user)
-{
-    ((alloc_count *)user)->allocations++;
-    return realloc(pointer, size);
-}
-
-static void count_release(void *pointer, void *user)
-{
-    (void)user;
-    free(pointer);
-}
-
 /* sr_renderer_reserve_lines readies the line memory: a draw of as many segments (short ones, each
  * within two units of rows), on two threads, then asks the allocator for nothing and gives the
  * pixels of a renderer that was not readied; twice as many still draw (the memory grows), and the
@@ -540,8 +518,8 @@ Test(lines, reserved_line_memory_draws_without_allocating)
     target plain = make_target(2), ready = make_target(2);
     sr_error err = {0};
     cr_assert_eq(sr_renderer_reserve_lines(ready.renderer, segments, &err), SR_OK, "%s", err.message);
-    alloc_count count = {0};
-    sr_set_allocator(&(sr_allocator){count_allocate, count_reallocate, count_release, &count});
+    watch count = {.limit = SIZE_MAX};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &count});
     draw(&ready, v, 2 * segments, 1, SR_BLEND_ALPHA);
     sr_set_allocator(NULL);
     cr_assert_eq(count.allocations, 0, "a draw of the %d segments reserved asked the allocator %zu times",

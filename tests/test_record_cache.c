@@ -1,9 +1,20 @@
 /* tests/test_record_cache.c — the recording reader's bounded cache of decoded frames
  * (src/record/record_playback.c): it stays within its bound over frames of 20,000 lines; once full,
  * a frame is decoded into the memory of the frames it drops (an allocator hook counts every
- * request); a big frame replays the same on any thread count. (Seeks and damaged files:
- * test_record_files.c.) */
+ * request); a big frame replays the same on any thread count; while it fills, a first visit decodes
+ * into a spare made before (sr_recording_prepare), the largest frame's too; the cached frames share
+ * one draw scratch; spares count against the bound. (Seeks and damaged files: test_record_files.c.) */
 #include "record_test_helpers.h"
+
+/* Seeks `index` with the library's allocations watched (alloc_watch.h). */
+static sr_status seek_watched(sr_recording *recording, uint64_t index, sr_recording_frame *frame, watch *w)
+{
+    *w = (watch){.limit = SIZE_MAX};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, w});
+    sr_status status = sr_recording_seek(recording, index, frame, NULL);
+    sr_set_allocator(NULL);
+    return status;
+}
 
 Test(record_cache, the_cache_stays_within_its_bound, .timeout = 120)
 {
@@ -221,10 +232,8 @@ Test(record_cache, a_first_visit_while_the_cache_fills_decodes_into_a_spare_made
         sr_recording_cache_stats stats = sr_recording_get_cache_stats(recording);
         cr_assert_geq(stats.pooled_bytes, (size_t)LINES * sizeof(sr_debug_item));
         cr_assert_leq(stats.bytes, limit);
-        watch w = {.limit = SIZE_MAX};
-        sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &w});
-        sr_status status = sr_recording_seek(recording, (uint64_t)f, &frame, NULL);
-        sr_set_allocator(NULL);
+        watch w;
+        sr_status status = seek_watched(recording, (uint64_t)f, &frame, &w);
         cr_assert_eq(status, SR_OK);
         cr_assert_eq(frame.frames_decoded, 1, "frame %d: a first visit", f);
         cr_assert_lt(w.largest, (size_t)LINES * sizeof(sr_debug_item) / 2, "frame %d: the seek asked for %zu bytes", f,
@@ -250,10 +259,8 @@ Test(record_cache, a_first_visit_while_the_cache_fills_decodes_into_a_spare_made
     // Without a spare, the same first visit asks for its items' memory: what the hook sees above.
     cr_assert_eq(sr_recording_open(path, &(sr_recording_desc){.cache_bytes = limit}, &recording, NULL), SR_OK);
     cr_assert_eq(sr_recording_seek(recording, 0, &frame, NULL), SR_OK);
-    watch w = {.limit = SIZE_MAX};
-    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &w});
-    sr_status status = sr_recording_seek(recording, 1, &frame, NULL);
-    sr_set_allocator(NULL);
+    watch w;
+    sr_status status = seek_watched(recording, 1, &frame, &w);
     cr_assert_eq(status, SR_OK);
     cr_assert_geq(w.largest, (size_t)LINES * sizeof(sr_debug_item));
     sr_recording_destroy(recording);
@@ -292,10 +299,8 @@ Test(record_cache, a_first_visit_to_the_largest_frame_finds_its_memory_ready, .t
     while (sr_recording_prepare(recording))
         cr_assert_leq(++calls, 3);
     cr_assert_geq(sr_recording_get_cache_stats(recording).pooled_bytes, (size_t)LINES * sizeof(sr_debug_item));
-    watch w = {.limit = SIZE_MAX};
-    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &w});
-    sr_status status = sr_recording_seek(recording, BIG, &frame, NULL);
-    sr_set_allocator(NULL);
+    watch w;
+    sr_status status = seek_watched(recording, BIG, &frame, &w);
     cr_assert_eq(status, SR_OK);
     assert_numbered_lines(&frame, BIG, LINES);
     // Neither the list (2 MB) nor the record read (some 400 kB) asked the allocator for memory.

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_watch.h"
 #include "test_budget.h"
 #include "test_rng.h" // xorshift64*, the same draws with every compiler
 
@@ -645,32 +646,10 @@ Test(scene_collide, spheres_give_their_analytic_answers)
 
 /* ---- the result reused without allocating ---- */
 
-typedef struct counting {
-    int allocations;
-} counting;
-
-static void *count_allocate(size_t size, void *user)
-{
-    ((counting *)user)->allocations++;
-    return malloc(size);
-}
-
-static void *count_reallocate(void *pointer, size_t size, void *user)
-{
-    ((counting *)user)->allocations++;
-    return realloc(pointer, size);
-}
-
-static void count_release(void *pointer, void *user)
-{
-    (void)user;
-    free(pointer);
-}
-
 Test(scene_collide, a_pass_over_shapes_moving_a_little_allocates_nothing)
 {
-    counting counter = {0};
-    sr_set_allocator(&(sr_allocator){count_allocate, count_reallocate, count_release, &counter});
+    watch counter = {.limit = SIZE_MAX};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &counter});
     world w;
     world_init(&w, 7);
     for (int i = 0; i < 200; i++)
@@ -688,9 +667,9 @@ Test(scene_collide, a_pass_over_shapes_moving_a_little_allocates_nothing)
         }
         sr_error err = {0};
         cr_assert_eq(sr_scene_update(w.scene, NULL, &err), SR_OK, "%s", err.message);
-        int before = counter.allocations;
+        size_t before = counter.allocations;
         cr_assert_eq(sr_scene_collide(w.scene, NULL, w.result, &err), SR_OK, "%s", err.message);
-        cr_assert_eq(counter.allocations, before, "frame %d: the pass allocated %d times", frame,
+        cr_assert_eq(counter.allocations, before, "frame %d: the pass allocated %zu times", frame,
                      counter.allocations - before);
         cr_assert_gt(w.result->stats.shapes_moved, 0);
     }
@@ -731,7 +710,7 @@ static void *budget_reallocate(void *pointer, size_t size, void *user)
 Test(scene_collide, the_pass_after_one_that_ran_out_of_memory_equals_the_brute_force)
 {
     budget allowed = {-1};
-    sr_set_allocator(&(sr_allocator){budget_allocate, budget_reallocate, count_release, &allowed});
+    sr_set_allocator(&(sr_allocator){budget_allocate, budget_reallocate, watch_release, &allowed});
     bool passed = false;
     int failures = 0;
     for (int successes = 0; successes < 64 && !passed; successes++) {

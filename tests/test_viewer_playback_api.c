@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_watch.h"
 #include "debug_projection.h"
 
 #define WIDTH 320
@@ -236,31 +237,6 @@ Test(viewer_playback_api, a_viewer_without_a_recording_refuses_a_seek_and_report
     sr_scene_destroy(scene);
 }
 
-/* The library's allocations, the largest remembered (passed on to malloc). */
-typedef struct alloc_watch {
-    size_t largest;
-} alloc_watch;
-
-static void *watch_allocate(size_t size, void *user)
-{
-    alloc_watch *w = user;
-    w->largest = size > w->largest ? size : w->largest;
-    return malloc(size);
-}
-
-static void *watch_reallocate(void *pointer, size_t size, void *user)
-{
-    alloc_watch *w = user;
-    w->largest = size > w->largest ? size : w->largest;
-    return realloc(pointer, size);
-}
-
-static void watch_release(void *pointer, void *user)
-{
-    (void)user;
-    free(pointer);
-}
-
 /* A viewer left idle on a recording prepares for its largest frame (sr_recording_prepare, then
  * the renderer's line memory): a first visit to that frame, 20,000 lines, then asks the library's
  * allocator for no block near the size of its lines (without the preparation: its items, 2 MB,
@@ -299,16 +275,16 @@ Test(viewer_playback_api, an_idle_viewer_prepares_for_the_largest_frame, .init =
     // the renderer's line memory).
     for (int i = 0; i < 8; i++)
         cr_assert(sr_viewer_frame(viewer, NULL, &err), "%s", err.message);
-    alloc_watch watch = {0};
-    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &watch});
+    watch watched = {.limit = SIZE_MAX};
+    sr_set_allocator(&(sr_allocator){watch_allocate, watch_reallocate, watch_release, &watched});
     sr_status status = sr_viewer_seek(viewer, big_frame, &err);
     bool shown = status == SR_OK && sr_viewer_frame(viewer, NULL, &err);
     sr_set_allocator(NULL);
     cr_assert(shown, "%s", err.message);
     cr_assert_eq(sr_viewer_get_playback(viewer).frame, big_frame);
     cr_assert(line_column(viewer) >= 0.0, "the frame's lines are not on screen");
-    cr_assert_lt(watch.largest, (size_t)256 * 1024, "a first visit to the prepared frame allocated %zu bytes at once",
-                 watch.largest);
+    cr_assert_lt(watched.largest, (size_t)256 * 1024, "a first visit to the prepared frame allocated %zu bytes at once",
+                 watched.largest);
     sr_viewer_destroy(viewer);
     remove(path);
 }
