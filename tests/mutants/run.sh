@@ -34,9 +34,11 @@
 # copied into a temporary folder under $TMPDIR, configured once like the release build of
 # `./softrast.sh test` (-Dbuildtype=release -Dnative=true), and each mutant is applied there,
 # built with ninja, tested, reverted and built again. The suite runs through
-# `meson test --no-rebuild NAME --test-args=--fail-fast`, one meson test at a time: first the
+# `CRITERION_FAIL_FAST=1 meson test --no-rebuild NAME`, one meson test at a time: first the
 # mutated module's own suite, then the others from the fastest to the slowest, stopping at the
-# first failure. Every meson test gets a time limit of 5x its time on the unmutated copy (at
+# first failure. (Fail-fast goes through criterion's environment, not meson's --test-args: those
+# reach the shell-script tests too, and the install test handed --fail-fast to the compiler as a
+# flag and failed, which counted as a kill of any mutant that got that far.) Every meson test gets a time limit of 5x its time on the unmutated copy (at
 # least 30 s), so a mutant that makes a test loop forever is killed "by timeout". A mutant that
 # does not compile is counted as killed by the compiler (the list should not contain any).
 # The sanitized build is not used: it would triple the time, and the mutants are logic bugs.
@@ -269,9 +271,9 @@ echo "mutants: copy built and suite passed in $setup_time s ($(for t in "${by_sp
 # criterion names it (suite/test), or the meson test and why when no test is named.
 run_suite() {
     local test_name=$1 log=$2 status=0 failed
-    timeout --kill-after=10 $((limit[$test_name] + 60)) \
+    CRITERION_FAIL_FAST=1 timeout --kill-after=10 $((limit[$test_name] + 60)) \
         meson test -C "$build" --no-rebuild --num-processes 1 --verbose \
-        --timeout-multiplier "${multiplier[$test_name]}" --test-args=--fail-fast "$test_name" >"$log" 2>&1 || status=$?
+        --timeout-multiplier "${multiplier[$test_name]}" "$test_name" >"$log" 2>&1 || status=$?
     [ $status -eq 0 ] && return 0
     # criterion: "[FAIL] suite::test: ..." for a failed assertion, a crash or its own timeout
     failed=$(sed -n 's/^.*\[FAIL\] \([^:]*\)::\([^:]*\):.*$/\1\/\2/p' "$log" | head -n 1)
